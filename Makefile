@@ -1,0 +1,46 @@
+# wechat-drip: `make run` starts it locally, `make test` runs every check CI runs.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+JEST_RESULTS := test-artifacts/jest-results.json
+
+.PHONY: help install build migrate run test test-unit test-integration lint typecheck clean
+
+help: ## List the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+install: node_modules/.installed ## Install dependencies (npm ci) when package-lock.json changed
+
+build: install ## Compile TypeScript to dist/
+	npm run build
+
+migrate: build ## Create the database if needed and apply migrations
+	npm run migrate
+
+run: build ## Install, build, migrate and start api + worker + WeChat simulator
+	scripts/run-local.sh
+
+lint: install ## ESLint + Prettier
+	npm run lint
+
+typecheck: install ## tsc --noEmit over src, test, bench
+	npm run typecheck
+
+test-unit: install ## Unit tests only (no services)
+	npx jest --selectProjects unit
+
+test-integration: build ## Integration tests (real Postgres + RabbitMQ)
+	npx jest --selectProjects integration --runInBand
+
+test: install ## Everything CI runs: lint, typecheck, build, unit + integration tests
+	npm run lint
+	npm run typecheck
+	npm run build
+	@mkdir -p test-artifacts
+	npx jest --selectProjects unit integration --runInBand --json --outputFile=$(JEST_RESULTS)
+
+clean: ## Remove build output and test artifacts
+	rm -rf dist test-artifacts

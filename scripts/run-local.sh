@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# `make run`: migrate, start the WeChat simulator when configured to, then the service (api + worker).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -f .env ]; then
+  token=$(node -e "process.stdout.write(require('crypto').randomBytes(24).toString('base64url'))")
+  sed "s/^ADMIN_TOKEN=.*/ADMIN_TOKEN=${token}/" .env.example > .env
+  echo "Created .env from .env.example with a fresh ADMIN_TOKEN."
+fi
+set -a
+# shellcheck disable=SC1091
+. ./.env
+set +a
+
+node dist/main/migrate.js
+
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+if [ "${START_SIMULATOR:-false}" = "true" ]; then
+  node dist/main/simulator.js &
+  pids+=($!)
+fi
+
+node dist/main/all.js &
+pids+=($!)
+
+api="http://${HTTP_HOST:-127.0.0.1}:${HTTP_PORT:-3000}"
+for _ in $(seq 1 100); do
+  curl -fsS "$api/healthz" >/dev/null 2>&1 && break
+  sleep 0.2
+done
+cat <<MSG
+
+  wechat-drip is running (Ctrl-C stops it)
+    API          $api   (Authorization: Bearer \$ADMIN_TOKEN from .env)
+    health       $api/healthz   $api/readyz
+MSG
+if [ "${START_SIMULATOR:-false}" = "true" ]; then
+  echo "    simulator    ${WECHAT_API_BASE_URL}   (what it received: ${WECHAT_API_BASE_URL}/__sim/messages)"
+fi
+echo
+wait -n "${pids[@]}"

@@ -1,0 +1,57 @@
+import type { Config } from '../config';
+import { AppError } from '../errors';
+import type { Logger } from '../logger';
+import { probeDelayedPlugin, type ProbeResult } from './probe';
+import type { BrokerNames } from './topology';
+import { createLevelsTransport } from './transports/levels';
+import { createPluginTransport } from './transports/plugin';
+import type { DelayTransport } from './transports/transport';
+
+const PROBE_RETRY_MS = 2000;
+
+export interface TransportChoice {
+  readonly transport: DelayTransport;
+  /** Why this transport: the configured mode, or what the probe found. */
+  readonly reason: string;
+}
+
+/**
+ * DELAY_MODE=levels is taken as configured, without a probe: the process starts even while RabbitMQ is
+ * down and publishes once it is back. DELAY_MODE=auto probes on a throw-away connection, waiting for the
+ * broker if it is unreachable; DELAY_MODE=plugin probes too, and refuses to start without the plugin.
+ */
+export async function chooseTransport(
+  config: Config,
+  names: BrokerNames,
+  logger: Logger,
+  probe: (url: string, exchange: string, logger: Logger) => Promise<ProbeResult> = probeDelayedPlugin,
+): Promise<TransportChoice> {
+  const levels = () =>
+    createLevelsTransport(names, { unitMs: config.levelsUnitMs, count: config.levelsCount });
+  const plugin = () => createPluginTransport(names, config.pluginMaxDelayMs);
+  if (config.delayMode === 'levels') return { transport: levels(), reason: 'DELAY_MODE=levels' };
+
+  let result: ProbeResult;
+  for (;;) {
+    try {
+      result = await probe(config.rabbitmqUrl, names.delayed, logger);
+      break;
+    } catch (err) {
+      if (err instanceof AppError && !err.retryable) throw err;
+      logger.warn({ err: (err as Error).message }, 'rabbitmq unreachable for the plugin probe; retrying');
+      await new Promise((r) => setTimeout(r, PROBE_RETRY_MS));
+    }
+  }
+  if (config.delayMode === 'plugin') {
+    if (!result.pluginAvailable) {
+      throw new AppError(
+        'broker_config',
+        `DELAY_MODE=plugin but the broker has no delayed-message plugin: ${result.reason}`,
+      );
+    }
+    return { transport: plugin(), reason: 'DELAY_MODE=plugin; plugin present' };
+  }
+  return result.pluginAvailable
+    ? { transport: plugin(), reason: `auto: ${result.reason} (RabbitMQ ${result.serverVersion})` }
+    : { transport: levels(), reason: `auto: ${result.reason} (RabbitMQ ${result.serverVersion})` };
+}

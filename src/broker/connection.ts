@@ -1,0 +1,44 @@
+import amqp, { type AmqpConnectionManager, type Channel } from 'amqp-connection-manager';
+import type { Logger } from '../logger';
+
+export type { AmqpConnectionManager, Channel };
+
+const HEARTBEAT_S = 5;
+const RECONNECT_DELAY_S = 1;
+
+/**
+ * A managed, self-reconnecting connection. Channels created from it re-run their setup functions on every
+ * reconnect, so setups must be idempotent.
+ */
+export function createBrokerConnection(url: string, logger: Logger, name: string): AmqpConnectionManager {
+  const connection = amqp.connect([url], {
+    heartbeatIntervalInSeconds: HEARTBEAT_S,
+    reconnectTimeInSeconds: RECONNECT_DELAY_S,
+    connectionOptions: { clientProperties: { connection_name: name } },
+  });
+  connection.on('connect', () => logger.info({ connection: name }, 'rabbitmq connected'));
+  connection.on('disconnect', ({ err }) =>
+    logger.warn({ connection: name, err: err?.message }, 'rabbitmq disconnected; reconnecting'),
+  );
+  connection.on('connectFailed', ({ err }) =>
+    logger.warn({ connection: name, err: err?.message }, 'rabbitmq connect failed; retrying'),
+  );
+  return connection;
+}
+
+/**
+ * amqp-connection-manager does not recreate a channel the server closed while the connection stays up
+ * (its issues #347 / #230): it waits for the next reconnect. Forcing one restores the channel and its
+ * consumers. Call from every setup function.
+ */
+export function reconnectOnChannelError(
+  channel: Channel,
+  connection: AmqpConnectionManager,
+  logger: Logger,
+  name: string,
+): void {
+  channel.on('error', (err: Error) => {
+    logger.warn({ channel: name, err: err.message }, 'rabbitmq channel closed by the server; reconnecting');
+    connection.reconnect();
+  });
+}

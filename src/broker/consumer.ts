@@ -1,0 +1,144 @@
+import type { Channel as AmqpChannel, ConsumeMessage } from 'amqplib';
+import type { Logger } from '../logger';
+import { type AmqpConnectionManager, type Channel, reconnectOnChannelError } from './connection';
+import { type BrokerNames, declareCore } from './topology';
+import { parseWakeUp, type WakeUp } from './wake-up';
+
+/** One wake-up as received, settled exactly once on the channel it came from. */
+export interface Delivery {
+  /** null when the body is not a wake-up (poison). */
+  readonly wakeUp: WakeUp | null;
+  readonly redelivered: boolean;
+  ack(): void;
+  /** `requeue=false` dead-letters through the due queue's dead-letter exchange. */
+  nack(requeue: boolean): void;
+}
+
+export interface DueConsumer {
+  start(): Promise<void>;
+  /** Stops taking new wake-ups; the ones held stay unacknowledged (and are redelivered if we die). */
+  pause(): Promise<void>;
+  resume(): Promise<void>;
+  /** Cancels consumption, waits for the batches in hand, closes the channel. */
+  stop(): Promise<void>;
+  readonly paused: boolean;
+}
+
+/**
+ * Consumes the due queue with a bounded prefetch and hands wake-ups over in batches (up to `batchSize`,
+ * waiting at most `batchWaitMs` for one to fill). Acks go to the very channel a message came on: after a
+ * reconnect, acking an old delivery tag on the new channel would close it (amqp-connection-manager
+ * #294); an ack on a dead channel is dropped, and the broker redelivers that message.
+ */
+export function createDueConsumer(deps: {
+  connection: AmqpConnectionManager;
+  names: BrokerNames;
+  prefetch: number;
+  batchSize: number;
+  batchWaitMs: number;
+  onBatch: (batch: Delivery[]) => Promise<void>;
+  logger: Logger;
+}): DueConsumer {
+  const { connection, names, logger } = deps;
+  let started = false;
+  let paused = false;
+  let current: { channel: AmqpChannel; consumerTag: string | null } | null = null;
+  let buffer: Delivery[] = [];
+  let timer: NodeJS.Timeout | null = null;
+  const running = new Set<Promise<void>>();
+
+  function toDelivery(channel: AmqpChannel, msg: ConsumeMessage): Delivery {
+    let settled = false;
+    const settle = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      try {
+        fn();
+      } catch (err) {
+        logger.debug({ err: (err as Error).message }, 'settle on a closed channel dropped');
+      }
+    };
+    return {
+      wakeUp: parseWakeUp(msg.content),
+      redelivered: msg.fields.redelivered,
+      ack: () => settle(() => channel.ack(msg)),
+      nack: (requeue) => settle(() => channel.nack(msg, false, requeue)),
+    };
+  }
+
+  function flush(): void {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    if (buffer.length === 0) return;
+    const batch = buffer;
+    buffer = [];
+    const run = deps.onBatch(batch).catch((err: unknown) => {
+      logger.error({ err: (err as Error).message }, 'batch handler failed; requeueing its wake-ups');
+      for (const d of batch) d.nack(true);
+    });
+    running.add(run);
+    void run.finally(() => running.delete(run));
+  }
+
+  async function consumeOn(channel: AmqpChannel): Promise<void> {
+    const { consumerTag } = await channel.consume(names.due, (msg) => {
+      if (!msg) return; // consumer cancelled by the broker; the reconnect re-establishes it
+      buffer.push(toDelivery(channel, msg));
+      if (buffer.length >= deps.batchSize) flush();
+      else timer ??= setTimeout(flush, deps.batchWaitMs);
+    });
+    if (current?.channel === channel) current.consumerTag = consumerTag;
+  }
+
+  const wrapper = connection.createChannel({
+    name: 'consumer',
+    confirm: false,
+    setup: async (ch: Channel) => {
+      const channel = ch as AmqpChannel;
+      reconnectOnChannelError(ch, connection, logger, 'consumer');
+      await declareCore(ch, names);
+      await channel.prefetch(deps.prefetch, false);
+      current = { channel, consumerTag: null };
+      if (started && !paused) await consumeOn(channel);
+    },
+  });
+  wrapper.on('error', (err: Error) => logger.error({ err: err.message }, 'consumer channel setup failed'));
+
+  async function cancelCurrent(): Promise<void> {
+    const c = current;
+    const tag = c?.consumerTag;
+    if (!c || !tag) return;
+    c.consumerTag = null;
+    await c.channel.cancel(tag).catch(() => undefined);
+  }
+
+  return {
+    get paused() {
+      return paused;
+    },
+    async start() {
+      started = true;
+      await wrapper.waitForConnect();
+      if (current && !current.consumerTag && !paused) await consumeOn(current.channel);
+    },
+    async pause() {
+      if (paused) return;
+      paused = true;
+      await cancelCurrent();
+      logger.warn('consumer paused');
+    },
+    async resume() {
+      if (!paused) return;
+      paused = false;
+      if (current && !current.consumerTag) await consumeOn(current.channel).catch(() => undefined);
+      logger.info('consumer resumed');
+    },
+    async stop() {
+      started = false;
+      await cancelCurrent();
+      flush();
+      await Promise.all(running);
+      await wrapper.close();
+    },
+  };
+}

@@ -1,0 +1,97 @@
+import type { ConfirmChannel } from 'amqplib';
+import type { ChannelWrapper } from 'amqp-connection-manager';
+import { UnavailableError } from '../errors';
+import type { Logger } from '../logger';
+import { type AmqpConnectionManager, reconnectOnChannelError } from './connection';
+import { type BrokerNames, declareCore, declareLevels, declarePlugin, type LevelsShape } from './topology';
+import type { DelayTransport } from './transports/transport';
+import { encodeWakeUp, type WakeUp } from './wake-up';
+
+export interface Publisher {
+  readonly transport: DelayTransport;
+  /** Publishes a wake-up for `dueAt` and resolves once the broker confirmed it (and did not return it). */
+  publishWakeUp(wakeUp: WakeUp): Promise<void>;
+  /** Parks a wake-up in the dead-letter queue with the reason it was given up on. */
+  publishDead(wakeUp: WakeUp, reason: string): Promise<void>;
+  /** Publishes buffered while the broker is unreachable. */
+  queueLength(): number;
+  close(): Promise<void>;
+}
+
+/**
+ * One confirm channel for every publish of this process. Its setup declares the topology the transport
+ * needs (idempotent, re-run on reconnect) and collects `basic.return`s: the broker sends a return before
+ * the confirm of the same message, so a publish whose id was returned is known unroutable when its
+ * confirm resolves (amqp-connection-manager does not surface returns itself).
+ */
+export function createPublisher(deps: {
+  connection: AmqpConnectionManager;
+  names: BrokerNames;
+  transport: DelayTransport;
+  levels: LevelsShape;
+  publishTimeoutMs: number;
+  logger: Logger;
+}): Publisher {
+  const { connection, names, transport, logger } = deps;
+  const returned = new Set<string>();
+  let counter = 0;
+
+  const channel: ChannelWrapper = connection.createChannel({
+    name: 'publisher',
+    confirm: true,
+    publishTimeout: deps.publishTimeoutMs,
+    setup: async (ch: ConfirmChannel) => {
+      reconnectOnChannelError(ch, connection, logger, 'publisher');
+      ch.on('return', (msg: { properties: { messageId?: string } }) => {
+        if (msg.properties.messageId) returned.add(msg.properties.messageId);
+      });
+      await declareCore(ch, names);
+      if (transport.mode === 'levels') await declareLevels(ch, names, deps.levels);
+      else await declarePlugin(ch, names);
+    },
+  });
+  channel.on('error', (err: Error) => logger.error({ err: err.message }, 'publisher channel setup failed'));
+
+  async function publish(
+    exchange: string,
+    routingKey: string,
+    wakeUp: WakeUp,
+    opts: { mandatory: boolean; headers?: Record<string, unknown> },
+  ): Promise<void> {
+    const messageId = `${wakeUp.id}.${(counter = (counter + 1) % Number.MAX_SAFE_INTEGER)}`;
+    try {
+      await channel.publish(exchange, routingKey, encodeWakeUp(wakeUp), {
+        persistent: true,
+        contentType: 'application/json',
+        messageId,
+        mandatory: opts.mandatory,
+        headers: opts.headers,
+      });
+    } catch (err) {
+      throw new UnavailableError(
+        'broker_publish_failed',
+        `publish to ${exchange || 'the due queue'} failed`,
+        err,
+      );
+    }
+    if (returned.delete(messageId)) {
+      throw new UnavailableError('broker_unroutable', `the broker could not route a wake-up via ${exchange}`);
+    }
+  }
+
+  return {
+    transport,
+    publishWakeUp(wakeUp) {
+      const route = transport.route(wakeUp.dueAt - Date.now());
+      return publish(route.exchange, route.routingKey, wakeUp, {
+        mandatory: route.mandatory,
+        headers: route.headers,
+      });
+    },
+    publishDead(wakeUp, reason) {
+      return publish(names.dead, '', wakeUp, { mandatory: true, headers: { 'x-drip-reason': reason } });
+    },
+    queueLength: () => channel.queueLength(),
+    close: () => channel.close(),
+  };
+}

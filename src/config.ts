@@ -1,0 +1,229 @@
+import { z } from 'zod';
+import { ConfigError } from './errors';
+
+/** One WeChat Official Account this deployment sends for. */
+export interface WechatAccount {
+  /** The account's AppID (wx…). */
+  readonly appId: string;
+  /** The AppSecret used to obtain access tokens. Secret: never logged. */
+  readonly secret: string;
+  /** Customer-service sends per second allowed from one worker process for this account. Default 1000. */
+  readonly sendRatePerSecond: number;
+  /**
+   * When true, a message found stuck in `sending` after SENDING_TIMEOUT_MS is sent again (at-least-once)
+   * instead of being marked `unknown`. Default false: WeChat offers no idempotency key for custom/send.
+   */
+  readonly atLeastOnce: boolean;
+}
+
+export const DELAY_MODES = ['auto', 'plugin', 'levels'] as const;
+export type DelayMode = (typeof DELAY_MODES)[number];
+
+export const ROLES = ['all', 'api', 'worker'] as const;
+export type Role = (typeof ROLES)[number];
+
+export interface Config {
+  /** Which parts this process runs: `api` (HTTP), `worker` (relay + consumer) or `all`. Default `all`. */
+  readonly role: Role;
+  /** Interface the HTTP server binds. Default 127.0.0.1. */
+  readonly httpHost: string;
+  /** Port of the HTTP API. Default 3000. */
+  readonly httpPort: number;
+  /** Largest JSON request body in bytes (413 above). Default 65536. */
+  readonly httpBodyLimitBytes: number;
+  /** Bearer token for /v1 routes. Secret, at least 16 characters, required. */
+  readonly adminToken: string;
+  /** Postgres connection string. Default postgres://postgres@127.0.0.1:5432/wechat_drip. */
+  readonly databaseUrl: string;
+  /** Connections in this process's pool. Default 10. */
+  readonly databasePoolSize: number;
+  /** RabbitMQ connection string. Default amqp://guest:guest@127.0.0.1:5672. */
+  readonly rabbitmqUrl: string;
+  /** Delay transport: `auto` probes for the plugin at start-up. Default `auto`. */
+  readonly delayMode: DelayMode;
+  /** Prefix of every exchange and queue name. Default `wechat-drip`. */
+  readonly brokerPrefix: string;
+  /** Levels transport: the TTL of level 0 in ms; level L waits 2^L units. Default 100. */
+  readonly levelsUnitMs: number;
+  /** Levels transport: number of levels; longest single hop chain is (2^N − 1) units. Default 26 (≈ 77 days). */
+  readonly levelsCount: number;
+  /** Plugin transport: longest x-delay used; longer waits are chained. Default 86400000 (1 day). */
+  readonly pluginMaxDelayMs: number;
+  /** How far ahead a message may be scheduled, in days (400 → a year and a bit). Default 400. */
+  readonly maxScheduleAheadDays: number;
+  /** Broker publish confirm timeout in ms. Default 10000. */
+  readonly publishTimeoutMs: number;
+  /** Base URL of the WeChat API (the simulator in development). Default https://api.weixin.qq.com. */
+  readonly wechatApiBaseUrl: string;
+  /** Timeout of one WeChat HTTP call in ms. Default 10000. */
+  readonly wechatTimeoutMs: number;
+  /** Keep-alive connections to the WeChat API per process. Default 64. */
+  readonly wechatMaxConnections: number;
+  /** Refresh a cached access token when less than this many ms of life remain. Default 240000. */
+  readonly tokenRefreshMarginMs: number;
+  /** The accounts, as JSON: `[{"appId","secret","sendRatePerSecond"?,"atLeastOnce"?}]`. Required. */
+  readonly wechatAccounts: readonly WechatAccount[];
+  /** Unacknowledged wake-ups one worker holds. Default 500. */
+  readonly workerPrefetch: number;
+  /** Wake-ups handled in one Postgres round-trip. Default 100. */
+  readonly workerBatchSize: number;
+  /** Longest wait in ms for a batch to fill before it is handled. Default 5. */
+  readonly workerBatchWaitMs: number;
+  /** A wake-up this close (ms) to its due time is handled now rather than re-delayed. Default 20. */
+  readonly earlyToleranceMs: number;
+  /** Send attempts before a message is `failed` and dead-lettered. Default 8. */
+  readonly retryMaxAttempts: number;
+  /** First retry delay in ms; doubles per attempt, with full jitter. Default 1000. */
+  readonly retryBaseDelayMs: number;
+  /** Longest retry delay in ms. Default 600000. */
+  readonly retryMaxDelayMs: number;
+  /** A row in `sending` longer than this many ms becomes `unknown` (or is resent, see atLeastOnce). Default 300000. */
+  readonly sendingTimeoutMs: number;
+  /** How often the relay looks for rows to (re)publish, in ms. Default 1000. */
+  readonly relayIntervalMs: number;
+  /** A `pending` row older than this many ms is republished by the relay. Default 5000. */
+  readonly relayPendingAfterMs: number;
+  /** A `queued` row overdue by more than this many ms gets a new wake-up (lost-wake-up safety net). Default 300000. */
+  readonly relayOverdueAfterMs: number;
+  /** Rows per relay round. Default 500. */
+  readonly relayBatchSize: number;
+  /** pino log level. Default info. */
+  readonly logLevel: string;
+}
+
+const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
+  z.coerce.number().int().min(min).max(max).default(def);
+
+const accountSchema = z
+  .object({
+    appId: z.string().regex(/^[A-Za-z0-9_-]{4,64}$/, 'appId must be 4–64 letters, digits, _ or -'),
+    secret: z.string().min(1, 'secret is required'),
+    sendRatePerSecond: z.number().int().positive().default(1000),
+    atLeastOnce: z.boolean().default(false),
+  })
+  .strict();
+
+const accountsSchema = z
+  .string({ error: 'is required (a JSON array of accounts)' })
+  .transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'is not valid JSON' });
+      return z.NEVER;
+    }
+  })
+  .pipe(
+    z
+      .array(accountSchema)
+      .min(1, 'must list at least one account')
+      .refine((a) => new Set(a.map((x) => x.appId)).size === a.length, 'appIds must be unique'),
+  );
+
+const envSchema = z.object({
+  ROLE: z.enum(ROLES).default('all'),
+  HTTP_HOST: z.string().min(1).default('127.0.0.1'),
+  HTTP_PORT: int(3000, 0, 65535),
+  HTTP_BODY_LIMIT_BYTES: int(65536, 1024),
+  ADMIN_TOKEN: z.string({ error: 'is required' }).min(16, 'must be at least 16 characters'),
+  DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/wechat_drip'),
+  DATABASE_POOL_SIZE: int(10, 1, 1000),
+  RABBITMQ_URL: z.string().url().default('amqp://guest:guest@127.0.0.1:5672'),
+  DELAY_MODE: z.enum(DELAY_MODES).default('auto'),
+  BROKER_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]*(\.[a-z0-9_-]+)*$/, 'lowercase letters, digits, - _ and dots')
+    .default('wechat-drip'),
+  LEVELS_UNIT_MS: int(100, 10, 60000),
+  LEVELS_COUNT: int(26, 4, 40),
+  PLUGIN_MAX_DELAY_MS: int(86_400_000, 1000, 4_294_967_295),
+  MAX_SCHEDULE_AHEAD_DAYS: int(400, 1, 3650),
+  PUBLISH_TIMEOUT_MS: int(10000, 100),
+  WECHAT_API_BASE_URL: z.string().url().default('https://api.weixin.qq.com'),
+  WECHAT_TIMEOUT_MS: int(10000, 100),
+  WECHAT_MAX_CONNECTIONS: int(64, 1, 4096),
+  TOKEN_REFRESH_MARGIN_MS: int(240000, 0),
+  WECHAT_ACCOUNTS: accountsSchema,
+  WORKER_PREFETCH: int(500, 1, 2000),
+  WORKER_BATCH_SIZE: int(100, 1, 1000),
+  WORKER_BATCH_WAIT_MS: int(5, 0, 1000),
+  EARLY_TOLERANCE_MS: int(20, 0, 10000),
+  RETRY_MAX_ATTEMPTS: int(8, 1, 100),
+  RETRY_BASE_DELAY_MS: int(1000, 1),
+  RETRY_MAX_DELAY_MS: int(600000, 1),
+  SENDING_TIMEOUT_MS: int(300000, 1000),
+  RELAY_INTERVAL_MS: int(1000, 10),
+  RELAY_PENDING_AFTER_MS: int(5000, 0),
+  RELAY_OVERDUE_AFTER_MS: int(300000, 1000),
+  RELAY_BATCH_SIZE: int(500, 1, 10000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+/**
+ * Reads and validates the configuration. The only reader of `process.env`; pure otherwise.
+ * Every problem is reported together in one ConfigError.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const blankAsUnset = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(blankAsUnset);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(env)'}: ${i.message}`),
+    );
+  }
+  const e = parsed.data;
+  const problems: string[] = [];
+  if (e.RETRY_MAX_DELAY_MS < e.RETRY_BASE_DELAY_MS) {
+    problems.push('RETRY_MAX_DELAY_MS: must not be below RETRY_BASE_DELAY_MS');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze({
+    role: e.ROLE,
+    httpHost: e.HTTP_HOST,
+    httpPort: e.HTTP_PORT,
+    httpBodyLimitBytes: e.HTTP_BODY_LIMIT_BYTES,
+    adminToken: e.ADMIN_TOKEN,
+    databaseUrl: e.DATABASE_URL,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
+    rabbitmqUrl: e.RABBITMQ_URL,
+    delayMode: e.DELAY_MODE,
+    brokerPrefix: e.BROKER_PREFIX,
+    levelsUnitMs: e.LEVELS_UNIT_MS,
+    levelsCount: e.LEVELS_COUNT,
+    pluginMaxDelayMs: e.PLUGIN_MAX_DELAY_MS,
+    maxScheduleAheadDays: e.MAX_SCHEDULE_AHEAD_DAYS,
+    publishTimeoutMs: e.PUBLISH_TIMEOUT_MS,
+    wechatApiBaseUrl: e.WECHAT_API_BASE_URL.replace(/\/+$/, ''),
+    wechatTimeoutMs: e.WECHAT_TIMEOUT_MS,
+    wechatMaxConnections: e.WECHAT_MAX_CONNECTIONS,
+    tokenRefreshMarginMs: e.TOKEN_REFRESH_MARGIN_MS,
+    wechatAccounts: Object.freeze(e.WECHAT_ACCOUNTS.map((a) => Object.freeze(a))),
+    workerPrefetch: e.WORKER_PREFETCH,
+    workerBatchSize: e.WORKER_BATCH_SIZE,
+    workerBatchWaitMs: e.WORKER_BATCH_WAIT_MS,
+    earlyToleranceMs: e.EARLY_TOLERANCE_MS,
+    retryMaxAttempts: e.RETRY_MAX_ATTEMPTS,
+    retryBaseDelayMs: e.RETRY_BASE_DELAY_MS,
+    retryMaxDelayMs: e.RETRY_MAX_DELAY_MS,
+    sendingTimeoutMs: e.SENDING_TIMEOUT_MS,
+    relayIntervalMs: e.RELAY_INTERVAL_MS,
+    relayPendingAfterMs: e.RELAY_PENDING_AFTER_MS,
+    relayOverdueAfterMs: e.RELAY_OVERDUE_AFTER_MS,
+    relayBatchSize: e.RELAY_BATCH_SIZE,
+    logLevel: e.LOG_LEVEL,
+  });
+}
+
+/** The little `npm run migrate` needs: it must work before accounts or tokens are configured. */
+export function loadMigrateConfig(env: Record<string, string | undefined> = process.env): {
+  readonly databaseUrl: string;
+  readonly logLevel: string;
+} {
+  const parsed = envSchema
+    .pick({ DATABASE_URL: true, LOG_LEVEL: true })
+    .safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== '')));
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.map(String).join('.')}: ${i.message}`));
+  }
+  return Object.freeze({ databaseUrl: parsed.data.DATABASE_URL, logLevel: parsed.data.LOG_LEVEL });
+}

@@ -1,0 +1,48 @@
+import pg from 'pg';
+import type { Logger } from '../logger';
+
+export type Pool = pg.Pool;
+export type PoolClient = pg.PoolClient;
+
+// timestamptz → Date is pg's default; bigint (int8) comes back as a string unless told otherwise.
+// Our bigints (seq, ids) stay far below 2^53, so numbers are safe and simpler.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+
+/**
+ * The process's Postgres pool. `searchPath` confines every connection to one schema (tests use one
+ * schema per file). Errors on idle clients (a server restart) are logged, never thrown.
+ */
+export function createPool(opts: {
+  connectionString: string;
+  max: number;
+  logger: Logger;
+  searchPath?: string;
+  applicationName?: string;
+}): Pool {
+  const pool = new pg.Pool({
+    connectionString: opts.connectionString,
+    max: opts.max,
+    application_name: opts.applicationName ?? 'wechat-drip',
+    connectionTimeoutMillis: 5000,
+    idleTimeoutMillis: 30000,
+    options: opts.searchPath ? `-c search_path=${opts.searchPath}` : undefined,
+  });
+  pool.on('error', (err) => opts.logger.warn({ err: err.message }, 'idle postgres client failed'));
+  return pool;
+}
+
+/** Runs `fn` in a transaction on one client; rolls back on any error. */
+export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}

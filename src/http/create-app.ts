@@ -1,0 +1,41 @@
+import express, { type Express } from 'express';
+import type { Logger } from '../logger';
+import { requireBearer } from './auth';
+import { errorMiddleware, notFound } from './error-middleware';
+import { createV1Router, type V1Deps } from './v1-routes';
+
+export interface Readiness {
+  readonly ready: boolean;
+  readonly checks: Record<string, { ok: boolean; detail?: string }>;
+}
+
+export interface AppDeps extends V1Deps {
+  readonly logger: Logger;
+  readonly readiness: () => Promise<Readiness>;
+}
+
+/** The api process's express app (no listen: the composition root does that, tests use supertest-free fetch). */
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const readiness = await deps.readiness();
+    res.status(readiness.ready ? 200 : 503).json(readiness);
+  });
+
+  app.use(
+    '/v1',
+    requireBearer(deps.config.adminToken),
+    express.json({ limit: deps.config.httpBodyLimitBytes, strict: true }),
+    createV1Router(deps),
+  );
+
+  app.use(notFound);
+  app.use(errorMiddleware(deps.logger));
+  return app;
+}

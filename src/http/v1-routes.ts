@@ -1,0 +1,118 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import type { Config } from '../config';
+import type { Pool } from '../db/pool';
+import { NotFoundError, ValidationError } from '../errors';
+import type { Logger } from '../logger';
+import type { Publisher } from '../broker/publisher';
+import { cancelByTarget, cancelMessage } from '../scheduling/cancel';
+import { findMessage, listAttempts } from '../scheduling/message-store';
+import { parseScheduleRequest, type ScheduleContext } from '../scheduling/schedule-request';
+import { scheduleMessages } from '../scheduling/schedule-messages';
+import { messageView } from './message-view';
+import { handleNdjsonBatch } from './ndjson-batch';
+
+export interface V1Deps {
+  readonly config: Config;
+  readonly pool: Pool;
+  readonly publisher: Publisher;
+  readonly logger: Logger;
+  readonly track: (work: Promise<unknown>) => void;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const ACTOR = 'api';
+
+const cancellationSchema = z
+  .object({
+    appId: z.string().min(1),
+    cancelKey: z.string().min(1).max(200).optional(),
+    openid: z.string().min(1).max(128).optional(),
+    reason: z.string().min(1).max(500),
+  })
+  .strict()
+  .refine((c) => (c.cancelKey === undefined) !== (c.openid === undefined), {
+    message: 'give exactly one of cancelKey or openid',
+    path: ['cancelKey'],
+  });
+
+/** The parsed JSON body; absent when the client did not send `Content-Type: application/json`. */
+function jsonBody(body: unknown): unknown {
+  if (body === undefined) {
+    throw new ValidationError('the body must be a JSON object sent with Content-Type: application/json');
+  }
+  return body;
+}
+
+function messageId(raw: string | string[] | undefined): string {
+  const id = String(raw ?? '');
+  if (!UUID.test(id)) throw new NotFoundError(`message ${id}`);
+  return id.toLowerCase();
+}
+
+/** `/v1/messages…` and `/v1/cancellations`: thin adapters from HTTP to the scheduling use cases. */
+export function createV1Router(deps: V1Deps): Router {
+  const router = Router();
+  const appIds = new Set(deps.config.wechatAccounts.map((a) => a.appId));
+  const context = (): ScheduleContext => ({
+    appIds,
+    maxAheadMs: deps.config.maxScheduleAheadDays * 86_400_000,
+    now: new Date(),
+  });
+
+  router.post('/messages/batch', (req, res) => handleNdjsonBatch(deps, context, req, res));
+
+  router.post('/messages', async (req, res) => {
+    const input = parseScheduleRequest(jsonBody(req.body), context());
+    const [result] = await scheduleMessages(deps, [input]);
+    if (!result!.ok) throw result!.error;
+    res.status(result!.created ? 201 : 200).json(messageView(result!.message));
+  });
+
+  router.get('/messages/:id', async (req, res) => {
+    const id = messageId(req.params.id);
+    const message = await findMessage(deps.pool, id);
+    if (!message) throw new NotFoundError(`message ${id}`);
+    res.json({ ...messageView(message), deliveryAttempts: await listAttempts(deps.pool, id) });
+  });
+
+  router.delete('/messages/:id', async (req, res) => {
+    const reason =
+      typeof req.query.reason === 'string' && req.query.reason ? req.query.reason : 'cancelled via api';
+    const message = await cancelMessage(deps.pool, { id: messageId(req.params.id), reason, actor: ACTOR });
+    res.json(messageView(message));
+  });
+
+  router.post('/cancellations', async (req, res) => {
+    const parsed = cancellationSchema.safeParse(jsonBody(req.body));
+    if (!parsed.success) {
+      throw new ValidationError(
+        'invalid cancellation',
+        parsed.error.issues.map((i) => ({ path: i.path.join('.') || '(body)', message: i.message })),
+      );
+    }
+    const c = parsed.data;
+    if (!appIds.has(c.appId)) {
+      throw new ValidationError('invalid cancellation', [
+        { path: 'appId', message: `no account ${c.appId} is configured` },
+      ]);
+    }
+    const { cancellation, matched } = await cancelByTarget(deps.pool, {
+      appId: c.appId,
+      target: c.cancelKey !== undefined ? { cancelKey: c.cancelKey } : { openid: c.openid! },
+      reason: c.reason,
+      actor: ACTOR,
+    });
+    res.status(201).json({
+      id: cancellation.id,
+      appId: cancellation.appId,
+      scope: cancellation.scope,
+      target: cancellation.target,
+      reason: cancellation.reason,
+      createdAt: cancellation.createdAt.toISOString(),
+      matched,
+    });
+  });
+
+  return router;
+}

@@ -1,0 +1,4 @@
+/** Composition root: the api role only. */
+import { run } from './run';
+
+run('api');

@@ -1,0 +1,4 @@
+/** Composition root: the worker role only. */
+import { run } from './run';
+
+run('worker');

@@ -1,0 +1,67 @@
+import { type Pool, withTransaction } from '../db/pool';
+import { ConflictError, NotFoundError } from '../errors';
+import { appendCancellation, type Cancellation, LEDGER_COVERS } from './ledger';
+import { cancelOpenMessage, type Message } from './message-store';
+
+/**
+ * Cancels one message by id: an open message becomes `cancelled` at once (and the ledger records who and
+ * why); one already cancelled answers as it is; one being sent or finished is a conflict.
+ */
+export async function cancelMessage(
+  pool: Pool,
+  input: { id: string; reason: string; actor: string },
+): Promise<Message> {
+  return withTransaction(pool, async (client) => {
+    const { cancelled, message } = await cancelOpenMessage(client, input.id, input.reason);
+    if (!message) throw new NotFoundError(`message ${input.id}`);
+    if (cancelled) {
+      await appendCancellation(client, {
+        appId: message.appId,
+        scope: 'message',
+        target: message.id,
+        reason: input.reason,
+        actor: input.actor,
+      });
+      return message;
+    }
+    if (message.status === 'cancelled') return message;
+    throw new ConflictError(
+      'message_not_cancellable',
+      `message ${message.id} is ${message.status} and can no longer be cancelled`,
+      { status: message.status },
+    );
+  });
+}
+
+export type CancelTarget = { cancelKey: string } | { openid: string };
+
+/**
+ * Cancels, by one ledger row, every message of the account with this cancel key or for this follower that
+ * exists now (messages scheduled afterwards are not affected). Rows are not touched: the worker finds the
+ * ledger row when each falls due. Returns the row and how many open messages it covers.
+ */
+export async function cancelByTarget(
+  pool: Pool,
+  input: { appId: string; target: CancelTarget; reason: string; actor: string },
+): Promise<{ cancellation: Cancellation; matched: number }> {
+  const [scope, column, target] =
+    'cancelKey' in input.target
+      ? (['cancel_key', 'cancel_key', input.target.cancelKey] as const)
+      : (['follower', 'openid', input.target.openid] as const);
+  return withTransaction(pool, async (client) => {
+    const { rows } = await client.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM scheduled_messages m
+       WHERE m.app_id = $1 AND m.${column} = $2 AND m.status IN ('pending', 'queued')
+         AND NOT ${LEDGER_COVERS('m')}`,
+      [input.appId, target],
+    );
+    const cancellation = await appendCancellation(client, {
+      appId: input.appId,
+      scope,
+      target,
+      reason: input.reason,
+      actor: input.actor,
+    });
+    return { cancellation, matched: rows[0]!.n };
+  });
+}

@@ -1,0 +1,137 @@
+import type { Delivery } from '../broker/consumer';
+import type { Publisher } from '../broker/publisher';
+import type { Pool } from '../db/pool';
+import type { Logger } from '../logger';
+import type { CustomMessage, TemplateMessage } from '../wechat/message-schema';
+import type { SendResult } from '../wechat/client';
+import { classifyErrcode } from '../wechat/errcodes';
+import type { DbGate } from './db-gate';
+import { decideOutcome, type FollowUp } from './decide-outcome';
+import { type ClaimedMessage, claimDue, type Outcome, pauseAccount, recordOutcomes } from './due-store';
+import type { RetryPolicy } from './retry-policy';
+
+/** The WeChat side as the worker needs it. */
+export interface Sender {
+  sendCustom(appId: string, openid: string, message: CustomMessage): Promise<SendResult>;
+  sendTemplate(appId: string, openid: string, message: TemplateMessage): Promise<SendResult>;
+}
+
+export interface DeliverDueDeps {
+  readonly pool: Pool;
+  readonly publisher: Publisher;
+  readonly sender: Sender;
+  /** Waits for a send slot of the account's rate limit. */
+  readonly acquireSendSlot: (appId: string) => Promise<void>;
+  readonly gate: DbGate;
+  readonly policy: RetryPolicy;
+  readonly earlyToleranceMs: number;
+  readonly logger: Logger;
+}
+
+/** A failed re-publish is retried by redelivery; wait a little first so a broken channel is not hammered. */
+const REQUEUE_PAUSE_MS = 1000;
+
+/**
+ * Handles one batch of due wake-ups: one round-trip claims what is due (consulting the ledger), early
+ * arrivals are re-delayed for the remainder, claimed messages are sent, all outcomes are recorded in one
+ * round-trip, retries get new wake-ups, and only then is each wake-up acknowledged. Never rejects.
+ */
+export function createDeliverDue(deps: DeliverDueDeps): (batch: Delivery[]) => Promise<void> {
+  const { logger } = deps;
+
+  async function republish(id: string, dueAt: number, deliveries: Delivery[]): Promise<void> {
+    try {
+      await deps.publisher.publishWakeUp({ id, dueAt });
+      for (const d of deliveries) d.ack();
+    } catch (err) {
+      logger.warn({ id, err: (err as Error).message }, 're-delay failed; the wake-up will be redelivered');
+      await new Promise((r) => setTimeout(r, REQUEUE_PAUSE_MS));
+      for (const d of deliveries) d.nack(true);
+    }
+  }
+
+  async function send(message: ClaimedMessage): Promise<{ result: SendResult; at: Date }> {
+    await deps.acquireSendSlot(message.appId);
+    let result: SendResult;
+    try {
+      result =
+        message.channel === 'template'
+          ? await deps.sender.sendTemplate(message.appId, message.openid, message.payload as TemplateMessage)
+          : await deps.sender.sendCustom(message.appId, message.openid, message.payload as CustomMessage);
+    } catch (err) {
+      // The client answers WeChat's verdicts itself; a throw means no usable answer (e.g. no token).
+      result = { errcode: null, errmsg: (err as Error).message, durationMs: 0 };
+    }
+    return { result, at: new Date() };
+  }
+
+  async function followUp(kind: FollowUp, outcome: Outcome, message: ClaimedMessage): Promise<void> {
+    if (kind === 'pause_account') {
+      await deps.gate.run('pause account', () =>
+        pauseAccount(deps.pool, message.appId, outcome.nextDueAt!, outcome.reason ?? 'errcode:45009'),
+      );
+      logger.error({ appId: message.appId, until: outcome.nextDueAt }, 'daily quota reached; account paused');
+    }
+    if (kind === 'dead_letter') {
+      await deps.publisher
+        .publishDead({ id: message.id, dueAt: message.dueAt.getTime() }, outcome.reason ?? 'failed')
+        .catch((err: Error) =>
+          logger.error({ id: message.id, err: err.message }, 'dead-letter publish failed'),
+        );
+    }
+  }
+
+  return async function deliverDue(batch: Delivery[]): Promise<void> {
+    const byId = new Map<string, Delivery[]>();
+    for (const d of batch) {
+      if (!d.wakeUp) {
+        logger.error('a message on the due queue is not a wake-up; dead-lettering it');
+        d.nack(false);
+        continue;
+      }
+      const list = byId.get(d.wakeUp.id);
+      if (list) list.push(d);
+      else byId.set(d.wakeUp.id, [d]);
+    }
+    if (byId.size === 0) return;
+
+    try {
+      const claim = await deps.gate.run('claim', () =>
+        claimDue(deps.pool, [...byId.keys()], deps.earlyToleranceMs),
+      );
+      const early = claim.early.map((e) => republish(e.id, Date.now() + e.remainingMs, byId.get(e.id)!));
+      const claimedIds = new Set(claim.claimed.map((m) => m.id));
+      const earlyIds = new Set(claim.early.map((e) => e.id));
+      for (const [id, deliveries] of byId) {
+        if (!claimedIds.has(id) && !earlyIds.has(id)) for (const d of deliveries) d.ack();
+      }
+
+      const sent = await Promise.all(claim.claimed.map(send));
+      const decisions = claim.claimed.map((message, i) => {
+        const { result, at } = sent[i]!;
+        const verdict = classifyErrcode(result.errcode);
+        return { message, ...decideOutcome(message, { ...result, at }, verdict, deps.policy) };
+      });
+      await deps.gate.run('record outcomes', () =>
+        recordOutcomes(
+          deps.pool,
+          decisions.map((d) => d.outcome),
+        ),
+      );
+      await Promise.all(
+        decisions.map(async ({ message, outcome, followUp: kind }) => {
+          await followUp(kind, outcome, message);
+          if (kind === 'redelay' || kind === 'pause_account') {
+            await republish(message.id, outcome.nextDueAt!.getTime(), byId.get(message.id)!);
+          } else {
+            for (const d of byId.get(message.id)!) d.ack();
+          }
+        }),
+      );
+      await Promise.all(early);
+    } catch (err) {
+      logger.error({ err: (err as Error).message }, 'batch failed; its wake-ups will be redelivered');
+      for (const deliveries of byId.values()) for (const d of deliveries) d.nack(true);
+    }
+  };
+}

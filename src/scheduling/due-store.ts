@@ -1,0 +1,222 @@
+import type { Pool } from '../db/pool';
+import { LEDGER_COVERS } from './ledger';
+import type { Channel, MessageStatus } from './message-status';
+
+/** A message the worker now owns (`sending`) and must send. */
+export interface ClaimedMessage {
+  readonly id: string;
+  readonly appId: string;
+  readonly openid: string;
+  readonly channel: Channel;
+  readonly payload: Record<string, unknown>;
+  readonly dueAt: Date;
+  /** Attempts so far, this one included. */
+  readonly attempts: number;
+}
+
+export interface ClaimResult {
+  readonly claimed: ClaimedMessage[];
+  /** Open but not due yet (early arrival, or its account is paused): re-delay by `remainingMs`. */
+  readonly early: { id: string; dueAt: Date; remainingMs: number }[];
+  /** Found covered by the ledger and marked `cancelled` by this claim. */
+  readonly cancelled: string[];
+  // Every other id is gone, finished, or being sent by someone else: its wake-up is dropped.
+}
+
+/**
+ * The consume-time check, one round-trip for a whole batch: consults the ledger and the account's pause,
+ * marks ledger-covered rows `cancelled`, pushes the due time of paused accounts' rows to the end of the
+ * pause, and claims the due rows (`pending|queued` → `sending`, attempts + 1). The status guard in each
+ * UPDATE is re-checked on the latest row version, so two workers, or a worker and a redelivery, can never
+ * both claim a row. Remaining waits are computed on the database clock, so a skewed app clock cannot make
+ * a wake-up bounce.
+ */
+export async function claimDue(
+  pool: Pool,
+  ids: readonly string[],
+  toleranceMs: number,
+): Promise<ClaimResult> {
+  const { rows } = await pool.query<{
+    verdict: 'claimed' | 'early' | 'cancelled';
+    id: string;
+    due_at: Date | null;
+    remaining_ms: number | null;
+    app_id: string | null;
+    openid: string | null;
+    channel: Channel | null;
+    payload: Record<string, unknown> | null;
+    attempts: number | null;
+  }>(
+    `WITH cand AS (
+       SELECT m.id, m.due_at, ${LEDGER_COVERS('m')} AS covered, a.paused_until
+       FROM scheduled_messages m
+       LEFT JOIN account_states a ON a.app_id = m.app_id AND a.paused_until > now()
+       WHERE m.id = ANY($1::uuid[]) AND m.status IN ('pending', 'queued')
+     ), cancelled AS (
+       UPDATE scheduled_messages m SET status = 'cancelled', status_reason = 'ledger', updated_at = now()
+       FROM cand WHERE m.id = cand.id AND cand.covered AND m.status IN ('pending', 'queued')
+       RETURNING m.id
+     ), paused AS (
+       UPDATE scheduled_messages m SET due_at = cand.paused_until, status = 'queued', updated_at = now()
+       FROM cand WHERE m.id = cand.id AND NOT cand.covered AND cand.paused_until IS NOT NULL
+         AND m.status IN ('pending', 'queued')
+       RETURNING m.id, m.due_at
+     ), claimed AS (
+       UPDATE scheduled_messages m
+       SET status = 'sending', attempts = m.attempts + 1, claimed_at = now(), updated_at = now()
+       FROM cand WHERE m.id = cand.id AND NOT cand.covered AND cand.paused_until IS NULL
+         AND m.status IN ('pending', 'queued') AND m.due_at <= now() + $2 * interval '1 millisecond'
+       RETURNING m.id, m.due_at, m.app_id, m.openid, m.channel, m.payload, m.attempts
+     )
+     SELECT 'claimed' AS verdict, id, due_at, NULL::float8 AS remaining_ms, app_id, openid, channel, payload,
+            attempts FROM claimed
+     UNION ALL
+     SELECT 'cancelled', id, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM cancelled
+     UNION ALL
+     SELECT 'early', id, due_at, extract(epoch FROM due_at - now()) * 1000, NULL, NULL, NULL, NULL, NULL
+     FROM paused
+     UNION ALL
+     SELECT 'early', id, due_at, extract(epoch FROM due_at - now()) * 1000, NULL, NULL, NULL, NULL, NULL
+     FROM cand WHERE NOT covered AND paused_until IS NULL
+       AND due_at > now() + $2 * interval '1 millisecond'`,
+    [ids, toleranceMs],
+  );
+  const result: ClaimResult = { claimed: [], early: [], cancelled: [] };
+  for (const r of rows) {
+    if (r.verdict === 'cancelled') result.cancelled.push(r.id);
+    else if (r.verdict === 'early')
+      result.early.push({ id: r.id, dueAt: r.due_at!, remainingMs: r.remaining_ms! });
+    else {
+      result.claimed.push({
+        id: r.id,
+        appId: r.app_id!,
+        openid: r.openid!,
+        channel: r.channel!,
+        payload: r.payload!,
+        dueAt: r.due_at!,
+        attempts: r.attempts!,
+      });
+    }
+  }
+  return result;
+}
+
+/** What happened to one claimed message, to be recorded. */
+export interface Outcome {
+  readonly id: string;
+  /** The row's next status: a final one, or `queued` again for a retry / a paused account. */
+  readonly status: MessageStatus;
+  readonly reason: string | null;
+  /** For `queued`: the new due time. */
+  readonly nextDueAt: Date | null;
+  /** When the WeChat call returned. */
+  readonly at: Date;
+  /** The attempt to record. */
+  readonly attempt: number;
+  readonly errcode: number | null;
+  readonly errmsg: string;
+  readonly durationMs: number;
+  /** Attempt label: sent, retry, failed, skipped, paused. `paused` does not count as an attempt. */
+  readonly label: string;
+}
+
+/**
+ * Records a batch of outcomes and their attempts in one statement. Guarded on `sending` (or `unknown`,
+ * when the sweeper gave up on a send that did finish): a row is never moved back from a final state.
+ */
+export async function recordOutcomes(pool: Pool, outcomes: readonly Outcome[]): Promise<void> {
+  if (outcomes.length === 0) return;
+  await pool.query(
+    `WITH o AS (
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[],
+                            $6::int[], $7::int[], $8::text[], $9::int[], $10::text[])
+         AS o(id, status, reason, next_due_at, at, attempt, errcode, errmsg, duration_ms, label)
+     ), updated AS (
+       UPDATE scheduled_messages m
+       SET status = o.status, status_reason = o.reason, due_at = COALESCE(o.next_due_at, m.due_at),
+           sent_at = CASE WHEN o.status = 'sent' THEN o.at ELSE m.sent_at END,
+           attempts = CASE WHEN o.label = 'paused' THEN m.attempts - 1 ELSE m.attempts END,
+           updated_at = now()
+       FROM o WHERE m.id = o.id AND m.status IN ('sending', 'unknown')
+       RETURNING m.id
+     )
+     INSERT INTO delivery_attempts (message_id, attempt, errcode, errmsg, duration_ms, outcome, created_at)
+     SELECT id, attempt, errcode, errmsg, duration_ms, label, at FROM o`,
+    [
+      outcomes.map((o) => o.id),
+      outcomes.map((o) => o.status),
+      outcomes.map((o) => o.reason),
+      outcomes.map((o) => o.nextDueAt?.toISOString() ?? null),
+      outcomes.map((o) => o.at.toISOString()),
+      outcomes.map((o) => o.attempt),
+      outcomes.map((o) => o.errcode),
+      outcomes.map((o) => o.errmsg),
+      outcomes.map((o) => o.durationMs),
+      outcomes.map((o) => o.label),
+    ],
+  );
+}
+
+/** Stops sending for an account until `until` (WeChat answered 45009: daily quota reached). */
+export async function pauseAccount(pool: Pool, appId: string, until: Date, reason: string): Promise<void> {
+  await pool.query(
+    `INSERT INTO account_states (app_id, paused_until, paused_reason) VALUES ($1, $2, $3)
+     ON CONFLICT (app_id) DO UPDATE SET paused_until = GREATEST(account_states.paused_until, $2),
+       paused_reason = $3, updated_at = now()`,
+    [appId, until.toISOString(), reason],
+  );
+}
+
+/** A row the relay (re)publishes a wake-up for. */
+export interface RelayRow {
+  readonly id: string;
+  readonly dueAt: Date;
+}
+
+/**
+ * Leases up to `limit` rows that need a wake-up published: `pending` rows older than `pendingAfterMs`
+ * (the api crashed or the broker was down between commit and confirm) and `queued` rows overdue by more
+ * than `overdueAfterMs` (a lost wake-up). The lease (updated_at = now) keeps other relays off them.
+ */
+export async function leaseForRelay(
+  pool: Pool,
+  opts: { pendingAfterMs: number; overdueAfterMs: number; limit: number },
+): Promise<RelayRow[]> {
+  const { rows } = await pool.query<{ id: string; due_at: Date }>(
+    `UPDATE scheduled_messages SET updated_at = now()
+     WHERE id IN (
+       SELECT id FROM scheduled_messages
+       WHERE (status = 'pending' AND updated_at < now() - $1 * interval '1 millisecond')
+          OR (status = 'queued' AND updated_at < now() - $2 * interval '1 millisecond'
+              AND due_at < now() - $2 * interval '1 millisecond')
+       ORDER BY updated_at LIMIT $3
+       FOR UPDATE SKIP LOCKED)
+     RETURNING id, due_at`,
+    [opts.pendingAfterMs, opts.overdueAfterMs, opts.limit],
+  );
+  return rows.map((r) => ({ id: r.id, dueAt: r.due_at }));
+}
+
+/**
+ * Rows stuck in `sending` longer than `timeoutMs` (the worker died mid-send): WeChat may or may not have
+ * the message, so they become `unknown` — or, for accounts that opted into at-least-once, `queued` again
+ * (returned, to be given a wake-up).
+ */
+export async function sweepStuckSending(
+  pool: Pool,
+  timeoutMs: number,
+  atLeastOnceAppIds: readonly string[],
+): Promise<{ unknown: number; requeued: RelayRow[] }> {
+  const { rows } = await pool.query<{ id: string; due_at: Date; status: MessageStatus }>(
+    `UPDATE scheduled_messages
+     SET status = CASE WHEN app_id = ANY($2::text[]) THEN 'queued' ELSE 'unknown' END,
+         status_reason = 'sending_timeout', updated_at = now()
+     WHERE status = 'sending' AND claimed_at < now() - $1 * interval '1 millisecond'
+     RETURNING id, due_at, status`,
+    [timeoutMs, atLeastOnceAppIds],
+  );
+  return {
+    unknown: rows.filter((r) => r.status === 'unknown').length,
+    requeued: rows.filter((r) => r.status === 'queued').map((r) => ({ id: r.id, dueAt: r.due_at })),
+  };
+}

@@ -1,0 +1,48 @@
+import type { Publisher } from '../broker/publisher';
+import type { Pool } from '../db/pool';
+import { ConflictError } from '../errors';
+import type { Logger } from '../logger';
+import { dispatch } from './dispatch';
+import { insertMessages, type Message, type NewMessage } from './message-store';
+
+export type ScheduleResult =
+  | { readonly ok: true; readonly message: Message; readonly created: boolean }
+  | { readonly ok: false; readonly error: ConflictError };
+
+export interface ScheduleDeps {
+  readonly pool: Pool;
+  readonly publisher: Publisher;
+  readonly logger: Logger;
+  /** Keeps background work visible to shutdown. */
+  readonly track: (work: Promise<unknown>) => void;
+}
+
+/**
+ * Accepts validated messages: one INSERT writes them all as `pending` (the outbox) and the answer goes
+ * back once that commits; wake-ups are published in the background and the rows marked `queued` when
+ * confirmed. A repeated idempotency key returns the existing row, or a conflict when the request differs.
+ */
+export async function scheduleMessages(
+  deps: ScheduleDeps,
+  messages: readonly NewMessage[],
+): Promise<ScheduleResult[]> {
+  const { created, existing } = await insertMessages(deps.pool, messages);
+  const createdById = new Map(created.map((m) => [m.id, m]));
+  const existingByKey = new Map(existing.map((m) => [`${m.appId}\u0000${m.idempotencyKey}`, m]));
+  if (created.length > 0) deps.track(dispatch(deps, created));
+
+  return messages.map((input): ScheduleResult => {
+    const row = createdById.get(input.id);
+    if (row) return { ok: true, message: row, created: true };
+    const prior = existingByKey.get(`${input.appId}\u0000${input.idempotencyKey}`);
+    if (prior && prior.requestHash === input.requestHash) return { ok: true, message: prior, created: false };
+    return {
+      ok: false,
+      error: new ConflictError(
+        'idempotency_key_reused',
+        `idempotencyKey ${input.idempotencyKey} was already used for a different request`,
+        prior ? { existingId: prior.id } : undefined,
+      ),
+    };
+  });
+}

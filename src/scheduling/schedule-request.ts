@@ -1,0 +1,102 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { ValidationError } from '../errors';
+import { parseCustomMessage, parseTemplateMessage } from '../wechat/message-schema';
+import { CHANNELS } from './message-status';
+import type { NewMessage } from './message-store';
+
+/** An ISO 8601 instant with an explicit offset: a time without a zone would be guessed, so it is refused. */
+const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+const requestSchema = z
+  .object({
+    appId: z.string().min(1),
+    openid: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'must be 1–128 letters, digits, _ or -'),
+    channel: z.enum(CHANNELS).default('custom'),
+    message: z.record(z.string(), z.unknown()),
+    sendAt: z
+      .string()
+      .regex(ISO_WITH_ZONE, 'must be an ISO 8601 time with a zone, e.g. 2026-05-01T09:30:00+08:00')
+      .refine((s) => !Number.isNaN(Date.parse(s)), 'is not a real date')
+      .optional(),
+    delayMs: z.number().int().min(0).optional(),
+    idempotencyKey: z.string().min(1).max(200).optional(),
+    cancelKey: z.string().min(1).max(200).optional(),
+  })
+  .strict()
+  .refine((r) => r.sendAt === undefined || r.delayMs === undefined, {
+    message: 'give sendAt or delayMs, not both',
+    path: ['sendAt'],
+  });
+
+export interface ScheduleContext {
+  /** Configured accounts. */
+  readonly appIds: ReadonlySet<string>;
+  readonly maxAheadMs: number;
+  readonly now: Date;
+}
+
+export interface IssueDetail {
+  readonly path: string;
+  readonly message: string;
+}
+
+function zodDetails(error: z.ZodError, prefix = ''): IssueDetail[] {
+  return error.issues.map((i) => ({
+    path: [prefix, ...i.path.map(String)].filter(Boolean).join('.') || '(body)',
+    message: i.message,
+  }));
+}
+
+/**
+ * Turns one create-message request body into a row to insert, or throws a ValidationError listing every
+ * problem. A `sendAt` in the past means "now"; one beyond the schedule horizon is refused. Waits longer
+ * than the delay transport's own maximum are fine: they are chained (the wake-up arrives early and is
+ * re-delayed for the remainder).
+ */
+export function parseScheduleRequest(input: unknown, ctx: ScheduleContext): NewMessage {
+  const parsed = requestSchema.safeParse(input);
+  if (!parsed.success) throw new ValidationError('invalid message request', zodDetails(parsed.error));
+  const r = parsed.data;
+  const details: IssueDetail[] = [];
+  if (!ctx.appIds.has(r.appId))
+    details.push({ path: 'appId', message: `no account ${r.appId} is configured` });
+
+  let payload: Record<string, unknown> = r.message;
+  try {
+    payload = (
+      r.channel === 'template' ? parseTemplateMessage(r.message) : parseCustomMessage(r.message)
+    ) as Record<string, unknown>;
+  } catch (err) {
+    if (!(err instanceof ValidationError)) throw err;
+    details.push(
+      ...((err.details as IssueDetail[] | undefined) ?? [{ path: 'message', message: err.message }]),
+    );
+  }
+
+  const now = ctx.now.getTime();
+  const requested = r.sendAt !== undefined ? Date.parse(r.sendAt) : now + (r.delayMs ?? 0);
+  if (requested - now > ctx.maxAheadMs) {
+    details.push({
+      path: r.sendAt !== undefined ? 'sendAt' : 'delayMs',
+      message: `is more than ${Math.round(ctx.maxAheadMs / 86_400_000)} days ahead`,
+    });
+  }
+  if (details.length > 0) throw new ValidationError('invalid message request', details);
+
+  return {
+    id: randomUUID(),
+    appId: r.appId,
+    openid: r.openid,
+    channel: r.channel,
+    payload,
+    dueAt: new Date(Math.max(requested, now)),
+    idempotencyKey: r.idempotencyKey ?? null,
+    cancelKey: r.cancelKey ?? null,
+    requestHash: r.idempotencyKey
+      ? createHash('sha256')
+          .update(JSON.stringify([r.appId, r.openid, r.channel, payload, r.sendAt, r.delayMs, r.cancelKey]))
+          .digest('base64url')
+      : null,
+  };
+}

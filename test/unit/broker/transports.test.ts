@@ -1,0 +1,55 @@
+import { brokerNames } from '../../../src/broker/topology';
+import { createLevelsTransport, levelHops } from '../../../src/broker/transports/levels';
+import { createPluginTransport, PLUGIN_LIMIT_MS } from '../../../src/broker/transports/plugin';
+
+const names = brokerNames('t', { unitMs: 100, count: 8 });
+
+describe('levels transport', () => {
+  const levels = createLevelsTransport(names, { unitMs: 100, count: 8 });
+
+  it('writes the wait in units as bits, most significant first, and enters at the highest set bit', () => {
+    const route = levels.route(1000); // 10 units = 00001010
+    expect(route.routingKey).toBe('0.0.0.0.1.0.1.0.due');
+    expect(route.exchange).toBe('t.delay.100ms.03');
+    expect(route.delayMs).toBe(1000);
+    expect(levelHops(route)).toBe(2);
+    expect(route.mandatory).toBe(true);
+  });
+
+  it('rounds up to the next unit so a wake-up is never early by rounding', () => {
+    expect(levels.route(101).delayMs).toBe(200);
+    expect(levels.route(1).routingKey).toBe('0.0.0.0.0.0.0.1.due');
+  });
+
+  it('sends a wait of zero or less straight to the due queue', () => {
+    expect(levels.route(0)).toEqual({ exchange: '', routingKey: 't.due', mandatory: true, delayMs: 0 });
+    expect(levels.route(-5000).routingKey).toBe('t.due');
+  });
+
+  it('caps a longer wait at the longest chain, so the remainder is chained by the worker', () => {
+    expect(levels.maxDelayMs).toBe(255 * 100);
+    const route = levels.route(10 * 60 * 1000);
+    expect(route.routingKey).toBe('1.1.1.1.1.1.1.1.due');
+    expect(route.delayMs).toBe(levels.maxDelayMs);
+  });
+});
+
+describe('plugin transport', () => {
+  const plugin = createPluginTransport(names, 86_400_000);
+
+  it('sends x-delay as a typed long even for small delays, never mandatory', () => {
+    const route = plugin.route(100);
+    expect(route.headers).toEqual({ 'x-delay': { '!': 'long', value: 100 } });
+    expect(route.mandatory).toBe(false);
+    expect(route.exchange).toBe('t.delayed');
+  });
+
+  it('caps the delay at the configured maximum and never above the plugin limit', () => {
+    expect(plugin.route(2 * 86_400_000).delayMs).toBe(86_400_000);
+    expect(createPluginTransport(names, Number.MAX_SAFE_INTEGER).maxDelayMs).toBe(PLUGIN_LIMIT_MS);
+  });
+
+  it('routes a due wake-up straight to the due queue, bypassing the plugin', () => {
+    expect(plugin.route(0).exchange).toBe('');
+  });
+});

@@ -1,0 +1,74 @@
+import { loadConfig, loadMigrateConfig } from '../../src/config';
+import { ConfigError } from '../../src/errors';
+
+const minimal = {
+  ADMIN_TOKEN: 'a-very-long-admin-token',
+  WECHAT_ACCOUNTS: '[{"appId":"wx0000000000000001","secret":"s"}]',
+};
+
+describe('loadConfig', () => {
+  it('fills every non-secret default and freezes the result', () => {
+    const config = loadConfig(minimal);
+    expect(config).toMatchObject({
+      role: 'all',
+      httpPort: 3000,
+      delayMode: 'auto',
+      levelsUnitMs: 100,
+      levelsCount: 26,
+      databaseUrl: 'postgres://postgres@127.0.0.1:5432/wechat_drip',
+      rabbitmqUrl: 'amqp://guest:guest@127.0.0.1:5672',
+    });
+    expect(config.wechatAccounts).toEqual([
+      { appId: 'wx0000000000000001', secret: 's', sendRatePerSecond: 1000, atLeastOnce: false },
+    ]);
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('reports every problem together in one error', () => {
+    const attempt = () =>
+      loadConfig({
+        HTTP_PORT: 'eighty',
+        DELAY_MODE: 'maybe',
+        WECHAT_ACCOUNTS: 'not json',
+        ADMIN_TOKEN: 'short',
+      });
+    expect(attempt).toThrow(ConfigError);
+    try {
+      attempt();
+    } catch (err) {
+      const problems = (err as ConfigError).details as string[];
+      expect(problems.map((p) => p.split(':')[0])).toEqual(
+        expect.arrayContaining(['HTTP_PORT', 'DELAY_MODE', 'WECHAT_ACCOUNTS', 'ADMIN_TOKEN']),
+      );
+    }
+  });
+
+  it('requires the secrets and the accounts rather than inventing them', () => {
+    expect(() => loadConfig({})).toThrow(/ADMIN_TOKEN: is required[\s\S]*WECHAT_ACCOUNTS: is required/);
+  });
+
+  it('refuses duplicate appIds and unknown account fields', () => {
+    expect(() =>
+      loadConfig({
+        ...minimal,
+        WECHAT_ACCOUNTS: '[{"appId":"wx1234","secret":"a"},{"appId":"wx1234","secret":"b"}]',
+      }),
+    ).toThrow(/appIds must be unique/);
+    expect(() =>
+      loadConfig({ ...minimal, WECHAT_ACCOUNTS: '[{"appId":"wx1234","secret":"a","sekret":"b"}]' }),
+    ).toThrow(/sekret/);
+  });
+
+  it('treats an empty variable as unset', () => {
+    expect(loadConfig({ ...minimal, HTTP_PORT: '' }).httpPort).toBe(3000);
+  });
+});
+
+describe('loadMigrateConfig', () => {
+  it('needs nothing but an optional DATABASE_URL', () => {
+    expect(loadMigrateConfig({ DATABASE_URL: 'postgres://u@h:5/db' }).databaseUrl).toBe(
+      'postgres://u@h:5/db',
+    );
+    expect(() => loadMigrateConfig({ DATABASE_URL: 'nope' })).toThrow(ConfigError);
+  });
+});

@@ -1,0 +1,69 @@
+import { decideOutcome } from '../../../src/scheduling/decide-outcome';
+import type { ClaimedMessage } from '../../../src/scheduling/due-store';
+import { classifyErrcode } from '../../../src/wechat/errcodes';
+
+const policy = { maxAttempts: 3, baseDelayMs: 1000, maxDelayMs: 60_000 };
+const at = new Date('2026-11-21T10:00:00Z');
+
+function claimed(attempts: number): ClaimedMessage {
+  return {
+    id: '00000000-0000-4000-8000-000000000001',
+    appId: 'wx1',
+    openid: 'o1',
+    channel: 'custom',
+    payload: { msgtype: 'text', text: { content: 'hi' } },
+    dueAt: at,
+    attempts,
+  };
+}
+
+function decide(errcode: number | null, attempts = 1) {
+  const report = { errcode, errmsg: 'x', durationMs: 5, at };
+  return decideOutcome(claimed(attempts), report, classifyErrcode(errcode), policy, () => 0);
+}
+
+describe('decideOutcome', () => {
+  it('marks errcode 0 sent at the time the call returned', () => {
+    expect(decide(0)).toEqual({
+      outcome: expect.objectContaining({ status: 'sent', label: 'sent', at }),
+      followUp: 'none',
+    });
+  });
+
+  it('re-delays a transient failure with backoff while attempts remain', () => {
+    const { outcome, followUp } = decide(-1, 2);
+    expect(followUp).toBe('redelay');
+    expect(outcome.status).toBe('queued');
+    expect(outcome.nextDueAt!.getTime() - at.getTime()).toBe(1000);
+  });
+
+  it('waits at least a minute after 45011 (per-minute quota)', () => {
+    expect(decide(45011).outcome.nextDueAt!.getTime() - at.getTime()).toBeGreaterThanOrEqual(60_000);
+  });
+
+  it('fails and dead-letters once the attempts run out', () => {
+    expect(decide(null, 3)).toEqual({
+      outcome: expect.objectContaining({ status: 'failed', label: 'failed' }),
+      followUp: 'dead_letter',
+    });
+  });
+
+  it('skips on a closed window instead of retrying', () => {
+    expect(decide(45015).outcome).toMatchObject({ status: 'skipped', reason: 'window_closed' });
+    expect(decide(45047).outcome).toMatchObject({ status: 'skipped', reason: 'quota_exhausted' });
+  });
+
+  it('parks the message until the quota resets on 45009 and pauses the account', () => {
+    const { outcome, followUp } = decide(45009);
+    expect(followUp).toBe('pause_account');
+    expect(outcome).toMatchObject({ status: 'queued', label: 'paused' });
+    expect(outcome.nextDueAt!.toISOString()).toBe('2026-11-21T16:00:00.000Z');
+  });
+
+  it('fails a permanent error at once without dead-lettering', () => {
+    expect(decide(40003)).toEqual({
+      outcome: expect.objectContaining({ status: 'failed', reason: 'errcode:40003' }),
+      followUp: 'none',
+    });
+  });
+});
