@@ -69,6 +69,11 @@ export interface Config {
   readonly workerBatchSize: number;
   /** Longest wait in ms for a batch to fill before it is handled. Default 5. */
   readonly workerBatchWaitMs: number;
+  /**
+   * Batches one worker claims and sends at once. Bounds what a crash can strand in `sending` to
+   * batchSize × this. Default 4.
+   */
+  readonly workerConcurrentBatches: number;
   /** A wake-up this close (ms) to its due time is handled now rather than re-delayed. Default 20. */
   readonly earlyToleranceMs: number;
   /** Send attempts before a message is `failed` and dead-lettered. Default 8. */
@@ -147,6 +152,7 @@ const envSchema = z.object({
   WORKER_PREFETCH: int(500, 1, 2000),
   WORKER_BATCH_SIZE: int(100, 1, 1000),
   WORKER_BATCH_WAIT_MS: int(5, 0, 1000),
+  WORKER_CONCURRENT_BATCHES: int(4, 1, 100),
   EARLY_TOLERANCE_MS: int(20, 0, 10000),
   RETRY_MAX_ATTEMPTS: int(8, 1, 100),
   RETRY_BASE_DELAY_MS: int(1000, 1),
@@ -201,6 +207,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     workerPrefetch: e.WORKER_PREFETCH,
     workerBatchSize: e.WORKER_BATCH_SIZE,
     workerBatchWaitMs: e.WORKER_BATCH_WAIT_MS,
+    workerConcurrentBatches: e.WORKER_CONCURRENT_BATCHES,
     earlyToleranceMs: e.EARLY_TOLERANCE_MS,
     retryMaxAttempts: e.RETRY_MAX_ATTEMPTS,
     retryBaseDelayMs: e.RETRY_BASE_DELAY_MS,

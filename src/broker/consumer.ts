@@ -36,6 +36,8 @@ export function createDueConsumer(deps: {
   prefetch: number;
   batchSize: number;
   batchWaitMs: number;
+  /** Batches handled at once; the rest of the prefetched wake-ups wait unclaimed. */
+  maxConcurrentBatches: number;
   onBatch: (batch: Delivery[]) => Promise<void>;
   logger: Logger;
 }): DueConsumer {
@@ -66,26 +68,34 @@ export function createDueConsumer(deps: {
     };
   }
 
-  function flush(): void {
+  /**
+   * Starts batches while fewer than `maxConcurrentBatches` run. Wake-ups beyond that wait here, unclaimed:
+   * if this process dies they are simply redelivered, whereas a claimed row would be stranded in
+   * `sending` (and end `unknown`). So only what can be sent soon is claimed.
+   */
+  function pump(): void {
     if (timer) clearTimeout(timer);
     timer = null;
-    if (buffer.length === 0) return;
-    const batch = buffer;
-    buffer = [];
-    const run = deps.onBatch(batch).catch((err: unknown) => {
-      logger.error({ err: (err as Error).message }, 'batch handler failed; requeueing its wake-ups');
-      for (const d of batch) d.nack(true);
-    });
-    running.add(run);
-    void run.finally(() => running.delete(run));
+    while (buffer.length > 0 && running.size < deps.maxConcurrentBatches) {
+      const batch = buffer.splice(0, deps.batchSize);
+      const run = deps.onBatch(batch).catch((err: unknown) => {
+        logger.error({ err: (err as Error).message }, 'batch handler failed; requeueing its wake-ups');
+        for (const d of batch) d.nack(true);
+      });
+      running.add(run);
+      void run.finally(() => {
+        running.delete(run);
+        pump();
+      });
+    }
   }
 
   async function consumeOn(channel: AmqpChannel): Promise<void> {
     const { consumerTag } = await channel.consume(names.due, (msg) => {
       if (!msg) return; // consumer cancelled by the broker; the reconnect re-establishes it
       buffer.push(toDelivery(channel, msg));
-      if (buffer.length >= deps.batchSize) flush();
-      else timer ??= setTimeout(flush, deps.batchWaitMs);
+      if (buffer.length >= deps.batchSize) pump();
+      else timer ??= setTimeout(pump, deps.batchWaitMs);
     });
     if (current?.channel === channel) current.consumerTag = consumerTag;
   }
@@ -136,8 +146,8 @@ export function createDueConsumer(deps: {
     async stop() {
       started = false;
       await cancelCurrent();
-      flush();
-      await Promise.all(running);
+      pump();
+      while (running.size > 0) await Promise.all(running);
       await wrapper.close();
     },
   };

@@ -13,8 +13,12 @@ export interface Publisher {
   publishWakeUp(wakeUp: WakeUp): Promise<void>;
   /** Parks a wake-up in the dead-letter queue with the reason it was given up on. */
   publishDead(wakeUp: WakeUp, reason: string): Promise<void>;
-  /** Publishes buffered while the broker is unreachable. */
+  /** Publishes waiting for the broker's confirm. */
   queueLength(): number;
+  /** True once the channel is up and its topology declared; false while disconnected. */
+  readonly ready: boolean;
+  /** Resolves when ready, or after `timeoutMs` regardless (a process may start while RabbitMQ is down). */
+  waitUntilReady(timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -51,6 +55,16 @@ export function createPublisher(deps: {
     },
   });
   channel.on('error', (err: Error) => logger.error({ err: err.message }, 'publisher channel setup failed'));
+  // Publishing only while the channel is up keeps amqp-connection-manager from buffering wake-ups in
+  // memory during an outage (its issue #61) and from sending them later with a wait computed before
+  // the outage: the outbox keeps them `pending` and the relay publishes them afresh.
+  let ready = false;
+  channel.on('connect', () => {
+    ready = true;
+  });
+  connection.on('disconnect', () => {
+    ready = false;
+  });
 
   async function publish(
     exchange: string,
@@ -58,6 +72,7 @@ export function createPublisher(deps: {
     wakeUp: WakeUp,
     opts: { mandatory: boolean; headers?: Record<string, unknown> },
   ): Promise<void> {
+    if (!ready) throw new UnavailableError('broker_unavailable', 'RabbitMQ is not connected');
     const messageId = `${wakeUp.id}.${(counter = (counter + 1) % Number.MAX_SAFE_INTEGER)}`;
     try {
       await channel.publish(exchange, routingKey, encodeWakeUp(wakeUp), {
@@ -92,6 +107,14 @@ export function createPublisher(deps: {
       return publish(names.dead, '', wakeUp, { mandatory: true, headers: { 'x-drip-reason': reason } });
     },
     queueLength: () => channel.queueLength(),
+    get ready() {
+      return ready;
+    },
+    async waitUntilReady(timeoutMs) {
+      if (ready) return true;
+      await Promise.race([channel.waitForConnect(), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+      return ready;
+    },
     close: () => channel.close(),
   };
 }

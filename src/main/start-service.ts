@@ -18,6 +18,9 @@ import { createWechatClient } from '../wechat/client';
 import { createAccountRateLimiters } from '../wechat/rate-limit';
 import { createTokenStore } from '../wechat/tokens';
 
+/** How long start-up waits for the broker topology before serving anyway (schedules then stay pending). */
+const PUBLISHER_READY_WAIT_MS = 10_000;
+
 export interface Service {
   /** Base URL of the HTTP API when this process runs it. */
   readonly url: string | null;
@@ -66,6 +69,9 @@ export async function startService(
     publishTimeoutMs: config.publishTimeoutMs,
     logger,
   });
+  if (!(await publisher.waitUntilReady(PUBLISHER_READY_WAIT_MS))) {
+    logger.warn('rabbitmq not reachable yet; accepting schedules, the relay publishes them once it is');
+  }
   const background = new Set<Promise<unknown>>();
   const track = (work: Promise<unknown>) => {
     background.add(work);
@@ -148,6 +154,7 @@ export async function startService(
       prefetch: config.workerPrefetch,
       batchSize: config.workerBatchSize,
       batchWaitMs: config.workerBatchWaitMs,
+      maxConcurrentBatches: config.workerConcurrentBatches,
       onBatch: deliverDue,
       logger,
     });

@@ -38,6 +38,7 @@ async function withTransport(
     prefetch: 100,
     batchSize: 10,
     batchWaitMs: 1,
+    maxConcurrentBatches: 4,
     logger: silentLogger,
     onBatch: async (batch: Delivery[]) => {
       for (const d of batch) {
@@ -51,6 +52,7 @@ async function withTransport(
   });
   try {
     await consumer.start();
+    expect(await publisher.waitUntilReady(10_000)).toBe(true);
     await fn((id, dueAt) => publisher.publishWakeUp({ id, dueAt }), arrivals);
   } finally {
     await consumer.stop();

@@ -1,0 +1,103 @@
+import { loadConfig, type Config } from '../../src/config';
+import { startService, type Service } from '../../src/main/start-service';
+import { createSimulator, type Simulator } from '../../src/simulator/create-simulator';
+import { deleteTopology, randomPrefix, TEST_RABBITMQ_URL } from './broker';
+import { createTestDb, TEST_DATABASE_URL, type TestDb } from './db';
+import { silentLogger } from './logger';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+export const APP_ID = 'wxtest0000000001';
+const SECRET = 'test-secret';
+
+export interface Harness {
+  readonly db: TestDb;
+  readonly simulator: Simulator;
+  readonly simulatorUrl: string;
+  readonly prefix: string;
+  readonly env: Record<string, string>;
+  /** Starts a service process (in-process) on this harness's schema, broker prefix and simulator. */
+  start(overrides?: Record<string, string>): Promise<Service>;
+  /** Authorised fetch against a service's API. */
+  api(service: Service, path: string, init?: RequestInit): Promise<Response>;
+  /** Stops every service started, the simulator, drops the schema and the broker topology. */
+  close(): Promise<void>;
+}
+
+/**
+ * One test file's world: a fresh schema, a random broker prefix, a WeChat simulator on a free port, and
+ * services started on them with the real config loader (env overrides per test).
+ */
+export async function createHarness(base: Record<string, string> = {}): Promise<Harness> {
+  const db = await createTestDb({ poolSize: 4 });
+  const simulator = createSimulator({ accounts: [{ appId: APP_ID, secret: SECRET }], logger: silentLogger });
+  const { url: simulatorUrl } = await simulator.listen(0, '127.0.0.1');
+  const prefix = randomPrefix();
+  const env: Record<string, string> = {
+    ADMIN_TOKEN,
+    WECHAT_ACCOUNTS: JSON.stringify([{ appId: APP_ID, secret: SECRET, sendRatePerSecond: 5000 }]),
+    WECHAT_API_BASE_URL: simulatorUrl,
+    DATABASE_URL: TEST_DATABASE_URL,
+    RABBITMQ_URL: TEST_RABBITMQ_URL,
+    BROKER_PREFIX: prefix,
+    DELAY_MODE: 'levels',
+    LEVELS_COUNT: '12',
+    HTTP_PORT: '0',
+    LOG_LEVEL: process.env.TEST_LOG ?? 'silent',
+    ...base,
+  };
+  const services: Service[] = [];
+  let lastConfig: Config | null = null;
+  return {
+    db,
+    simulator,
+    simulatorUrl,
+    prefix,
+    env,
+    async start(overrides = {}) {
+      lastConfig = loadConfig({ ...env, ...overrides });
+      const service = await startService(lastConfig, silentLogger, { searchPath: db.schema });
+      services.push(service);
+      return service;
+    },
+    api(service, path, init = {}) {
+      return fetch(`${service.url}${path}`, {
+        ...init,
+        headers: {
+          authorization: `Bearer ${ADMIN_TOKEN}`,
+          'content-type': 'application/json',
+          ...init.headers,
+        },
+      });
+    },
+    async close() {
+      for (const s of services.splice(0)) await s.stop().catch(() => undefined);
+      await simulator.close();
+      await db.drop();
+      const count = Number(lastConfig?.levelsCount ?? env.LEVELS_COUNT);
+      await deleteTopology(env.RABBITMQ_URL!, prefix, { unitMs: Number(env.LEVELS_UNIT_MS ?? 100), count });
+    },
+  };
+}
+
+/** Polls `check` until it returns true or `timeoutMs` passes; returns whether it became true. */
+export async function waitFor(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  everyMs = 50,
+): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  return check();
+}
+
+/** Row counts of the tables a bad request must not write to. */
+export async function writtenRows(db: TestDb): Promise<{ messages: number; cancellations: number }> {
+  const { rows } = await db.pool.query<{ messages: number; cancellations: number }>(
+    `SELECT (SELECT count(*)::int FROM scheduled_messages) AS messages,
+            (SELECT count(*)::int FROM cancellations) AS cancellations`,
+  );
+  return rows[0]!;
+}

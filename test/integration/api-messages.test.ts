@@ -1,0 +1,258 @@
+import type { Service } from '../../src/main/start-service';
+import { APP_ID, createHarness, type Harness, waitFor, writtenRows } from '../helpers/harness';
+
+let h: Harness;
+let api: Service;
+
+beforeAll(async () => {
+  h = await createHarness({ ROLE: 'api' });
+  api = await h.start();
+});
+afterAll(() => h.close());
+
+const text = (content: string) => ({ msgtype: 'text', text: { content } });
+const post = (body: unknown, init: RequestInit = {}) =>
+  h.api(api, '/v1/messages', {
+    method: 'POST',
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    ...init,
+  });
+
+describe('POST /v1/messages', () => {
+  it('accepts a message, answers 201 with its id and due time, and queues a wake-up', async () => {
+    const before = Date.now();
+    const res = await post({
+      appId: APP_ID,
+      openid: 'o-accept',
+      message: text('你好，欢迎关注'),
+      delayMs: 60_000,
+    });
+    expect(res.status).toBe(201);
+    const body = (await res.json()) as { id: string; dueAt: string; status: string; message: unknown };
+    expect(Date.parse(body.dueAt) - before).toBeGreaterThanOrEqual(60_000);
+    expect(body.message).toEqual(text('你好，欢迎关注'));
+    const queued = await waitFor(async () => {
+      const row = await h.db.pool.query('SELECT status FROM scheduled_messages WHERE id = $1', [body.id]);
+      return row.rows[0]?.status === 'queued';
+    }, 5000);
+    expect(queued).toBe(true);
+  });
+
+  it('treats a sendAt in the past as now', async () => {
+    const res = await post({
+      appId: APP_ID,
+      openid: 'o-past',
+      message: text('x'),
+      sendAt: '2020-01-01T00:00:00+08:00',
+    });
+    expect(res.status).toBe(201);
+    const body = (await res.json()) as { dueAt: string };
+    expect(Math.abs(Date.parse(body.dueAt) - Date.now())).toBeLessThan(5000);
+  });
+
+  it('returns the existing row with 200 for a repeated idempotency key, and 409 when the request differs', async () => {
+    const req = {
+      appId: APP_ID,
+      openid: 'o-idem',
+      message: text('once'),
+      delayMs: 60_000,
+      idempotencyKey: 'k-1',
+    };
+    const first = (await (await post(req)).json()) as { id: string };
+    const again = await post(req);
+    expect(again.status).toBe(200);
+    expect(((await again.json()) as { id: string }).id).toBe(first.id);
+    const differs = await post({ ...req, message: text('twice') });
+    expect(differs.status).toBe(409);
+    expect(((await differs.json()) as { error: { code: string } }).error.code).toBe('idempotency_key_reused');
+    const { rows } = await h.db.pool.query(
+      `SELECT count(*)::int AS n FROM scheduled_messages WHERE idempotency_key = 'k-1'`,
+    );
+    expect(rows[0].n).toBe(1);
+  });
+
+  describe('bad input: a clear JSON error and nothing written', () => {
+    const cases: [string, () => Promise<Response>, number, string][] = [
+      ['malformed JSON', () => post('{"appId": '), 400, 'malformed_json'],
+      [
+        'an unknown msgtype',
+        () => post({ appId: APP_ID, openid: 'o1', message: { msgtype: 'fax', fax: {} } }),
+        400,
+        'validation_error',
+      ],
+      ['a missing openid', () => post({ appId: APP_ID, message: text('x') }), 400, 'validation_error'],
+      [
+        'an unconfigured appId',
+        () => post({ appId: 'wxnobody', openid: 'o1', message: text('x') }),
+        400,
+        'validation_error',
+      ],
+      [
+        'a sendAt beyond the schedule horizon',
+        () => post({ appId: APP_ID, openid: 'o1', message: text('x'), sendAt: '2099-01-01T00:00:00Z' }),
+        400,
+        'validation_error',
+      ],
+      [
+        'a sendAt without a time zone',
+        () => post({ appId: APP_ID, openid: 'o1', message: text('x'), sendAt: '2027-01-01T09:00:00' }),
+        400,
+        'validation_error',
+      ],
+      [
+        'both sendAt and delayMs',
+        () =>
+          post({
+            appId: APP_ID,
+            openid: 'o1',
+            message: text('x'),
+            delayMs: 1,
+            sendAt: '2027-01-01T09:00:00Z',
+          }),
+        400,
+        'validation_error',
+      ],
+      [
+        'a body that is not JSON',
+        () => post('appId=x', { headers: { 'content-type': 'text/plain' } }),
+        400,
+        'validation_error',
+      ],
+      [
+        'a wrong token',
+        () =>
+          post(
+            { appId: APP_ID, openid: 'o1', message: text('x') },
+            { headers: { authorization: 'Bearer nope' } },
+          ),
+        401,
+        'unauthorized',
+      ],
+      [
+        'no token',
+        () => fetch(`${api.url}/v1/messages`, { method: 'POST', body: '{}' }),
+        401,
+        'unauthorized',
+      ],
+      [
+        'an oversized body',
+        () => post({ appId: APP_ID, openid: 'o1', message: text('x'.repeat(70_000)) }),
+        413,
+        'body_too_large',
+      ],
+    ];
+
+    it.each(cases)('%s', async (_name, send, status, code) => {
+      const before = await writtenRows(h.db);
+      const res = await send();
+      expect(res.status).toBe(status);
+      const body = (await res.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe(code);
+      expect(body.error.message.length).toBeGreaterThan(0);
+      expect(await writtenRows(h.db)).toEqual(before);
+    });
+
+    it('names every problem of a request at once, with its path', async () => {
+      const res = await post({
+        appId: 'wxnobody',
+        openid: 'o1',
+        message: { msgtype: 'text', text: { content: '' } },
+      });
+      const body = (await res.json()) as { error: { details: { path: string }[] } };
+      expect(body.error.details.map((d) => d.path)).toEqual(
+        expect.arrayContaining(['appId', 'message.text.content']),
+      );
+    });
+  });
+});
+
+describe('GET and DELETE /v1/messages/:id', () => {
+  it('cancels an open message once, records who and why, and says 409 for a second kind of change', async () => {
+    const { id } = (await (
+      await post({ appId: APP_ID, openid: 'o-del', message: text('x'), delayMs: 60_000 })
+    ).json()) as {
+      id: string;
+    };
+    const del = await h.api(api, `/v1/messages/${id}?reason=${encodeURIComponent('user asked')}`, {
+      method: 'DELETE',
+    });
+    expect(del.status).toBe(200);
+    expect(((await del.json()) as { status: string }).status).toBe('cancelled');
+    const again = await h.api(api, `/v1/messages/${id}`, { method: 'DELETE' });
+    expect(again.status).toBe(200);
+    const ledger = await h.db.pool.query(`SELECT scope, reason, actor FROM cancellations WHERE target = $1`, [
+      id,
+    ]);
+    expect(ledger.rows).toEqual([{ scope: 'message', reason: 'user asked', actor: 'api' }]);
+  });
+
+  it('answers 409 when the message was already sent, and changes nothing', async () => {
+    const { id } = (await (
+      await post({ appId: APP_ID, openid: 'o-sent', message: text('x'), delayMs: 60_000 })
+    ).json()) as {
+      id: string;
+    };
+    await h.db.pool.query(`UPDATE scheduled_messages SET status = 'sent', sent_at = now() WHERE id = $1`, [
+      id,
+    ]);
+    const before = await writtenRows(h.db);
+    const res = await h.api(api, `/v1/messages/${id}`, { method: 'DELETE' });
+    expect(res.status).toBe(409);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('message_not_cancellable');
+    expect(await writtenRows(h.db)).toEqual(before);
+    const get = (await (await h.api(api, `/v1/messages/${id}`)).json()) as { status: string };
+    expect(get.status).toBe('sent');
+  });
+
+  it('answers 404 for an unknown or malformed id', async () => {
+    expect((await h.api(api, '/v1/messages/00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    expect((await h.api(api, '/v1/messages/not-a-uuid')).status).toBe(404);
+  });
+});
+
+describe('POST /v1/cancellations', () => {
+  it('cancels by key with one ledger row, reads back as cancelled, and spares a later message with the same key', async () => {
+    const make = () =>
+      post({ appId: APP_ID, openid: 'o-key', message: text('x'), delayMs: 60_000, cancelKey: 'meeting-42' });
+    const a = (await (await make()).json()) as { id: string };
+    const b = (await (await make()).json()) as { id: string };
+    const res = await h.api(api, '/v1/cancellations', {
+      method: 'POST',
+      body: JSON.stringify({ appId: APP_ID, cancelKey: 'meeting-42', reason: 'meeting moved' }),
+    });
+    expect(res.status).toBe(201);
+    expect((await res.json()) as { matched: number; scope: string }).toMatchObject({
+      matched: 2,
+      scope: 'cancel_key',
+    });
+    const later = (await (await make()).json()) as { id: string };
+    const status = async (id: string) =>
+      ((await (await h.api(api, `/v1/messages/${id}`)).json()) as { status: string }).status;
+    expect(await status(a.id)).toBe('cancelled');
+    expect(await status(b.id)).toBe('cancelled');
+    expect(await status(later.id)).not.toBe('cancelled');
+  });
+
+  it('refuses a cancellation naming both a key and a follower, writing nothing', async () => {
+    const before = await writtenRows(h.db);
+    const res = await h.api(api, '/v1/cancellations', {
+      method: 'POST',
+      body: JSON.stringify({ appId: APP_ID, cancelKey: 'k', openid: 'o', reason: 'r' }),
+    });
+    expect(res.status).toBe(400);
+    expect(await writtenRows(h.db)).toEqual(before);
+  });
+});
+
+describe('health', () => {
+  it('answers /healthz, and /readyz with Postgres, migrations, RabbitMQ and the transport', async () => {
+    expect((await fetch(`${api.url}/healthz`)).status).toBe(200);
+    const ready = await waitFor(async () => (await fetch(`${api.url}/readyz`)).status === 200, 5000);
+    expect(ready).toBe(true);
+    const body = (await (await fetch(`${api.url}/readyz`)).json()) as {
+      checks: Record<string, { ok: boolean; detail?: string }>;
+    };
+    expect(Object.keys(body.checks)).toEqual(['postgres', 'migrations', 'rabbitmq', 'transport']);
+    expect(body.checks.transport!.detail).toMatch(/^levels/);
+  });
+});

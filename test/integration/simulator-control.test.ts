@@ -1,0 +1,172 @@
+import { createSimulator, type Simulator, type SimulatorStats } from '../../src/simulator/create-simulator';
+import type { ReceivedMessage } from '../../src/simulator/store';
+import { silentLogger } from '../helpers/logger';
+
+const ACCOUNT = { appId: 'wxctltest0001', secret: 'secret-one' };
+const OTHER = { appId: 'wxctltest0002', secret: 'secret-two' };
+
+let sim: Simulator;
+let base: string;
+const tokens = new Map<string, string>();
+
+async function call<T>(method: string, path: string, body?: unknown, signal?: AbortSignal) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    signal,
+  });
+  return { status: res.status, json: (await res.json()) as T };
+}
+
+async function send(openid: string, account = ACCOUNT, signal?: AbortSignal) {
+  const token = tokens.get(account.appId)!;
+  const body = { touser: openid, msgtype: 'text', text: { content: `hi ${openid}` } };
+  const res = await call<{ errcode: number; errmsg: string }>(
+    'POST',
+    `/cgi-bin/message/custom/send?access_token=${token}`,
+    body,
+    signal,
+  );
+  return res.json;
+}
+
+const setFaults = (spec: unknown) => call<{ faults: unknown }>('POST', '/__sim/faults', spec);
+const listed = async (query = '') =>
+  (await call<{ messages: ReceivedMessage[]; hasMore: boolean }>('GET', `/__sim/messages${query}`)).json;
+const stats = async () => (await call<SimulatorStats>('GET', '/__sim/stats')).json;
+
+beforeAll(async () => {
+  sim = createSimulator({ accounts: [ACCOUNT, OTHER], logger: silentLogger });
+  base = (await sim.listen(0)).url;
+  for (const a of [ACCOUNT, OTHER]) {
+    const body = { grant_type: 'client_credential', appid: a.appId, secret: a.secret };
+    tokens.set(
+      a.appId,
+      (await call<{ access_token: string }>('POST', '/cgi-bin/stable_token', body)).json.access_token,
+    );
+  }
+});
+afterAll(() => sim.close());
+beforeEach(async () => {
+  await call('DELETE', '/__sim/faults');
+  await call('DELETE', '/__sim/messages');
+});
+
+describe('simulator faults', () => {
+  it('errorRate 1 answers every send with -1 and records nothing', async () => {
+    const before = await stats();
+    expect((await setFaults({ errorRate: 1 })).status).toBe(200);
+    expect(await send('o1')).toEqual({ errcode: -1, errmsg: 'system error' });
+    expect(await send('o2')).toEqual({ errcode: -1, errmsg: 'system error' });
+    expect((await listed()).messages).toEqual([]);
+    expect((await stats()).errorsInjected - before.errorsInjected).toBe(2);
+  });
+
+  it('forceErrcode with count applies to the next N sends only', async () => {
+    await setFaults({ forceErrcode: 45015, count: 2 });
+    const answers = [await send('o1'), await send('o2'), await send('o3')];
+    expect(answers.map((a) => a.errcode)).toEqual([45015, 45015, 0]);
+    expect((await listed()).messages.map((m) => m.openid)).toEqual(['o3']);
+    expect((await call('GET', '/__sim/faults')).json).toEqual({ faults: null });
+  });
+
+  it('errorRate with an errcode injects that errcode', async () => {
+    await setFaults({ errorRate: 1, errcode: 45011, count: 1 });
+    expect((await send('o1')).errcode).toBe(45011);
+  });
+
+  it('latencyMs delays the answer', async () => {
+    await setFaults({ latencyMs: 150 });
+    const started = Date.now();
+    expect((await send('o1')).errcode).toBe(0);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(145);
+  });
+
+  it('hangMs answers nothing, so the client times out, and records nothing', async () => {
+    await setFaults({ hangMs: 5000, count: 1 });
+    await expect(send('o1', ACCOUNT, AbortSignal.timeout(200))).rejects.toThrow();
+    expect((await send('o2')).errcode).toBe(0);
+    expect((await listed()).messages.map((m) => m.openid)).toEqual(['o2']);
+  });
+
+  it('hangMs drops the connection without an answer when the client waits longer', async () => {
+    await setFaults({ hangMs: 100, count: 1 });
+    const started = Date.now();
+    await expect(send('o1')).rejects.toThrow();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(95);
+  });
+
+  it('DELETE /__sim/faults restores normal answers', async () => {
+    await setFaults({ errorRate: 1 });
+    expect((await call('DELETE', '/__sim/faults')).json).toEqual({ faults: null });
+    expect((await send('o1')).errcode).toBe(0);
+  });
+
+  it('answers 400 with every problem for a bad fault spec, and keeps the previous one', async () => {
+    await setFaults({ forceErrcode: 45047 });
+    const bad = await call<{ error: { code: string; details: string[] } }>('POST', '/__sim/faults', {
+      errorRate: 2,
+      latencyMs: -1,
+      surprise: true,
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.code).toBe('bad_request');
+    expect(bad.json.error.details).toHaveLength(3);
+    expect((await call('POST', '/__sim/faults', '{')).status).toBe(400);
+    expect((await send('o1')).errcode).toBe(45047);
+  });
+});
+
+describe('simulator /__sim routes', () => {
+  it('lists messages filtered by appId, openid and since, with a limit', async () => {
+    await send('o1');
+    await send('o2');
+    await send('o1', OTHER);
+    await send('o1');
+    const all = await listed();
+    expect(all.messages.map((m) => [m.appId, m.openid])).toEqual([
+      [ACCOUNT.appId, 'o1'],
+      [ACCOUNT.appId, 'o2'],
+      [OTHER.appId, 'o1'],
+      [ACCOUNT.appId, 'o1'],
+    ]);
+    expect(all.messages[0].body).toEqual({ touser: 'o1', msgtype: 'text', text: { content: 'hi o1' } });
+    const seqs = all.messages.map((m) => m.seq);
+    expect((await listed(`?appId=${ACCOUNT.appId}&openid=o1`)).messages.map((m) => m.seq)).toEqual([
+      seqs[0],
+      seqs[3],
+    ]);
+    expect((await listed(`?since=${seqs[1]}`)).messages.map((m) => m.seq)).toEqual([seqs[2], seqs[3]]);
+    expect(await listed('?limit=1')).toEqual({ messages: [all.messages[0]], hasMore: true });
+  });
+
+  it('DELETE /__sim/messages forgets them while seq keeps increasing', async () => {
+    await send('o1');
+    const [before] = (await listed()).messages;
+    expect((await call('DELETE', '/__sim/messages')).json).toEqual({ cleared: 1 });
+    expect((await listed()).messages).toEqual([]);
+    await send('o1');
+    expect((await listed()).messages[0].seq).toBe(before.seq + 1);
+  });
+
+  it('counts received sends by channel and msgtype, and rejections by errcode', async () => {
+    const before = await stats();
+    await send('o1');
+    await call('POST', '/cgi-bin/message/custom/send?access_token=nope', { touser: 'o', msgtype: 'text' });
+    const after = await stats();
+    expect(after.received - before.received).toBe(1);
+    expect(after.byChannel.custom - before.byChannel.custom).toBe(1);
+    expect(after.byMsgtype.text - (before.byMsgtype.text ?? 0)).toBe(1);
+    expect(after.rejectedByErrcode['40001'] - (before.rejectedByErrcode['40001'] ?? 0)).toBe(1);
+    expect(after.stored).toBe(1);
+    expect(after.tokens.requests.stable).toBe(2);
+  });
+
+  it('answers 400 for bad message filters and unknown accounts, 404 for unknown routes', async () => {
+    expect((await call('GET', '/__sim/messages?since=-1')).status).toBe(400);
+    expect((await call('GET', '/__sim/messages?limit=0')).status).toBe(400);
+    expect((await call('POST', '/__sim/tokens/invalidate', { appId: 'wxnobody' })).status).toBe(400);
+    expect((await call('POST', '/__sim/tokens/invalidate', {})).status).toBe(400);
+    expect((await call('GET', '/__sim/nothing')).status).toBe(404);
+  });
+});
