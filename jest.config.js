@@ -2,6 +2,7 @@
 const transform = { '^.+\\.ts$': 'ts-jest' };
 /** @type {import('jest').Config} */
 module.exports = {
+  testTimeout: 30000,
   projects: [
     {
       displayName: 'unit',
@@ -14,7 +15,6 @@ module.exports = {
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       transform,
       testEnvironment: 'node',
-      testTimeout: 60000,
     },
   ],
 };

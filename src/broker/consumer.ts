@@ -45,7 +45,7 @@ export function createDueConsumer(deps: {
   let started = false;
   let paused = false;
   let current: { channel: AmqpChannel; consumerTag: string | null } | null = null;
-  let buffer: Delivery[] = [];
+  const buffer: Delivery[] = [];
   let timer: NodeJS.Timeout | null = null;
   const running = new Set<Promise<void>>();
 
@@ -104,7 +104,7 @@ export function createDueConsumer(deps: {
     name: 'consumer',
     confirm: false,
     setup: async (ch: Channel) => {
-      const channel = ch as AmqpChannel;
+      const channel = ch;
       reconnectOnChannelError(ch, connection, logger, 'consumer');
       await declareCore(ch, names);
       await channel.prefetch(deps.prefetch, false);

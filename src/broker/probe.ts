@@ -20,7 +20,7 @@ const NO_PLUGIN_FROM: readonly [number, number] = [4, 3];
  */
 export function classifyProbeError(err: unknown, connectionError?: unknown): string {
   const text = [err, connectionError]
-    .map((e) => (e instanceof Error ? e.message : String(e ?? '')))
+    .map((e) => (e instanceof Error ? e.message : typeof e === 'string' ? e : ''))
     .join(' | ');
   if (/x-delayed-type/.test(text)) {
     throw new AppError('broker_config', `the delayed exchange declaration was rejected: ${text}`);

@@ -10,7 +10,7 @@ export function requireBearer(expected: string): RequestHandler {
   return (req, _res, next) => {
     const header = req.get('authorization') ?? '';
     const match = /^Bearer\s+(\S+)$/i.exec(header);
-    if (!match || !timingSafeEqual(digest(match[1]!), want)) {
+    if (!match || !timingSafeEqual(digest(match[1]), want)) {
       next(new UnauthorizedError());
       return;
     }

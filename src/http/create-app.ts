@@ -31,7 +31,15 @@ export function createApp(deps: AppDeps): Express {
   app.use(
     '/v1',
     requireBearer(deps.config.adminToken),
-    express.json({ limit: deps.config.httpBodyLimitBytes, strict: true }),
+    // The NDJSON batch route streams its own body; everything else is one bounded JSON document.
+    express.json({
+      limit: deps.config.httpBodyLimitBytes,
+      strict: true,
+      type: (req) =>
+        req.url?.split('?')[0] !== '/messages/batch' &&
+        typeof req.headers['content-type'] === 'string' &&
+        /json/i.test(req.headers['content-type']),
+    }),
     createV1Router(deps),
   );
 

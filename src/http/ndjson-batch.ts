@@ -48,7 +48,7 @@ export async function handleNdjsonBatch(
         pending.map((p) => p.input),
       );
       outcomes.forEach((o, i) => {
-        const line = pending[i]!.line;
+        const line = pending[i].line;
         if (!o.ok) return reject(line, o.error);
         accepted++;
         results.push({

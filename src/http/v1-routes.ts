@@ -9,6 +9,7 @@ import { cancelByTarget, cancelMessage } from '../scheduling/cancel';
 import { findMessage, listAttempts } from '../scheduling/message-store';
 import { parseScheduleRequest, type ScheduleContext } from '../scheduling/schedule-request';
 import { scheduleMessages } from '../scheduling/schedule-messages';
+import { readableIssue, zodIssueDetails } from '../validation';
 import { messageView } from './message-view';
 import { handleNdjsonBatch } from './ndjson-batch';
 
@@ -65,8 +66,8 @@ export function createV1Router(deps: V1Deps): Router {
   router.post('/messages', async (req, res) => {
     const input = parseScheduleRequest(jsonBody(req.body), context());
     const [result] = await scheduleMessages(deps, [input]);
-    if (!result!.ok) throw result!.error;
-    res.status(result!.created ? 201 : 200).json(messageView(result!.message));
+    if (!result.ok) throw result.error;
+    res.status(result.created ? 201 : 200).json(messageView(result.message));
   });
 
   router.get('/messages/:id', async (req, res) => {
@@ -84,13 +85,8 @@ export function createV1Router(deps: V1Deps): Router {
   });
 
   router.post('/cancellations', async (req, res) => {
-    const parsed = cancellationSchema.safeParse(jsonBody(req.body));
-    if (!parsed.success) {
-      throw new ValidationError(
-        'invalid cancellation',
-        parsed.error.issues.map((i) => ({ path: i.path.join('.') || '(body)', message: i.message })),
-      );
-    }
+    const parsed = cancellationSchema.safeParse(jsonBody(req.body), { error: readableIssue });
+    if (!parsed.success) throw new ValidationError('invalid cancellation', zodIssueDetails(parsed.error, ''));
     const c = parsed.data;
     if (!appIds.has(c.appId)) {
       throw new ValidationError('invalid cancellation', [

@@ -62,6 +62,6 @@ export async function cancelByTarget(
       reason: input.reason,
       actor: input.actor,
     });
-    return { cancellation, matched: rows[0]!.n };
+    return { cancellation, matched: rows[0].n };
   });
 }

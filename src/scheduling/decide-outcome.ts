@@ -2,6 +2,9 @@ import type { ErrcodeVerdict } from '../wechat/errcodes';
 import type { ClaimedMessage, Outcome } from './due-store';
 import { nextQuotaReset, type RetryPolicy, retryDelayMs } from './retry-policy';
 
+/** WeChat's verdict on a send; `resumeAt` says until when `stop_account` pauses (default: quota reset). */
+export type Verdict = ErrcodeVerdict & { readonly resumeAt?: Date };
+
 /** What the worker does after recording an outcome. */
 export type FollowUp = 'none' | 'redelay' | 'dead_letter' | 'pause_account';
 
@@ -15,12 +18,13 @@ export interface SendReport {
 /**
  * The one decision after a send: the row's next state and what to do about it. Transient failures come
  * back `queued` with a backoff until the attempts run out, then `failed` and dead-lettered; a closed
- * contact window is `skipped`; 45009 parks the message until the account's quota resets.
+ * contact window is `skipped`; 45009 parks the message until the account's quota resets (a refused
+ * configuration, until `resumeAt`) without spending an attempt.
  */
 export function decideOutcome(
   message: ClaimedMessage,
   report: SendReport,
-  verdict: ErrcodeVerdict,
+  verdict: Verdict,
   policy: RetryPolicy,
   random: () => number = Math.random,
 ): { outcome: Outcome; followUp: FollowUp } {
@@ -64,7 +68,7 @@ export function decideOutcome(
           ...base,
           status: 'queued',
           reason: verdict.reason,
-          nextDueAt: nextQuotaReset(report.at),
+          nextDueAt: verdict.resumeAt ?? nextQuotaReset(report.at),
           label: 'paused',
         },
         followUp: 'pause_account',

@@ -1,12 +1,13 @@
 import type { Delivery } from '../broker/consumer';
 import type { Publisher } from '../broker/publisher';
 import type { Pool } from '../db/pool';
+import { AppError } from '../errors';
 import type { Logger } from '../logger';
 import type { CustomMessage, TemplateMessage } from '../wechat/message-schema';
 import type { SendResult } from '../wechat/client';
 import { classifyErrcode } from '../wechat/errcodes';
 import type { DbGate } from './db-gate';
-import { decideOutcome, type FollowUp } from './decide-outcome';
+import { decideOutcome, type FollowUp, type Verdict } from './decide-outcome';
 import { type ClaimedMessage, claimDue, type Outcome, pauseAccount, recordOutcomes } from './due-store';
 import type { RetryPolicy } from './retry-policy';
 
@@ -30,6 +31,8 @@ export interface DeliverDueDeps {
 
 /** A failed re-publish is retried by redelivery; wait a little first so a broken channel is not hammered. */
 const REQUEUE_PAUSE_MS = 1000;
+/** How long an account whose credentials WeChat refuses is paused before trying again. */
+const CONFIG_ERROR_PAUSE_MS = 5 * 60 * 1000;
 
 /**
  * Handles one batch of due wake-ups: one round-trip claims what is due (consulting the ledger), early
@@ -50,19 +53,27 @@ export function createDeliverDue(deps: DeliverDueDeps): (batch: Delivery[]) => P
     }
   }
 
-  async function send(message: ClaimedMessage): Promise<{ result: SendResult; at: Date }> {
+  async function send(message: ClaimedMessage): Promise<{ result: SendResult; at: Date; verdict: Verdict }> {
     await deps.acquireSendSlot(message.appId);
-    let result: SendResult;
     try {
-      result =
+      const result =
         message.channel === 'template'
           ? await deps.sender.sendTemplate(message.appId, message.openid, message.payload as TemplateMessage)
           : await deps.sender.sendCustom(message.appId, message.openid, message.payload as CustomMessage);
+      return { result, at: new Date(), verdict: classifyErrcode(result.errcode) };
     } catch (err) {
-      // The client answers WeChat's verdicts itself; a throw means no usable answer (e.g. no token).
-      result = { errcode: null, errmsg: (err as Error).message, durationMs: 0 };
+      // The client answers WeChat's verdicts itself; a throw means no access token could be had.
+      const at = new Date();
+      const result = { errcode: null, errmsg: (err as Error).message, durationMs: 0 };
+      if (err instanceof AppError && !err.retryable) {
+        // A wrong AppSecret, a missing IP whitelist entry…: every message of the account would fail the
+        // same way. Park them without spending attempts until an operator fixes the configuration.
+        logger.error({ appId: message.appId, err: err.message }, 'account misconfigured; pausing it');
+        const resumeAt = new Date(at.getTime() + CONFIG_ERROR_PAUSE_MS);
+        return { result, at, verdict: { action: 'stop_account', reason: err.code, resumeAt } };
+      }
+      return { result, at, verdict: classifyErrcode(null) };
     }
-    return { result, at: new Date() };
   }
 
   async function followUp(kind: FollowUp, outcome: Outcome, message: ClaimedMessage): Promise<void> {
@@ -108,8 +119,7 @@ export function createDeliverDue(deps: DeliverDueDeps): (batch: Delivery[]) => P
 
       const sent = await Promise.all(claim.claimed.map(send));
       const decisions = claim.claimed.map((message, i) => {
-        const { result, at } = sent[i]!;
-        const verdict = classifyErrcode(result.errcode);
+        const { result, at, verdict } = sent[i];
         return { message, ...decideOutcome(message, { ...result, at }, verdict, deps.policy) };
       });
       await deps.gate.run('record outcomes', () =>

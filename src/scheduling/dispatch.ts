@@ -20,7 +20,7 @@ export async function dispatch(
   const results = await Promise.allSettled(
     rows.map((r) => deps.publisher.publishWakeUp({ id: r.id, dueAt: r.dueAt.getTime() })),
   );
-  const confirmed = rows.filter((_, i) => results[i]!.status === 'fulfilled').map((r) => r.id);
+  const confirmed = rows.filter((_, i) => results[i].status === 'fulfilled').map((r) => r.id);
   const failed = rows.length - confirmed.length;
   if (failed > 0) {
     const first = results.find((r) => r.status === 'rejected');

@@ -40,5 +40,5 @@ export async function appendCancellation(
      VALUES ($1, $2, $3, $4, $5) RETURNING id, created_at`,
     [input.appId, input.scope, input.target, input.reason, input.actor],
   );
-  return { ...input, id: rows[0]!.id, createdAt: rows[0]!.created_at };
+  return { ...input, id: rows[0].id, createdAt: rows[0].created_at };
 }

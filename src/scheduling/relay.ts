@@ -52,13 +52,14 @@ export function createRelay(deps: {
           limit: options.batchSize,
         })),
       );
-      if (rows.length === 0) return published;
+      if (rows.length === 0) break;
       const { queued, failed } = await dispatch(deps, rows);
       published += queued;
-      if (published > 0) logger.info({ published }, 'relay published wake-ups');
-      if (failed > 0 || rows.length < options.batchSize || stopped) return published;
+      if (failed > 0 || rows.length < options.batchSize || stopped) break;
       rows.length = 0;
     }
+    if (published > 0) logger.info({ published }, 'relay published wake-ups');
+    return published;
   }
 
   function schedule(): void {

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ValidationError } from '../errors';
+import { type IssueDetail, readableIssue, zodIssueDetails } from '../validation';
 import { parseCustomMessage, parseTemplateMessage } from '../wechat/message-schema';
 import { CHANNELS } from './message-status';
 import type { NewMessage } from './message-store';
@@ -36,18 +37,6 @@ export interface ScheduleContext {
   readonly now: Date;
 }
 
-export interface IssueDetail {
-  readonly path: string;
-  readonly message: string;
-}
-
-function zodDetails(error: z.ZodError, prefix = ''): IssueDetail[] {
-  return error.issues.map((i) => ({
-    path: [prefix, ...i.path.map(String)].filter(Boolean).join('.') || '(body)',
-    message: i.message,
-  }));
-}
-
 /**
  * Turns one create-message request body into a row to insert, or throws a ValidationError listing every
  * problem. A `sendAt` in the past means "now"; one beyond the schedule horizon is refused. Waits longer
@@ -55,8 +44,10 @@ function zodDetails(error: z.ZodError, prefix = ''): IssueDetail[] {
  * re-delayed for the remainder).
  */
 export function parseScheduleRequest(input: unknown, ctx: ScheduleContext): NewMessage {
-  const parsed = requestSchema.safeParse(input);
-  if (!parsed.success) throw new ValidationError('invalid message request', zodDetails(parsed.error));
+  const parsed = requestSchema.safeParse(input, { error: readableIssue });
+  if (!parsed.success) {
+    throw new ValidationError('invalid message request', zodIssueDetails(parsed.error, ''));
+  }
   const r = parsed.data;
   const details: IssueDetail[] = [];
   if (!ctx.appIds.has(r.appId))
@@ -64,9 +55,7 @@ export function parseScheduleRequest(input: unknown, ctx: ScheduleContext): NewM
 
   let payload: Record<string, unknown> = r.message;
   try {
-    payload = (
-      r.channel === 'template' ? parseTemplateMessage(r.message) : parseCustomMessage(r.message)
-    ) as Record<string, unknown>;
+    payload = r.channel === 'template' ? parseTemplateMessage(r.message) : parseCustomMessage(r.message);
   } catch (err) {
     if (!(err instanceof ValidationError)) throw err;
     details.push(

@@ -74,7 +74,7 @@ export async function createHarness(base: Record<string, string> = {}): Promise<
       await simulator.close();
       await db.drop();
       const count = Number(lastConfig?.levelsCount ?? env.LEVELS_COUNT);
-      await deleteTopology(env.RABBITMQ_URL!, prefix, { unitMs: Number(env.LEVELS_UNIT_MS ?? 100), count });
+      await deleteTopology(env.RABBITMQ_URL, prefix, { unitMs: Number(env.LEVELS_UNIT_MS ?? 100), count });
     },
   };
 }
@@ -99,5 +99,5 @@ export async function writtenRows(db: TestDb): Promise<{ messages: number; cance
     `SELECT (SELECT count(*)::int FROM scheduled_messages) AS messages,
             (SELECT count(*)::int FROM cancellations) AS cancellations`,
   );
-  return rows[0]!;
+  return rows[0];
 }

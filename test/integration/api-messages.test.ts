@@ -253,6 +253,6 @@ describe('health', () => {
       checks: Record<string, { ok: boolean; detail?: string }>;
     };
     expect(Object.keys(body.checks)).toEqual(['postgres', 'migrations', 'rabbitmq', 'transport']);
-    expect(body.checks.transport!.detail).toMatch(/^levels/);
+    expect(body.checks.transport.detail).toMatch(/^levels/);
   });
 });

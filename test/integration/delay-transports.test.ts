@@ -99,7 +99,6 @@ describe('levels transport on the real broker', () => {
 
 const pluginDescribe = PLUGIN_RABBITMQ_URL ? describe : describe.skip;
 if (!PLUGIN_RABBITMQ_URL) {
-  // eslint-disable-next-line no-console
   console.info(
     'plugin transport tests skipped: set RABBITMQ_PLUGIN_URL to a broker with the delayed-message plugin',
   );

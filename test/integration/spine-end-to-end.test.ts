@@ -44,7 +44,7 @@ async function scheduleBatch(
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
 async function runDoneWhen(h: Harness, service: Service): Promise<{ p50: number; p99: number; max: number }> {
@@ -69,7 +69,7 @@ async function runDoneWhen(h: Harness, service: Service): Promise<{ p50: number;
     const { rows } = await h.db.pool.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM scheduled_messages WHERE status IN ('pending', 'queued', 'sending')`,
     );
-    return rows[0]!.n === 0;
+    return rows[0].n === 0;
   }, 5000);
   await new Promise((r) => setTimeout(r, 1000));
 
@@ -92,10 +92,10 @@ async function runDoneWhen(h: Harness, service: Service): Promise<{ p50: number;
     { status: 'sent', n: 900 },
   ]);
 
-  const lateness = expected.map((s) => byTag.get(s.tag)![0]! - s.dueAt);
+  const lateness = expected.map((s) => byTag.get(s.tag)![0] - s.dueAt);
   expect(Math.min(...lateness)).toBeGreaterThanOrEqual(-50);
   const result = { p50: percentile(lateness, 50), p99: percentile(lateness, 99), max: Math.max(...lateness) };
-  // eslint-disable-next-line no-console
+
   console.info(`lateness ms: p50 ${result.p50}, p99 ${result.p99}, max ${result.max}`);
   return result;
 }

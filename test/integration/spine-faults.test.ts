@@ -124,7 +124,7 @@ describe('faults: nothing lost, nothing sent twice', () => {
     const env = {
       ...h.env,
       ROLE: 'worker',
-      DATABASE_URL: withSearchPath(h.env.DATABASE_URL!, h.db.schema),
+      DATABASE_URL: withSearchPath(h.env.DATABASE_URL, h.db.schema),
       SENDING_TIMEOUT_MS: '1000',
       RELAY_INTERVAL_MS: '200',
       WORKER_BATCH_SIZE: '20',

@@ -1,0 +1,88 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parseFaultSpec, type Faults } from './faults';
+import { readBody, sendBadRequest, sendJson } from './http-io';
+import type { MessageFilter } from './store';
+
+/** What the /__sim routes act on: the simulator's own accessors. */
+export interface ControlTarget {
+  messages(filter: MessageFilter): { messages: unknown[]; hasMore: boolean };
+  resetMessages(): number;
+  stats(): unknown;
+  readonly faults: Faults;
+  /** Null when the account is unknown. */
+  invalidateTokens(appId: string): number | null;
+}
+
+/** `GET /__sim/messages` answers at most this many unless `limit` says otherwise. */
+const DEFAULT_LIMIT = 1000;
+const MAX_LIMIT = 100_000;
+
+function parseJsonBody(raw: string | null): { ok: true; value: unknown } | { ok: false } {
+  if (raw === null) return { ok: false };
+  try {
+    return { ok: true, value: JSON.parse(raw) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function parseFilter(query: URLSearchParams): MessageFilter | string {
+  const since = query.get('since') ?? '0';
+  const limit = query.get('limit') ?? String(DEFAULT_LIMIT);
+  if (!/^\d+$/.test(since)) return 'since must be a non-negative integer (a seq)';
+  if (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > MAX_LIMIT) {
+    return `limit must be an integer from 1 to ${MAX_LIMIT}`;
+  }
+  return {
+    appId: query.get('appId') ?? undefined,
+    openid: query.get('openid') ?? undefined,
+    since: Number(since),
+    limit: Number(limit),
+  };
+}
+
+/** The test and control routes under /__sim. Answers 400 JSON for bad input, 404 for unknown routes. */
+export async function handleControl(
+  target: ControlTarget,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  query: URLSearchParams,
+): Promise<void> {
+  const route = `${req.method ?? ''} ${path}`;
+  switch (route) {
+    case 'GET /__sim/messages': {
+      const filter = parseFilter(query);
+      if (typeof filter === 'string') return sendBadRequest(res, filter);
+      return sendJson(res, 200, target.messages(filter));
+    }
+    case 'DELETE /__sim/messages':
+      return sendJson(res, 200, { cleared: target.resetMessages() });
+    case 'GET /__sim/stats':
+      return sendJson(res, 200, target.stats());
+    case 'GET /__sim/faults':
+      return sendJson(res, 200, { faults: target.faults.current() });
+    case 'POST /__sim/faults': {
+      const body = parseJsonBody(await readBody(req));
+      if (!body.ok) return sendBadRequest(res, 'body must be JSON');
+      const parsed = parseFaultSpec(body.value);
+      if ('problems' in parsed) return sendBadRequest(res, 'invalid fault spec', parsed.problems);
+      target.faults.set(parsed.spec);
+      return sendJson(res, 200, { faults: parsed.spec });
+    }
+    case 'DELETE /__sim/faults':
+      target.faults.clear();
+      return sendJson(res, 200, { faults: null });
+    case 'POST /__sim/tokens/invalidate': {
+      const body = parseJsonBody(await readBody(req));
+      if (!body.ok) return sendBadRequest(res, 'body must be JSON');
+      const appId = (body.value as { appId?: unknown } | null)?.appId;
+      if (typeof appId !== 'string') return sendBadRequest(res, 'appId (string) is required');
+      const invalidated = target.invalidateTokens(appId);
+      if (invalidated === null) return sendBadRequest(res, `unknown appId ${appId}`);
+      return sendJson(res, 200, { invalidated });
+    }
+    default:
+      return sendJson(res, 404, { error: { code: 'not_found', message: `no route ${route}` } });
+  }
+}

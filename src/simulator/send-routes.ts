@@ -1,0 +1,132 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '../logger';
+import type { ContactWindowCheck } from './contact-window';
+import type { Faults } from './faults';
+import { readBody, sendJson, type Pauses } from './http-io';
+import { checkCustomBody, checkTemplateBody } from './payload-rules';
+import type { MessageStore, SimChannel } from './store';
+import type { TokenRegistry } from './tokens';
+import { WECHAT_ERRORS, wechatError, type WechatError } from './wechat-errors';
+
+/** Counters of the send endpoints, cumulative for the life of the simulator. */
+export interface SendStats {
+  /** Sends accepted and recorded. */
+  received: number;
+  byChannel: Record<SimChannel, number>;
+  byMsgtype: Record<string, number>;
+  /** Sends answered with a WeChat error by the rules (not by fault injection). */
+  rejected: number;
+  rejectedByErrcode: Record<string, number>;
+  /** Sends answered with an injected errcode or left hanging. */
+  errorsInjected: number;
+  /** Template sends answered ok without recording, as repeats of a recent client_msg_id. */
+  deduplicated: number;
+}
+
+/** Creates zeroed counters. */
+export function createSendStats(): SendStats {
+  return {
+    received: 0,
+    byChannel: { custom: 0, template: 0 },
+    byMsgtype: {},
+    rejected: 0,
+    rejectedByErrcode: {},
+    errorsInjected: 0,
+    deduplicated: 0,
+  };
+}
+
+interface SendDeps {
+  readonly tokens: TokenRegistry;
+  readonly faults: Faults;
+  readonly store: MessageStore;
+  readonly stats: SendStats;
+  readonly pauses: Pauses;
+  readonly contactWindow: ContactWindowCheck;
+  readonly logger: Logger;
+  readonly now: () => number;
+}
+
+// Template msgids look like WeChat's (nine or more digits) and never collide with seqs.
+const MSGID_BASE = 200_000_000;
+
+/** Answers one send request on the given channel. */
+export type SendHandler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  query: URLSearchParams,
+  channel: SimChannel,
+) => Promise<void>;
+
+/**
+ * Handles `message/custom/send` and `message/template/send`. Order: faults (the platform being unwell
+ * comes before anything else), then the token, then the body, then the contact window; only a send that
+ * passes everything is recorded.
+ */
+export function createSendHandler(deps: SendDeps): SendHandler {
+  const { tokens, faults, store, stats, pauses, logger, now } = deps;
+  let msgidCounter = 0;
+
+  function reject(res: ServerResponse, error: WechatError, channel: SimChannel): void {
+    stats.rejected += 1;
+    stats.rejectedByErrcode[error.errcode] = (stats.rejectedByErrcode[error.errcode] ?? 0) + 1;
+    logger.debug({ channel, errcode: error.errcode }, 'send rejected');
+    sendJson(res, 200, error);
+  }
+
+  function accept(appId: string, raw: string, channel: SimChannel, openid: string, msgtype: string): void {
+    store.record({ appId, openid, channel, msgtype, raw, receivedAt: now() });
+    stats.received += 1;
+    stats.byChannel[channel] += 1;
+    stats.byMsgtype[msgtype] = (stats.byMsgtype[msgtype] ?? 0) + 1;
+  }
+
+  function handleTemplate(res: ServerResponse, appId: string, raw: string): void {
+    const verdict = checkTemplateBody(raw);
+    if ('errmsg' in verdict) return reject(res, verdict, 'template');
+    const { openid, clientMsgId } = verdict;
+    const at = now();
+    if (clientMsgId !== undefined) {
+      const earlier = store.findDuplicate(appId, openid, clientMsgId, at);
+      if (earlier !== undefined) {
+        stats.deduplicated += 1;
+        return sendJson(res, 200, { errcode: 0, errmsg: 'ok', msgid: earlier });
+      }
+    }
+    const msgid = MSGID_BASE + ++msgidCounter;
+    if (clientMsgId !== undefined) store.rememberClientMsgId(appId, openid, clientMsgId, msgid, at);
+    accept(appId, raw, 'template', openid, 'template');
+    sendJson(res, 200, { errcode: 0, errmsg: 'ok', msgid });
+  }
+
+  function handleCustom(res: ServerResponse, appId: string, raw: string): void {
+    const verdict = checkCustomBody(raw);
+    if ('errmsg' in verdict) return reject(res, verdict, 'custom');
+    const closed = deps.contactWindow(appId, verdict.openid, now());
+    if (closed !== null) return reject(res, closed, 'custom');
+    accept(appId, raw, 'custom', verdict.openid, verdict.msgtype);
+    sendJson(res, 200, { errcode: 0, errmsg: 'ok' });
+  }
+
+  return async function handleSend(req, res, query, channel) {
+    const raw = await readBody(req);
+    if (raw === null) return sendJson(res, 413, WECHAT_ERRORS.dataFormatError);
+    const fault = faults.next();
+    if (fault.kind === 'hang') {
+      stats.errorsInjected += 1;
+      await pauses.wait(fault.hangMs, res);
+      // No answer at all: the client sees a timeout, or a dropped connection if it waited longer.
+      res.destroy();
+      return;
+    }
+    await pauses.wait(fault.latencyMs, res);
+    if (fault.kind === 'error') {
+      stats.errorsInjected += 1;
+      return sendJson(res, 200, wechatError(fault.errcode));
+    }
+    const owner = tokens.check(query.get('access_token'));
+    if ('errcode' in owner) return reject(res, owner, channel);
+    if (channel === 'custom') handleCustom(res, owner.appId, raw);
+    else handleTemplate(res, owner.appId, raw);
+  };
+}

@@ -1,0 +1,83 @@
+/** What the service does about a send's answer. */
+export type ErrcodeAction = 'ok' | 'retry' | 'refresh_token' | 'window_closed' | 'stop_account' | 'fail';
+
+/** The verdict on one errcode: the action, a stable reason for the row's `status_reason`, a floor on the retry delay. */
+export interface ErrcodeVerdict {
+  readonly action: ErrcodeAction;
+  readonly reason: string;
+  /** For `retry`: wait at least this long before the next attempt. */
+  readonly minRetryDelayMs?: number;
+}
+
+const verdict = (action: ErrcodeAction, reason: string, minRetryDelayMs?: number): ErrcodeVerdict =>
+  Object.freeze(minRetryDelayMs === undefined ? { action, reason } : { action, reason, minRetryDelayMs });
+const fail = (errcode: number): ErrcodeVerdict => verdict('fail', `errcode:${errcode}`);
+
+/**
+ * Every WeChat errcode the service knows, with WeChat's meaning and what we do about it
+ * (reference/wechat.md §2.4, §3, §4). A code missing here is a permanent failure: retrying something
+ * we do not understand risks sending the same message twice or hammering a quota.
+ */
+const ERRCODES: ReadonlyMap<number, ErrcodeVerdict> = new Map([
+  [0, verdict('ok', 'ok')],
+  // system busy ("请开发者稍候再试"): the only code WeChat asks us to retry.
+  [-1, verdict('retry', 'errcode:-1')],
+  // Token invalid / not latest, malformed, expired: compare-and-expire the token and retry once. A retry
+  // that fails the same way is worth another try later (a token race between processes), not a failure.
+  [40001, verdict('refresh_token', 'errcode:40001')],
+  [40014, verdict('refresh_token', 'errcode:40014')],
+  [42001, verdict('refresh_token', 'errcode:42001')],
+  // access_token missing: a bug in the client, retrying sends the same request again.
+  [41001, fail(41001)],
+  // invalid grant_type / appid / appsecret, IP not whitelisted, AppSecret frozen: configuration errors
+  // of the token endpoint; they reach sends only through a bug and never heal by retrying.
+  [40002, fail(40002)],
+  [40013, fail(40013)],
+  [40125, fail(40125)],
+  [40164, fail(40164)],
+  [61004, fail(61004)],
+  [40243, fail(40243)],
+  // invalid openid (wrong account's openid, not a follower): permanent for this follower.
+  [40003, fail(40003)],
+  // invalid media_id (e.g. a temporary medium past its 3 days): the content must be fixed.
+  [40007, fail(40007)],
+  // require subscribe (template): permanent until the user follows again.
+  [43004, fail(43004)],
+  // the recipient is on the account's blacklist.
+  [43019, fail(43019)],
+  // content size out of limit; news with more than one article; data format error; template argument
+  // invalid; invalid type: the payload is wrong and will be wrong again.
+  [45002, fail(45002)],
+  [45008, fail(45008)],
+  [47001, fail(47001)],
+  [47003, fail(47003)],
+  [45162, fail(45162)],
+  // daily quota of the API reached: stop sending for the account until the quota resets.
+  [45009, verdict('stop_account', 'errcode:45009')],
+  // minute quota reached: WeChat says to slow down and retry in the next minute.
+  [45011, verdict('retry', 'errcode:45011', 60_000)],
+  // outside the contact window (or the user unfollowed) / window count used up: not retryable now, the
+  // next user interaction opens a new window (reference/wechat.md §2).
+  [45015, verdict('window_closed', 'window_closed')],
+  [45047, verdict('window_closed', 'quota_exhausted')],
+  // api unauthorized (e.g. unverified account); the follower refuses messages; api forbidden for
+  // irregularities; user limited.
+  [48001, fail(48001)],
+  [48002, fail(48002)],
+  [48004, fail(48004)],
+  [50002, fail(50002)],
+]);
+
+// No usable answer (network error, timeout, HTTP 5xx, not JSON): WeChat may or may not have sent it.
+const NO_ANSWER = verdict('retry', 'no_answer');
+
+/** Classifies a send's errcode; null stands for "no usable answer". */
+export function classifyErrcode(errcode: number | null): ErrcodeVerdict {
+  if (errcode === null) return NO_ANSWER;
+  return ERRCODES.get(errcode) ?? fail(errcode);
+}
+
+/** The errcodes that mean "this access token is no good": the client refreshes it and retries once. */
+export function isTokenErrcode(errcode: number | null): boolean {
+  return classifyErrcode(errcode).action === 'refresh_token';
+}

@@ -1,0 +1,186 @@
+import { request, type Dispatcher } from 'undici';
+import { AppError } from '../errors';
+import type { Logger } from '../logger';
+import { withTransaction, type Pool, type PoolClient } from '../db/pool';
+import { describeRequestError, interpretAnswer } from './http-answer';
+
+/** Access tokens per account, shared by every process through Postgres. */
+export interface TokenStore {
+  /** A token with more than the refresh margin of life left; fetches one when needed. */
+  getToken(appId: string): Promise<string>;
+  /** Marks `token` expired if it is still the account's current one (compare-and-expire). */
+  expireToken(appId: string, token: string): Promise<void>;
+}
+
+/** Options of `createTokenStore`. */
+export interface TokenStoreOptions {
+  readonly pool: Pool;
+  /** WeChat API base URL, without trailing slash (the simulator in development). */
+  readonly baseUrl: string;
+  readonly accounts: readonly { readonly appId: string; readonly secret: string }[];
+  /** Refresh when less than this many ms of life remain (at most half of the life a token was given). */
+  readonly refreshMarginMs: number;
+  /** Timeout of one stable_token call in ms. */
+  readonly timeoutMs: number;
+  readonly logger: Logger;
+  /** HTTP dispatcher for the token endpoint; default undici's global one. */
+  readonly dispatcher?: Dispatcher;
+}
+
+/**
+ * Token endpoint errcodes that are configuration errors: invalid grant_type, appid, appsecret, IP not
+ * whitelisted, AppSecret frozen, missing appid / secret, and 40001 which the token API also uses for a
+ * wrong secret (reference/wechat.md §3, §4). Anything else (-1, quotas, no answer) may heal.
+ */
+const CONFIG_ERRCODES = new Set([40001, 40002, 40013, 40125, 40164, 61004, 40243, 41002, 41004]);
+
+/** After a failed refresh, a still-valid token is used this long before the next attempt. */
+const REFRESH_RETRY_AFTER_MS = 1000;
+
+interface CachedToken {
+  readonly token: string;
+  readonly expiresAt: number;
+  readonly refreshAt: number;
+}
+
+interface TokenRow {
+  token: string;
+  remaining_ms: number;
+  life_ms: number;
+}
+
+// Remaining and total life are computed by Postgres so that process clocks never matter.
+const SELECT_TOKEN = `
+  SELECT token,
+         (EXTRACT(EPOCH FROM (expires_at - clock_timestamp())) * 1000)::float8 AS remaining_ms,
+         (EXTRACT(EPOCH FROM (expires_at - refreshed_at)) * 1000)::float8 AS life_ms
+    FROM access_tokens WHERE app_id = $1`;
+const UPSERT_TOKEN = `
+  INSERT INTO access_tokens (app_id, token, expires_at, refreshed_at)
+  VALUES ($1, $2, clock_timestamp() + $3 * INTERVAL '1 millisecond', clock_timestamp())
+  ON CONFLICT (app_id) DO UPDATE
+    SET token = EXCLUDED.token, expires_at = EXCLUDED.expires_at, refreshed_at = EXCLUDED.refreshed_at`;
+const EXPIRE_TOKEN = `UPDATE access_tokens SET expires_at = now() WHERE app_id = $1 AND token = $2`;
+
+/**
+ * Creates the token store. Tokens come from `stable_token` in normal mode (which never invalidates other
+ * holders), are cached in memory and in `access_tokens`, and are refreshed by one caller at a time:
+ * single-flight per account in-process, and an advisory lock plus a re-read of the row across processes.
+ * Never logs a token or a secret.
+ */
+export function createTokenStore(opts: TokenStoreOptions): TokenStore {
+  const { pool, logger } = opts;
+  const secrets = new Map(opts.accounts.map((a) => [a.appId, a.secret]));
+  const memory = new Map<string, CachedToken>();
+  const inflight = new Map<string, Promise<string>>();
+
+  // A token is not refreshed in the first half of its life even with a large margin: stable_token hands
+  // back the same token until its last 5 minutes, so refreshing earlier would only repeat the call.
+  const remember = (appId: string, token: string, remainingMs: number, lifeMs: number): string => {
+    const at = Date.now();
+    const margin = Math.min(opts.refreshMarginMs, lifeMs / 2);
+    memory.set(appId, { token, expiresAt: at + remainingMs, refreshAt: at + remainingMs - margin });
+    return token;
+  };
+  const isFresh = (row: TokenRow): boolean =>
+    row.remaining_ms > Math.min(opts.refreshMarginMs, row.life_ms / 2);
+
+  async function readRow(db: Pool | PoolClient, appId: string): Promise<TokenRow | undefined> {
+    return (await db.query<TokenRow>(SELECT_TOKEN, [appId])).rows[0];
+  }
+
+  async function load(appId: string, secret: string): Promise<string> {
+    const row = await readRow(pool, appId);
+    if (row && isFresh(row)) return remember(appId, row.token, row.remaining_ms, row.life_ms);
+    return withTransaction(pool, async (client) => {
+      await client.query(`SELECT pg_advisory_xact_lock(hashtext('wechat-drip-token:' || $1))`, [appId]);
+      const again = await readRow(client, appId);
+      // Another process refreshed while this one waited for the lock.
+      if (again && isFresh(again)) return remember(appId, again.token, again.remaining_ms, again.life_ms);
+      const fetched = await fetchStableToken(appId, secret);
+      await client.query(UPSERT_TOKEN, [appId, fetched.token, fetched.lifeMs]);
+      logger.info({ appId, expiresInS: Math.round(fetched.lifeMs / 1000) }, 'access token refreshed');
+      return remember(appId, fetched.token, fetched.lifeMs, fetched.lifeMs);
+    });
+  }
+
+  async function fetchStableToken(appId: string, secret: string): Promise<{ token: string; lifeMs: number }> {
+    const sentAt = Date.now();
+    let status: number;
+    let text: string;
+    try {
+      const res = await request(`${opts.baseUrl}/cgi-bin/stable_token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ grant_type: 'client_credential', appid: appId, secret, force_refresh: false }),
+        headersTimeout: opts.timeoutMs,
+        bodyTimeout: opts.timeoutMs,
+        dispatcher: opts.dispatcher,
+      });
+      status = res.statusCode;
+      text = await res.body.text();
+    } catch (err) {
+      throw tokenError(appId, null, describeRequestError(err), err);
+    }
+    const answer = interpretAnswer(status, text, true);
+    const token = answer.json?.access_token;
+    const expiresIn = answer.json?.expires_in;
+    if (answer.errcode !== 0 || typeof token !== 'string' || typeof expiresIn !== 'number') {
+      throw tokenError(
+        appId,
+        answer.errcode,
+        answer.errcode === 0 ? 'answer without a token' : answer.errmsg,
+      );
+    }
+    // expires_in counts from WeChat's answer; counting from our request errs on the safe side.
+    return { token, lifeMs: expiresIn * 1000 - (Date.now() - sentAt) };
+  }
+
+  function tokenError(appId: string, errcode: number | null, errmsg: string, cause?: unknown): AppError {
+    const retryable = errcode === null || !CONFIG_ERRCODES.has(errcode);
+    logger.warn({ appId, errcode, errmsg, retryable }, 'access token request failed');
+    return new AppError('token_error', `access token for ${appId} unavailable: ${errmsg}`, {
+      httpStatus: retryable ? 503 : 500,
+      retryable,
+      details: { appId, errcode, errmsg },
+      cause,
+    });
+  }
+
+  async function refresh(appId: string, secret: string): Promise<string> {
+    try {
+      return await load(appId, secret);
+    } catch (err) {
+      // Still within its life: keep using the old token, and try again a little later rather than on
+      // every send while the token endpoint is unwell.
+      const cached = memory.get(appId);
+      const now = Date.now();
+      if (!(cached && cached.expiresAt > now && err instanceof AppError && err.retryable)) throw err;
+      memory.set(appId, { ...cached, refreshAt: Math.min(cached.expiresAt, now + REFRESH_RETRY_AFTER_MS) });
+      return cached.token;
+    }
+  }
+
+  return {
+    async getToken(appId) {
+      const secret = secrets.get(appId);
+      if (secret === undefined) {
+        throw new AppError('unknown_account', `no WeChat account ${appId} is configured`, {
+          httpStatus: 400,
+        });
+      }
+      const cached = memory.get(appId);
+      if (cached && Date.now() < cached.refreshAt) return cached.token;
+      let flight = inflight.get(appId);
+      if (flight === undefined) {
+        flight = refresh(appId, secret).finally(() => inflight.delete(appId));
+        inflight.set(appId, flight);
+      }
+      return flight;
+    },
+    async expireToken(appId, token) {
+      await pool.query(EXPIRE_TOKEN, [appId, token]);
+      if (memory.get(appId)?.token === token) memory.delete(appId);
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import { describeRequestError, interpretAnswer } from '../../../src/wechat/http-answer';
+
+describe('interpretAnswer', () => {
+  it('reads WeChat’s errcode and errmsg from an HTTP 200 answer', () => {
+    expect(interpretAnswer(200, '{"errcode":45015,"errmsg":"response out of time limit"}')).toEqual({
+      errcode: 45015,
+      errmsg: 'response out of time limit',
+      json: { errcode: 45015, errmsg: 'response out of time limit' },
+    });
+  });
+
+  it('has no usable answer for a 5xx, whatever its body says', () => {
+    expect(interpretAnswer(502, '{"errcode":0}')).toEqual({ errcode: null, errmsg: 'http 502' });
+  });
+
+  it('has no usable answer for a body that is not a JSON object', () => {
+    expect(interpretAnswer(200, '<html>')).toEqual({
+      errcode: null,
+      errmsg: 'http 200: the answer is not JSON',
+    });
+    expect(interpretAnswer(200, '[1]').errcode).toBeNull();
+  });
+
+  it('has no usable answer for JSON without errcode, unless a token answer is expected', () => {
+    const token = '{"access_token":"T","expires_in":7200}';
+    expect(interpretAnswer(200, token).errcode).toBeNull();
+    expect(interpretAnswer(200, token, true)).toEqual({
+      errcode: 0,
+      errmsg: 'ok',
+      json: { access_token: 'T', expires_in: 7200 },
+    });
+    expect(interpretAnswer(404, token, true).errcode).toBeNull();
+  });
+});
+
+describe('describeRequestError', () => {
+  it('tells timeouts from other network errors', () => {
+    expect(describeRequestError(Object.assign(new Error('x'), { code: 'UND_ERR_HEADERS_TIMEOUT' }))).toBe(
+      'timeout (UND_ERR_HEADERS_TIMEOUT)',
+    );
+    expect(describeRequestError(Object.assign(new Error('x'), { code: 'ECONNREFUSED' }))).toBe(
+      'network error (ECONNREFUSED)',
+    );
+    expect(describeRequestError(new TypeError('boom'))).toBe('network error (TypeError)');
+  });
+});
