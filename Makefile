@@ -8,8 +8,11 @@ JEST_RESULTS := test-artifacts/jest-results.json
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
 
+# npm ci first (exactly the lock file). npm 11.16+ rejects its own lock file when an optional
+# platform package is unavailable (npm/cli#9846, here jest's @unrs/resolver-binding-*); then fall
+# back to npm install, which installs the same locked versions and leaves the lock file unchanged.
 node_modules/.installed: package.json package-lock.json
-	npm ci --no-audit --no-fund
+	npm ci --no-audit --no-fund || npm install --no-audit --no-fund
 	@touch $@
 
 install: node_modules/.installed ## Install dependencies (npm ci) when package-lock.json changed
