@@ -3,7 +3,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 JEST_RESULTS := test-artifacts/jest-results.json
 
-.PHONY: help install build migrate run test test-unit test-integration lint typecheck clean
+.PHONY: help install build migrate run spine-check test test-unit test-integration lint typecheck clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
@@ -25,6 +25,9 @@ migrate: build ## Create the database if needed and apply migrations
 
 run: build ## Install, build, migrate and start api + worker + WeChat simulator
 	scripts/run-local.sh
+
+spine-check: ## Against a running `make run`: 1,000 messages, 100 cancelled, 900 must arrive once
+	node scripts/spine-check.js
 
 lint: install ## ESLint + Prettier
 	npm run lint

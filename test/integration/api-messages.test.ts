@@ -256,3 +256,85 @@ describe('health', () => {
     expect(body.checks.transport.detail).toMatch(/^levels/);
   });
 });
+
+describe('POST /v1/messages/batch', () => {
+  const ndjson = (body: string) =>
+    h.api(api, '/v1/messages/batch', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-ndjson' },
+      body,
+    });
+
+  it('accepts the good lines, reports each bad one with its line number, and ends with a summary', async () => {
+    const good = (n: number) =>
+      JSON.stringify({ appId: APP_ID, openid: `o-batch-${n}`, message: text(`第${n}条`), delayMs: 60_000 });
+    const before = await writtenRows(h.db);
+    const res = await ndjson(
+      [
+        good(1),
+        '{"appId":',
+        '',
+        good(2),
+        JSON.stringify({ appId: APP_ID, message: text('x') }),
+        good(3),
+      ].join('\n'),
+    );
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/application\/x-ndjson/);
+    const lines = (await res.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.line, l.ok, l.error?.code])).toEqual([
+      [1, true, undefined],
+      [2, false, 'malformed_json'],
+      [4, true, undefined],
+      [5, false, 'validation_error'],
+      [6, true, undefined],
+      [undefined, undefined, undefined],
+    ]);
+    expect(lines.at(-1)).toEqual({ summary: { lines: 6, accepted: 3, rejected: 2 } });
+    expect((await writtenRows(h.db)).messages).toBe(before.messages + 3);
+  });
+
+  it('keeps Chinese text intact where a character straddles two network chunks', async () => {
+    // ~190 KB of 3-byte characters: chunk boundaries (16–64 KiB) fall inside characters.
+    const content = (n: number) => `${n}:${'欢迎关注'.repeat(150)}`;
+    const body = Array.from({ length: 100 }, (_, n) =>
+      JSON.stringify({ appId: APP_ID, openid: 'o-utf8', message: text(content(n)), delayMs: 60_000 }),
+    ).join('\n');
+    const results = (await (await ndjson(body)).text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(results.at(-1)).toEqual({ summary: { lines: 100, accepted: 100, rejected: 0 } });
+    const { rows } = await h.db.pool.query(
+      `SELECT payload->'text'->>'content' AS content FROM scheduled_messages WHERE openid = 'o-utf8'`,
+    );
+    expect(new Set(rows.map((r) => r.content))).toEqual(
+      new Set(Array.from({ length: 100 }, (_, n) => content(n))),
+    );
+  });
+
+  it('is idempotent per line: a retried batch with the same keys creates nothing new', async () => {
+    const body = [1, 2, 3]
+      .map((n) =>
+        JSON.stringify({
+          appId: APP_ID,
+          openid: 'o-retry',
+          message: text(`${n}`),
+          delayMs: 60_000,
+          idempotencyKey: `b-${n}`,
+        }),
+      )
+      .join('\n');
+    await ndjson(body);
+    const before = await writtenRows(h.db);
+    const again = (await (await ndjson(body)).text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(again.slice(0, 3).map((l) => l.created)).toEqual([false, false, false]);
+    expect(await writtenRows(h.db)).toEqual(before);
+  });
+});

@@ -1,0 +1,92 @@
+#!/usr/bin/env node
+// Acceptance check against a running `make run`: schedules 1,000 messages with delays of 1–10 s,
+// cancels 100 (50 by id, 50 by cancel key), and checks from the simulator's record that exactly the
+// other 900 arrived, each once, with the lateness (arrival − due time) it prints.
+// Usage: node scripts/spine-check.js   (reads ADMIN_TOKEN etc. from the environment or .env)
+const fs = require('node:fs');
+
+const env = { ...Object.fromEntries(readDotEnv()), ...process.env };
+const api = `http://${env.HTTP_HOST || '127.0.0.1'}:${env.HTTP_PORT || 3000}`;
+const sim = env.WECHAT_API_BASE_URL || 'http://127.0.0.1:4100';
+const appId = JSON.parse(env.WECHAT_ACCOUNTS)[0].appId;
+const auth = { authorization: `Bearer ${env.ADMIN_TOKEN}` };
+const COUNT = 1000;
+
+function readDotEnv() {
+  if (!fs.existsSync('.env')) return [];
+  return fs
+    .readFileSync('.env', 'utf8')
+    .split('\n')
+    .map((l) => /^([A-Z0-9_]+)=(.*)$/.exec(l.trim()))
+    .filter(Boolean)
+    .map(([, k, v]) => [k, v.replace(/^'(.*)'$/, '$1').replace(/^"(.*)"$/, '$1')]);
+}
+
+async function main() {
+  const run = Date.now().toString(36);
+  const since = (await (await fetch(`${sim}/__sim/stats`)).json()).received;
+  const lines = Array.from({ length: COUNT }, (_, i) =>
+    JSON.stringify({
+      appId,
+      openid: `o-check-${i % 50}`,
+      message: { msgtype: 'text', text: { content: `check ${run} ${i}` } },
+      delayMs: 1000 + Math.floor((i * 9000) / COUNT),
+      ...(i >= 50 && i < 100 ? { cancelKey: `check-${run}-${i % 5}` } : {}),
+    }),
+  );
+  const res = await fetch(`${api}/v1/messages/batch`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/x-ndjson' },
+    body: lines.join('\n'),
+  });
+  const results = (await res.text())
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  const accepted = results.filter((r) => r.ok);
+  if (accepted.length !== COUNT)
+    throw new Error(`accepted ${accepted.length} of ${COUNT}: ${JSON.stringify(results.at(-1))}`);
+  const dueByTag = new Map(accepted.map((r) => [`check ${run} ${r.line - 1}`, Date.parse(r.dueAt)]));
+  await Promise.all(
+    accepted
+      .slice(0, 50)
+      .map((r) => fetch(`${api}/v1/messages/${r.id}`, { method: 'DELETE', headers: auth })),
+  );
+  for (let k = 0; k < 5; k++) {
+    await fetch(`${api}/v1/cancellations`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ appId, cancelKey: `check-${run}-${k}`, reason: 'spine check' }),
+    });
+  }
+  console.log(`scheduled ${COUNT}, cancelled 100; waiting for delivery…`);
+  await new Promise((r) => setTimeout(r, 13_000));
+  const got = (await (await fetch(`${sim}/__sim/messages?limit=100000`)).json()).messages.filter(
+    (m) => m.seq > since,
+  );
+  const counts = new Map();
+  const lateness = [];
+  for (const m of got) {
+    const tag = m.body.text.content;
+    if (!dueByTag.has(tag)) continue;
+    counts.set(tag, (counts.get(tag) || 0) + 1);
+    lateness.push(m.receivedAt - dueByTag.get(tag));
+  }
+  const cancelled = [...dueByTag.keys()].slice(0, 100).filter((t) => counts.has(t)).length;
+  const twice = [...counts.values()].filter((n) => n > 1).length;
+  const missing = [...dueByTag.keys()].slice(100).filter((t) => !counts.has(t)).length;
+  lateness.sort((a, b) => a - b);
+  const pct = (p) => lateness[Math.min(lateness.length - 1, Math.ceil((p / 100) * lateness.length) - 1)];
+  console.log(
+    `delivered ${counts.size} (expected 900), twice ${twice}, cancelled-but-sent ${cancelled}, missing ${missing}`,
+  );
+  console.log(`lateness ms: p50 ${pct(50)}, p99 ${pct(99)}, max ${lateness.at(-1)}`);
+  const ok = counts.size === 900 && twice === 0 && cancelled === 0 && missing === 0 && pct(99) < 1500;
+  console.log(ok ? 'OK' : 'FAILED');
+  process.exit(ok ? 0 : 1);
+}
+
+main().catch((err) => {
+  console.error(err.message);
+  process.exit(1);
+});

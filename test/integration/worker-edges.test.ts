@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import amqplib from 'amqplib';
+import { queueDepth } from '../helpers/broker';
+import { APP_ID, createHarness, type Harness, waitFor } from '../helpers/harness';
+
+let h: Harness;
+afterEach(() => h?.close());
+
+async function insertStuckSending(tag: string, claimedSecondsAgo: number): Promise<string> {
+  const { rows } = await h.db.pool.query<{ id: string }>(
+    `INSERT INTO scheduled_messages (app_id, openid, channel, payload, due_at, status, attempts, claimed_at)
+     VALUES ($1, 'o-stuck', 'custom', jsonb_build_object('msgtype', 'text', 'text', jsonb_build_object('content', $2::text)),
+             now(), 'sending', 1, now() - $3 * interval '1 second')
+     RETURNING id`,
+    [APP_ID, tag, claimedSecondsAgo],
+  );
+  return rows[0]!.id;
+}
+
+describe('rows stuck in sending (the worker died mid-send)', () => {
+  it('become unknown and are not resent by default', async () => {
+    h = await createHarness({ SENDING_TIMEOUT_MS: '1000', RELAY_INTERVAL_MS: '100' });
+    const id = await insertStuckSending(randomUUID(), 5);
+    await h.start({ ROLE: 'worker' });
+    const swept = await waitFor(async () => {
+      const { rows } = await h.db.pool.query(
+        'SELECT status, status_reason FROM scheduled_messages WHERE id = $1',
+        [id],
+      );
+      return rows[0].status === 'unknown' && rows[0].status_reason === 'sending_timeout';
+    }, 5000);
+    expect(swept).toBe(true);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(h.simulator.messages()).toHaveLength(0);
+  });
+
+  it('are sent again, once, for an account that opted into at-least-once', async () => {
+    h = await createHarness({ SENDING_TIMEOUT_MS: '1000', RELAY_INTERVAL_MS: '100' });
+    const tag = randomUUID();
+    const id = await insertStuckSending(tag, 5);
+    await h.start({
+      ROLE: 'worker',
+      WECHAT_ACCOUNTS: JSON.stringify([{ appId: APP_ID, secret: 'test-secret', atLeastOnce: true }]),
+    });
+    const sent = await waitFor(async () => {
+      const { rows } = await h.db.pool.query('SELECT status FROM scheduled_messages WHERE id = $1', [id]);
+      return rows[0].status === 'sent';
+    }, 5000);
+    expect(sent).toBe(true);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(h.simulator.messages().map((m) => (m.body as { text: { content: string } }).text.content)).toEqual(
+      [tag],
+    );
+  });
+});
+
+describe('a message on the due queue that is not a wake-up', () => {
+  it('is dead-lettered, and the worker carries on', async () => {
+    h = await createHarness();
+    const service = await h.start();
+    const model = await amqplib.connect(h.env.RABBITMQ_URL!);
+    const channel = await model.createConfirmChannel();
+    channel.sendToQueue(`${h.prefix}.due`, Buffer.from('not a wake-up'), { persistent: true });
+    await channel.waitForConfirms();
+    await model.close();
+    const dead = await waitFor(
+      async () => (await queueDepth(h.env.RABBITMQ_URL!, `${h.prefix}.dead`)) === 1,
+      5000,
+    );
+    expect(dead).toBe(true);
+    const res = await h.api(service, '/v1/messages', {
+      method: 'POST',
+      body: JSON.stringify({
+        appId: APP_ID,
+        openid: 'o1',
+        message: { msgtype: 'text', text: { content: 'after' } },
+      }),
+    });
+    expect(res.status).toBe(201);
+    expect(await waitFor(() => h.simulator.messages().length === 1, 5000)).toBe(true);
+  });
+});
