@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { jsonEnv, LOG_LEVELS, parseEnv } from './env';
 import { ConfigError } from './errors';
 
 /** One WeChat Official Account this deployment sends for. */
@@ -108,22 +109,13 @@ const accountSchema = z
   })
   .strict();
 
-const accountsSchema = z
-  .string({ error: 'is required (a JSON array of accounts)' })
-  .transform((text, ctx) => {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'is not valid JSON' });
-      return z.NEVER;
-    }
-  })
-  .pipe(
-    z
-      .array(accountSchema)
-      .min(1, 'must list at least one account')
-      .refine((a) => new Set(a.map((x) => x.appId)).size === a.length, 'appIds must be unique'),
-  );
+const accountsSchema = jsonEnv(
+  z
+    .array(accountSchema)
+    .min(1, 'must list at least one account')
+    .refine((a) => new Set(a.map((x) => x.appId)).size === a.length, 'appIds must be unique'),
+  'is required (a JSON array of accounts)',
+);
 
 const envSchema = z.object({
   ROLE: z.enum(ROLES).default('all'),
@@ -162,7 +154,7 @@ const envSchema = z.object({
   RELAY_PENDING_AFTER_MS: int(5000, 0),
   RELAY_OVERDUE_AFTER_MS: int(300000, 1000),
   RELAY_BATCH_SIZE: int(500, 1, 10000),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
 });
 
 /**
@@ -170,14 +162,7 @@ const envSchema = z.object({
  * Every problem is reported together in one ConfigError.
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const blankAsUnset = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const parsed = envSchema.safeParse(blankAsUnset);
-  if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(env)'}: ${i.message}`),
-    );
-  }
-  const e = parsed.data;
+  const e = parseEnv(envSchema, env);
   const problems: string[] = [];
   if (e.RETRY_MAX_DELAY_MS < e.RETRY_BASE_DELAY_MS) {
     problems.push('RETRY_MAX_DELAY_MS: must not be below RETRY_BASE_DELAY_MS');
@@ -226,11 +211,6 @@ export function loadMigrateConfig(env: Record<string, string | undefined> = proc
   readonly databaseUrl: string;
   readonly logLevel: string;
 } {
-  const parsed = envSchema
-    .pick({ DATABASE_URL: true, LOG_LEVEL: true })
-    .safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== '')));
-  if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.map(String).join('.')}: ${i.message}`));
-  }
-  return Object.freeze({ databaseUrl: parsed.data.DATABASE_URL, logLevel: parsed.data.LOG_LEVEL });
+  const e = parseEnv(envSchema.pick({ DATABASE_URL: true, LOG_LEVEL: true }), env);
+  return Object.freeze({ databaseUrl: e.DATABASE_URL, logLevel: e.LOG_LEVEL });
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigError } from '../errors';
+import { jsonEnv, LOG_LEVELS, parseEnv } from '../env';
 
 /** One account the simulator knows: tokens are issued only for these AppID / AppSecret pairs. */
 export interface SimulatorAccount {
@@ -22,42 +22,26 @@ export interface SimulatorConfig {
   readonly logLevel: string;
 }
 
-const accountsSchema = z
-  .string({ error: 'is required (a JSON array of {"appId","secret"})' })
-  .transform((text, ctx) => {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'is not valid JSON' });
-      return z.NEVER;
-    }
-  })
-  .pipe(
-    z
-      // Not strict: the simulator shares WECHAT_ACCOUNTS with the service, which has more fields.
-      .array(z.object({ appId: z.string().min(1, 'appId is required'), secret: z.string().min(1) }))
-      .min(1, 'must list at least one account')
-      .refine((a) => new Set(a.map((x) => x.appId)).size === a.length, 'appIds must be unique'),
-  );
+const accountsSchema = jsonEnv(
+  z
+    // Not strict: the simulator shares WECHAT_ACCOUNTS with the service, which has more fields.
+    .array(z.object({ appId: z.string().min(1, 'appId is required'), secret: z.string().min(1) }))
+    .min(1, 'must list at least one account')
+    .refine((a) => new Set(a.map((x) => x.appId)).size === a.length, 'appIds must be unique'),
+  'is required (a JSON array of {"appId","secret"})',
+);
 
 const envSchema = z.object({
   SIM_PORT: z.coerce.number().int().min(0).max(65535).default(4100),
   SIM_HOST: z.string().min(1).default('127.0.0.1'),
   WECHAT_ACCOUNTS: accountsSchema,
   SIM_TOKEN_TTL_S: z.coerce.number().int().min(1).max(86400).default(7200),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
 });
 
 /** Reads the simulator's settings from `env`; every problem is reported together in one ConfigError. */
 export function loadSimulatorConfig(env: Record<string, string | undefined> = process.env): SimulatorConfig {
-  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const parsed = envSchema.safeParse(present);
-  if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(env)'}: ${i.message}`),
-    );
-  }
-  const e = parsed.data;
+  const e = parseEnv(envSchema, env);
   return Object.freeze({
     port: e.SIM_PORT,
     host: e.SIM_HOST,
