@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { jsonEnv, LOG_LEVELS, parseEnv } from './env';
 import { ConfigError } from './errors';
+import { type WindowPolicy, windowPolicySchema } from './wechat/window-policy';
 
 /** One WeChat Official Account this deployment sends for. */
 export interface WechatAccount {
@@ -15,7 +16,20 @@ export interface WechatAccount {
    * instead of being marked `unknown`. Default false: WeChat offers no idempotency key for custom/send.
    */
   readonly atLeastOnce: boolean;
+  /** The push Token set in the WeChat admin (服务器配置); without it the webhook refuses this account. */
+  readonly token: string | null;
+  /** The 43-character EncodingAESKey, for compatible and safe push modes. Secret. */
+  readonly encodingAESKey: string | null;
+  /** The key before the last rotation, tried when the current one fails. Secret. */
+  readonly previousEncodingAESKey: string | null;
+  /** How WeChat pushes to us: `plaintext`, `compatible` or `safe` (AES). Default plaintext. */
+  readonly pushMode: PushMode;
+  /** Contact-window rules enforced before each customer-service send. Default: the official table. */
+  readonly windowPolicy: WindowPolicy;
 }
+
+export const PUSH_MODES = ['plaintext', 'compatible', 'safe'] as const;
+export type PushMode = (typeof PUSH_MODES)[number];
 
 export const DELAY_MODES = ['auto', 'plugin', 'levels'] as const;
 export type DelayMode = (typeof DELAY_MODES)[number];
@@ -93,6 +107,10 @@ export interface Config {
   readonly relayOverdueAfterMs: number;
   /** Rows per relay round. Default 500. */
   readonly relayBatchSize: number;
+  /** Largest webhook push body in bytes (413 above). Default 262144. */
+  readonly webhookBodyLimitBytes: number;
+  /** A push whose timestamp is further than this from our clock (seconds) is refused. Default 300. */
+  readonly webhookMaxSkewS: number;
   /** pino log level. Default info. */
   readonly logLevel: string;
 }
@@ -100,14 +118,32 @@ export interface Config {
 const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce.number().int().min(min).max(max).default(def);
 
+const AES_KEY = /^[A-Za-z0-9]{43}$/;
+const AES_KEY_MESSAGE = 'an EncodingAESKey is 43 letters or digits';
+
 const accountSchema = z
   .object({
     appId: z.string().regex(/^[A-Za-z0-9_-]{4,64}$/, 'appId must be 4–64 letters, digits, _ or -'),
     secret: z.string().min(1, 'secret is required'),
     sendRatePerSecond: z.number().int().positive().default(1000),
     atLeastOnce: z.boolean().default(false),
+    token: z
+      .string()
+      .regex(/^[A-Za-z0-9]{3,32}$/, 'token must be 3–32 letters or digits')
+      .nullable()
+      .default(null),
+    encodingAESKey: z.string().regex(AES_KEY, AES_KEY_MESSAGE).nullable().default(null),
+    previousEncodingAESKey: z.string().regex(AES_KEY, AES_KEY_MESSAGE).nullable().default(null),
+    pushMode: z.enum(PUSH_MODES).default('plaintext'),
+    pushFormat: z.enum(['xml', 'json']).optional(), // read by the simulator; the webhook accepts both
+    windowPolicy: windowPolicySchema,
   })
-  .strict();
+  .strict()
+  .refine((a) => a.pushMode === 'plaintext' || a.encodingAESKey !== null, {
+    message: 'pushMode compatible or safe needs an encodingAESKey',
+    path: ['encodingAESKey'],
+  })
+  .transform(({ pushFormat: _format, ...account }) => account);
 
 const accountsSchema = jsonEnv(
   z
@@ -154,6 +190,8 @@ const envSchema = z.object({
   RELAY_PENDING_AFTER_MS: int(5000, 0),
   RELAY_OVERDUE_AFTER_MS: int(300000, 1000),
   RELAY_BATCH_SIZE: int(500, 1, 10000),
+  WEBHOOK_BODY_LIMIT_BYTES: int(262144, 1024),
+  WEBHOOK_MAX_SKEW_S: int(300, 1),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
 });
 
@@ -202,6 +240,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     relayPendingAfterMs: e.RELAY_PENDING_AFTER_MS,
     relayOverdueAfterMs: e.RELAY_OVERDUE_AFTER_MS,
     relayBatchSize: e.RELAY_BATCH_SIZE,
+    webhookBodyLimitBytes: e.WEBHOOK_BODY_LIMIT_BYTES,
+    webhookMaxSkewS: e.WEBHOOK_MAX_SKEW_S,
     logLevel: e.LOG_LEVEL,
   });
 }

@@ -3,6 +3,7 @@ import type { Logger } from '../logger';
 import { requireBearer } from './auth';
 import { errorMiddleware, notFound } from './error-middleware';
 import { createV1Router, type V1Deps } from './v1-routes';
+import { createWebhookRouter } from './webhook-routes';
 
 export interface Readiness {
   readonly ready: boolean;
@@ -12,6 +13,8 @@ export interface Readiness {
 export interface AppDeps extends V1Deps {
   readonly logger: Logger;
   readonly readiness: () => Promise<Readiness>;
+  /** Processes a recorded webhook push in the background. */
+  readonly processPushLater: (pushId: number) => void;
 }
 
 /** The api process's express app (no listen: the composition root does that, tests use supertest-free fetch). */
@@ -28,6 +31,7 @@ export function createApp(deps: AppDeps): Express {
     res.status(readiness.ready ? 200 : 503).json(readiness);
   });
 
+  app.use('/wechat', createWebhookRouter({ ...deps, processLater: deps.processPushLater }));
   app.use(
     '/v1',
     requireBearer(deps.config.adminToken),

@@ -10,7 +10,9 @@ import { findMessage, listAttempts } from '../scheduling/message-store';
 import { parseScheduleRequest, type ScheduleContext } from '../scheduling/schedule-request';
 import { scheduleMessages } from '../scheduling/schedule-messages';
 import { readableIssue, zodIssueDetails } from '../validation';
+import { followerTimeline } from '../followers/follower-timeline';
 import { messageView } from './message-view';
+import { createSequenceRouter } from './sequence-routes';
 import { handleNdjsonBatch } from './ndjson-batch';
 
 export interface V1Deps {
@@ -51,7 +53,7 @@ function messageId(raw: string | string[] | undefined): string {
   return id.toLowerCase();
 }
 
-/** `/v1/messages…` and `/v1/cancellations`: thin adapters from HTTP to the scheduling use cases. */
+/** `/v1/messages…`, `/v1/cancellations` and `/v1/sequences…`: thin adapters from HTTP to the use cases. */
 export function createV1Router(deps: V1Deps): Router {
   const router = Router();
   const appIds = new Set(deps.config.wechatAccounts.map((a) => a.appId));
@@ -61,6 +63,7 @@ export function createV1Router(deps: V1Deps): Router {
     now: new Date(),
   });
 
+  router.use('/sequences', createSequenceRouter(deps));
   router.post('/messages/batch', (req, res) => handleNdjsonBatch(deps, context, req, res));
 
   router.post('/messages', async (req, res) => {
@@ -82,6 +85,12 @@ export function createV1Router(deps: V1Deps): Router {
       typeof req.query.reason === 'string' && req.query.reason ? req.query.reason : 'cancelled via api';
     const message = await cancelMessage(deps.pool, { id: messageId(req.params.id), reason, actor: ACTOR });
     res.json(messageView(message));
+  });
+
+  router.get('/followers/:appId/:openid', async (req, res) => {
+    const appId = String(req.params.appId);
+    if (!appIds.has(appId)) throw new NotFoundError(`account ${appId}`);
+    res.json(await followerTimeline(deps.pool, appId, String(req.params.openid)));
   });
 
   router.post('/cancellations', async (req, res) => {

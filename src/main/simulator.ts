@@ -11,11 +11,19 @@ async function main(): Promise<void> {
   const simulator = createSimulator({
     accounts: config.accounts,
     tokenTtlSeconds: config.tokenTtlSeconds,
+    webhookBaseUrl: config.webhookBaseUrl,
+    enforceContactWindow: config.enforceContactWindow,
     logger,
   });
   const { url } = await simulator.listen(config.port, config.host);
   logger.info(
-    { url, accounts: config.accounts.map((a) => a.appId), tokenTtlSeconds: config.tokenTtlSeconds },
+    {
+      url,
+      accounts: config.accounts.map((a) => a.appId),
+      tokenTtlSeconds: config.tokenTtlSeconds,
+      webhookBaseUrl: config.webhookBaseUrl,
+      enforceContactWindow: config.enforceContactWindow,
+    },
     'wechat simulator listening',
   );
 

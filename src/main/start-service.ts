@@ -17,9 +17,12 @@ import { createRelay, type Relay } from '../scheduling/relay';
 import { createWechatClient } from '../wechat/client';
 import { createAccountRateLimiters } from '../wechat/rate-limit';
 import { createTokenStore } from '../wechat/tokens';
+import { processPush, processStalePushes } from '../webhook/process-push';
 
 /** How long start-up waits for the broker topology before serving anyway (schedules then stay pending). */
 const PUBLISHER_READY_WAIT_MS = 10_000;
+/** A push recorded but unprocessed this long (its api process died after answering) is processed by a worker. */
+const STALE_PUSH_AFTER_MS = 10_000;
 
 export interface Service {
   /** Base URL of the HTTP API when this process runs it. */
@@ -96,7 +99,13 @@ export async function startService(
   let server: Server | null = null;
   let url: string | null = null;
   if (runsApi) {
-    const app = createApp({ config, pool, publisher, logger, track, readiness });
+    const processPushLater = (pushId: number) =>
+      track(
+        processPush({ config, pool, publisher, logger }, pushId).catch((err: Error) =>
+          logger.error({ pushId, err: err.message }, 'push processing failed; the worker retries it'),
+        ),
+      );
+    const app = createApp({ config, pool, publisher, logger, track, readiness, processPushLater });
     server = await new Promise<Server>((resolve, reject) => {
       const s = app.listen(config.httpPort, config.httpHost, () => resolve(s));
       s.once('error', reject);
@@ -146,6 +155,7 @@ export async function startService(
         maxDelayMs: config.retryMaxDelayMs,
       },
       earlyToleranceMs: config.earlyToleranceMs,
+      uncheckedAppIds: config.wechatAccounts.filter((a) => a.windowPolicy === null).map((a) => a.appId),
       logger,
     });
     consumer = createDueConsumer({
@@ -170,6 +180,8 @@ export async function startService(
         sendingTimeoutMs: config.sendingTimeoutMs,
         atLeastOnceAppIds: config.wechatAccounts.filter((a) => a.atLeastOnce).map((a) => a.appId),
       },
+      alsoRun: () =>
+        processStalePushes({ config, pool, publisher, logger }, STALE_PUSH_AFTER_MS, config.relayBatchSize),
     });
     relay.start();
     void consumer

@@ -6,7 +6,7 @@ import { nextQuotaReset, type RetryPolicy, retryDelayMs } from './retry-policy';
 export type Verdict = ErrcodeVerdict & { readonly resumeAt?: Date };
 
 /** What the worker does after recording an outcome. */
-export type FollowUp = 'none' | 'redelay' | 'dead_letter' | 'pause_account';
+export type FollowUp = 'none' | 'redelay' | 'dead_letter' | 'pause_account' | 'close_window';
 
 export interface SendReport {
   readonly errcode: number | null;
@@ -17,8 +17,8 @@ export interface SendReport {
 
 /**
  * The one decision after a send: the row's next state and what to do about it. Transient failures come
- * back `queued` with a backoff until the attempts run out, then `failed` and dead-lettered; a closed
- * contact window is `skipped`; 45009 parks the message until the account's quota resets (a refused
+ * back `queued` with a backoff until the attempts run out, then `failed` and dead-lettered; WeChat saying
+ * the contact window is closed makes the message `skipped` and closes our record of the window; 45009 parks the message until the account's quota resets (a refused
  * configuration, until `resumeAt`) without spending an attempt.
  */
 export function decideOutcome(
@@ -60,7 +60,7 @@ export function decideOutcome(
     case 'window_closed':
       return {
         outcome: { ...base, status: 'skipped', reason: verdict.reason, nextDueAt: null, label: 'skipped' },
-        followUp: 'none',
+        followUp: 'close_window',
       };
     case 'stop_account':
       return {

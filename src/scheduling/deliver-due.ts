@@ -8,7 +8,14 @@ import type { SendResult } from '../wechat/client';
 import { classifyErrcode } from '../wechat/errcodes';
 import type { DbGate } from './db-gate';
 import { decideOutcome, type FollowUp, type Verdict } from './decide-outcome';
-import { type ClaimedMessage, claimDue, type Outcome, pauseAccount, recordOutcomes } from './due-store';
+import {
+  type ClaimedMessage,
+  claimDue,
+  closeWindow,
+  type Outcome,
+  pauseAccount,
+  recordOutcomes,
+} from './due-store';
 import type { RetryPolicy } from './retry-policy';
 
 /** The WeChat side as the worker needs it. */
@@ -26,6 +33,8 @@ export interface DeliverDueDeps {
   readonly gate: DbGate;
   readonly policy: RetryPolicy;
   readonly earlyToleranceMs: number;
+  /** Accounts whose contact window is not checked here (window policy `none`). */
+  readonly uncheckedAppIds: readonly string[];
   readonly logger: Logger;
 }
 
@@ -83,6 +92,9 @@ export function createDeliverDue(deps: DeliverDueDeps): (batch: Delivery[]) => P
       );
       logger.error({ appId: message.appId, until: outcome.nextDueAt }, 'daily quota reached; account paused');
     }
+    if (kind === 'close_window') {
+      await deps.gate.run('close window', () => closeWindow(deps.pool, message.appId, message.openid));
+    }
     if (kind === 'dead_letter') {
       await deps.publisher
         .publishDead({ id: message.id, dueAt: message.dueAt.getTime() }, outcome.reason ?? 'failed')
@@ -108,7 +120,7 @@ export function createDeliverDue(deps: DeliverDueDeps): (batch: Delivery[]) => P
 
     try {
       const claim = await deps.gate.run('claim', () =>
-        claimDue(deps.pool, [...byId.keys()], deps.earlyToleranceMs),
+        claimDue(deps.pool, [...byId.keys()], deps.earlyToleranceMs, deps.uncheckedAppIds),
       );
       const early = claim.early.map((e) => republish(e.id, Date.now() + e.remainingMs, byId.get(e.id)!));
       const claimedIds = new Set(claim.claimed.map((m) => m.id));

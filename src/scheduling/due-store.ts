@@ -20,70 +20,49 @@ export interface ClaimResult {
   readonly early: { id: string; dueAt: Date; remainingMs: number }[];
   /** Found covered by the ledger and marked `cancelled` by this claim. */
   readonly cancelled: string[];
+  /** Marked `skipped` by this claim: the follower unsubscribed, or the contact window is closed. */
+  readonly skipped: { id: string; reason: string }[];
   // Every other id is gone, finished, or being sent by someone else: its wake-up is dropped.
 }
 
 /**
- * The consume-time check, one round-trip for a whole batch: consults the ledger and the account's pause,
- * marks ledger-covered rows `cancelled`, pushes the due time of paused accounts' rows to the end of the
- * pause, and claims the due rows (`pending|queued` → `sending`, attempts + 1). The status guard in each
- * UPDATE is re-checked on the latest row version, so two workers, or a worker and a redelivery, can never
- * both claim a row. Remaining waits are computed on the database clock, so a skewed app clock cannot make
- * a wake-up bounce.
+ * The consume-time check, one round-trip for a whole batch. It consults the ledger (covered rows become
+ * `cancelled`), the account's pause (due time pushed to its end), the follower's subscription and contact
+ * window, and claims what may go out (`pending|queued` → `sending`, attempts + 1):
+ * - a template message, or any message of an account whose window is not checked here, is claimed;
+ * - a customer-service message is claimed while the window is open and has allowance left, consuming one
+ *   unit each (the follower rows are locked, in key order, so concurrent workers cannot overspend);
+ * - otherwise it goes out on its template fallback, or is `skipped` (`window_closed`, `unsubscribed`).
+ * Every status change is guarded on the latest row version, so two workers, or a worker and a
+ * redelivery, can never both claim a row. Remaining waits use the database clock.
  */
 export async function claimDue(
   pool: Pool,
   ids: readonly string[],
   toleranceMs: number,
+  uncheckedAppIds: readonly string[],
 ): Promise<ClaimResult> {
   const { rows } = await pool.query<{
-    verdict: 'claimed' | 'early' | 'cancelled';
+    verdict: 'claimed' | 'early' | 'cancelled' | 'skipped';
     id: string;
     due_at: Date | null;
     remaining_ms: number | null;
+    reason: string | null;
     app_id: string | null;
     openid: string | null;
     channel: Channel | null;
     payload: Record<string, unknown> | null;
     attempts: number | null;
-  }>(
-    `WITH cand AS (
-       SELECT m.id, m.due_at, ${LEDGER_COVERS('m')} AS covered, a.paused_until
-       FROM scheduled_messages m
-       LEFT JOIN account_states a ON a.app_id = m.app_id AND a.paused_until > now()
-       WHERE m.id = ANY($1::uuid[]) AND m.status IN ('pending', 'queued')
-     ), cancelled AS (
-       UPDATE scheduled_messages m SET status = 'cancelled', status_reason = 'ledger', updated_at = now()
-       FROM cand WHERE m.id = cand.id AND cand.covered AND m.status IN ('pending', 'queued')
-       RETURNING m.id
-     ), paused AS (
-       UPDATE scheduled_messages m SET due_at = cand.paused_until, status = 'queued', updated_at = now()
-       FROM cand WHERE m.id = cand.id AND NOT cand.covered AND cand.paused_until IS NOT NULL
-         AND m.status IN ('pending', 'queued')
-       RETURNING m.id, m.due_at
-     ), claimed AS (
-       UPDATE scheduled_messages m
-       SET status = 'sending', attempts = m.attempts + 1, claimed_at = now(), updated_at = now()
-       FROM cand WHERE m.id = cand.id AND NOT cand.covered AND cand.paused_until IS NULL
-         AND m.status IN ('pending', 'queued') AND m.due_at <= now() + $2 * interval '1 millisecond'
-       RETURNING m.id, m.due_at, m.app_id, m.openid, m.channel, m.payload, m.attempts
-     )
-     SELECT 'claimed' AS verdict, id, due_at, NULL::float8 AS remaining_ms, app_id, openid, channel, payload,
-            attempts FROM claimed
-     UNION ALL
-     SELECT 'cancelled', id, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM cancelled
-     UNION ALL
-     SELECT 'early', id, due_at, extract(epoch FROM due_at - now()) * 1000, NULL, NULL, NULL, NULL, NULL
-     FROM paused
-     UNION ALL
-     SELECT 'early', id, due_at, extract(epoch FROM due_at - now()) * 1000, NULL, NULL, NULL, NULL, NULL
-     FROM cand WHERE NOT covered AND paused_until IS NULL
-       AND due_at > now() + $2 * interval '1 millisecond'`,
-    [ids, toleranceMs],
-  );
-  const result: ClaimResult = { claimed: [], early: [], cancelled: [] };
+  }>(CLAIM_SQL, [ids, toleranceMs, uncheckedAppIds]);
+  const result = {
+    claimed: [] as ClaimedMessage[],
+    early: [] as ClaimResult['early'],
+    cancelled: [] as string[],
+    skipped: [] as ClaimResult['skipped'],
+  };
   for (const r of rows) {
     if (r.verdict === 'cancelled') result.cancelled.push(r.id);
+    else if (r.verdict === 'skipped') result.skipped.push({ id: r.id, reason: r.reason! });
     else if (r.verdict === 'early')
       result.early.push({ id: r.id, dueAt: r.due_at!, remainingMs: r.remaining_ms! });
     else {
@@ -100,6 +79,64 @@ export async function claimDue(
   }
   return result;
 }
+
+const OPEN = `m.status IN ('pending', 'queued')`;
+const CLAIM_SQL = `
+WITH cand AS (
+  SELECT m.id, m.app_id, m.openid, m.channel, m.fallback IS NOT NULL AS has_fallback, m.due_at,
+         ${LEDGER_COVERS('m')} AS covered, a.paused_until
+  FROM scheduled_messages m
+  LEFT JOIN account_states a ON a.app_id = m.app_id AND a.paused_until > now()
+  WHERE m.id = ANY($1::uuid[]) AND ${OPEN}
+), due AS (
+  SELECT *, row_number() OVER (PARTITION BY app_id, openid, channel ORDER BY due_at, id) AS rank
+  FROM cand WHERE NOT covered AND paused_until IS NULL AND due_at <= now() + $2 * interval '1 millisecond'
+), locked AS (
+  SELECT f.app_id, f.openid, f.subscribed, f.window_expires_at, f.window_remaining FROM followers f
+  WHERE (f.app_id, f.openid) IN (SELECT app_id, openid FROM due)
+  ORDER BY f.app_id, f.openid FOR UPDATE
+), judged AS (
+  SELECT d.id, d.app_id, d.openid, CASE
+      WHEN l.subscribed = false THEN 'skip:unsubscribed'
+      WHEN d.channel = 'template' OR d.app_id = ANY($3::text[]) THEN 'send'
+      WHEN l.window_expires_at > now() AND d.rank <= l.window_remaining THEN 'send:window'
+      WHEN d.has_fallback THEN 'send:fallback'
+      ELSE 'skip:window_closed' END AS verdict
+  FROM due d LEFT JOIN locked l ON l.app_id = d.app_id AND l.openid = d.openid
+), consumed AS (
+  UPDATE followers f SET window_remaining = f.window_remaining - c.n, updated_at = now()
+  FROM (SELECT app_id, openid, count(*) AS n FROM judged WHERE verdict = 'send:window' GROUP BY 1, 2) c
+  WHERE f.app_id = c.app_id AND f.openid = c.openid
+  RETURNING f.openid
+), cancelled AS (
+  UPDATE scheduled_messages m SET status = 'cancelled', status_reason = 'ledger', updated_at = now()
+  FROM cand WHERE m.id = cand.id AND cand.covered AND ${OPEN}
+  RETURNING m.id
+), paused AS (
+  UPDATE scheduled_messages m SET due_at = cand.paused_until, status = 'queued', updated_at = now()
+  FROM cand WHERE m.id = cand.id AND NOT cand.covered AND cand.paused_until IS NOT NULL AND ${OPEN}
+  RETURNING m.id, m.due_at
+), skipped AS (
+  UPDATE scheduled_messages m SET status = 'skipped', status_reason = substr(j.verdict, 6), updated_at = now()
+  FROM judged j WHERE m.id = j.id AND j.verdict LIKE 'skip:%' AND ${OPEN}
+  RETURNING m.id, m.status_reason
+), claimed AS (
+  UPDATE scheduled_messages m
+  SET status = 'sending', attempts = m.attempts + 1, claimed_at = now(), updated_at = now(),
+      channel = CASE WHEN j.verdict = 'send:fallback' THEN 'template' ELSE m.channel END,
+      payload = CASE WHEN j.verdict = 'send:fallback' THEN m.fallback ELSE m.payload END,
+      status_reason = CASE WHEN j.verdict = 'send:fallback' THEN 'fallback:window_closed' END
+  FROM judged j WHERE m.id = j.id AND j.verdict LIKE 'send%' AND ${OPEN}
+  RETURNING m.id, m.due_at, m.app_id, m.openid, m.channel, m.payload, m.attempts
+)
+SELECT 'claimed' AS verdict, id, due_at, NULL::float8 AS remaining_ms, NULL AS reason, app_id, openid, channel,
+       payload, attempts FROM claimed
+UNION ALL SELECT 'cancelled', id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM cancelled
+UNION ALL SELECT 'skipped', id, NULL, NULL, status_reason, NULL, NULL, NULL, NULL, NULL FROM skipped
+UNION ALL SELECT 'early', id, due_at, extract(epoch FROM due_at - now()) * 1000, NULL, NULL, NULL, NULL, NULL, NULL
+  FROM paused
+UNION ALL SELECT 'early', id, due_at, extract(epoch FROM due_at - now()) * 1000, NULL, NULL, NULL, NULL, NULL, NULL
+  FROM cand WHERE NOT covered AND paused_until IS NULL AND due_at > now() + $2 * interval '1 millisecond'`;
 
 /** What happened to one claimed message, to be recorded. */
 export interface Outcome {
@@ -164,6 +201,14 @@ export async function pauseAccount(pool: Pool, appId: string, until: Date, reaso
      ON CONFLICT (app_id) DO UPDATE SET paused_until = GREATEST(account_states.paused_until, $2),
        paused_reason = $3, updated_at = now()`,
     [appId, until.toISOString(), reason],
+  );
+}
+
+/** WeChat answered 45015 / 45047: its word beats our bookkeeping, so no more sends until the next interaction. */
+export async function closeWindow(pool: Pool, appId: string, openid: string): Promise<void> {
+  await pool.query(
+    `UPDATE followers SET window_remaining = 0, updated_at = now() WHERE app_id = $1 AND openid = $2`,
+    [appId, openid],
   );
 }
 

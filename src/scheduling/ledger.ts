@@ -20,7 +20,7 @@ export interface Cancellation extends CancellationInput {
 /**
  * The SQL condition "a cancellation in the ledger covers message row `m`": same account, recorded after the
  * message was created (seq order, so a reschedule in the same transaction is not caught by its own
- * cancellation), and aimed at the message, its cancel key or its follower. Every lookup is on the index
+ * cancellation), and aimed at the message, its cancel key, its follower, its sequence or its enrollment. Every lookup is on the index
  * cancellations_target; the consume-time check stays one round-trip per batch.
  */
 export const LEDGER_COVERS = (m: string) => `EXISTS (
@@ -28,7 +28,9 @@ export const LEDGER_COVERS = (m: string) => `EXISTS (
   WHERE c.app_id = ${m}.app_id AND c.seq > ${m}.seq AND (
     (c.scope = 'message' AND c.target = ${m}.id::text)
     OR (c.scope = 'cancel_key' AND c.target = ${m}.cancel_key)
-    OR (c.scope = 'follower' AND c.target = ${m}.openid)))`;
+    OR (c.scope = 'follower' AND c.target = ${m}.openid)
+    OR (c.scope = 'sequence' AND c.target = ${m}.sequence_id::text)
+    OR (c.scope = 'enrollment' AND c.target = ${m}.enrollment_id::text)))`;
 
 /** Appends one ledger row. The ledger is append-only: nothing updates or deletes it. */
 export async function appendCancellation(

@@ -32,6 +32,13 @@ export interface NewMessage {
   readonly idempotencyKey: string | null;
   readonly requestHash: string | null;
   readonly cancelKey: string | null;
+  /** Set for the steps of a sequence enrollment. */
+  readonly step?: {
+    readonly sequenceId: string;
+    readonly enrollmentId: string;
+    readonly index: number;
+    readonly fallback: Record<string, unknown> | null;
+  };
 }
 
 interface MessageRow {
@@ -86,9 +93,10 @@ export async function insertMessages(
   if (messages.length === 0) return { created: [], existing: [] };
   const { rows } = await db.query<MessageRow>(
     `INSERT INTO scheduled_messages
-       (id, app_id, openid, channel, payload, due_at, idempotency_key, request_hash, cancel_key)
+       (id, app_id, openid, channel, payload, due_at, idempotency_key, request_hash, cancel_key,
+        sequence_id, enrollment_id, step_index, fallback)
      SELECT * FROM unnest($9::uuid[], $1::text[], $2::text[], $3::text[], $4::jsonb[], $5::timestamptz[],
-                          $6::text[], $7::text[], $8::text[])
+                          $6::text[], $7::text[], $8::text[], $10::uuid[], $11::uuid[], $12::int[], $13::jsonb[])
      ON CONFLICT (app_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
      RETURNING ${COLUMNS}`,
     [
@@ -101,6 +109,10 @@ export async function insertMessages(
       messages.map((m) => m.requestHash),
       messages.map((m) => m.cancelKey),
       messages.map((m) => m.id),
+      messages.map((m) => m.step?.sequenceId ?? null),
+      messages.map((m) => m.step?.enrollmentId ?? null),
+      messages.map((m) => m.step?.index ?? null),
+      messages.map((m) => (m.step?.fallback ? JSON.stringify(m.step.fallback) : null)),
     ],
   );
   const created = rows.map(toMessage);

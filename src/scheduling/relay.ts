@@ -32,6 +32,8 @@ export function createRelay(deps: {
   publisher: Publisher;
   logger: Logger;
   options: RelayOptions;
+  /** Another periodic safety net run on each pass (recorded but unprocessed webhook pushes). */
+  alsoRun?: () => Promise<unknown>;
 }): Relay {
   const { pool, logger, options } = deps;
   let timer: NodeJS.Timeout | null = null;
@@ -40,6 +42,7 @@ export function createRelay(deps: {
 
   async function runOnce(): Promise<number> {
     let published = 0;
+    await deps.alsoRun?.();
     const swept = await sweepStuckSending(pool, options.sendingTimeoutMs, options.atLeastOnceAppIds);
     if (swept.unknown > 0)
       logger.warn({ count: swept.unknown }, 'sends timed out in `sending`; marked unknown');

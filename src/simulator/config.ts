@@ -1,11 +1,27 @@
 import { z } from 'zod';
 import { jsonEnv, LOG_LEVELS, parseEnv } from '../env';
+import { windowPolicySchema, type WindowPolicySpec } from './window-policy';
+
+/** How the account's pushes are protected, as configured on the WeChat platform (明文 / 兼容 / 安全). */
+export type SimPushMode = 'plaintext' | 'compatible' | 'safe';
+/** The data format of the account's pushes. */
+export type SimPushFormat = 'xml' | 'json';
 
 /** One account the simulator knows: tokens are issued only for these AppID / AppSecret pairs. */
 export interface SimulatorAccount {
   readonly appId: string;
   /** Secret: never logged. */
   readonly secret: string;
+  /** The push Token that signs pushes to the webhook; pushes are refused without it. Secret. */
+  readonly token?: string;
+  /** The 43-character EncodingAESKey; required for `compatible` and `safe`. Secret. */
+  readonly encodingAESKey?: string;
+  /** Default `plaintext`. */
+  readonly pushMode?: SimPushMode;
+  /** Default `xml`. */
+  readonly pushFormat?: SimPushFormat;
+  /** The contact-window rules the simulator enforces for this account; default `official`. */
+  readonly windowPolicy?: WindowPolicySpec;
 }
 
 /** The simulator's configuration (its own, separate from the service's `loadConfig`). */
@@ -14,18 +30,40 @@ export interface SimulatorConfig {
   readonly port: number;
   /** Interface to bind. `SIM_HOST`, default 127.0.0.1. */
   readonly host: string;
-  /** The accounts, from `WECHAT_ACCOUNTS` (the service's own JSON; extra fields are ignored). Required. */
+  /** The accounts, from `WECHAT_ACCOUNTS` (the service's own JSON; fields it does not know are ignored). */
   readonly accounts: readonly SimulatorAccount[];
   /** Lifetime of an issued access token in seconds. `SIM_TOKEN_TTL_S`, default 7200 (WeChat's). */
   readonly tokenTtlSeconds: number;
+  /** Where pushes go: `{webhookBaseUrl}/wechat/{appId}`. `SIM_WEBHOOK_URL`, default http://127.0.0.1:3000. */
+  readonly webhookBaseUrl: string;
+  /** Whether follower checks (window, count, subscription) apply. `SIM_ENFORCE_WINDOW`, default true. */
+  readonly enforceContactWindow: boolean;
   /** pino log level. `LOG_LEVEL`, default info. */
   readonly logLevel: string;
 }
 
+const accountSchema = z
+  // Not strict: the simulator shares WECHAT_ACCOUNTS with the service, which has more fields.
+  .object({
+    appId: z.string().min(1, 'appId is required'),
+    secret: z.string().min(1),
+    token: z.string().min(1).optional(),
+    encodingAESKey: z
+      .string()
+      .regex(/^[A-Za-z0-9]{43}$/, 'encodingAESKey must be 43 letters or digits')
+      .optional(),
+    pushMode: z.enum(['plaintext', 'compatible', 'safe']).default('plaintext'),
+    pushFormat: z.enum(['xml', 'json']).default('xml'),
+    windowPolicy: windowPolicySchema.default('official'),
+  })
+  .refine((a) => a.pushMode === 'plaintext' || a.encodingAESKey !== undefined, {
+    message: 'pushMode compatible and safe need an encodingAESKey',
+    path: ['encodingAESKey'],
+  });
+
 const accountsSchema = jsonEnv(
   z
-    // Not strict: the simulator shares WECHAT_ACCOUNTS with the service, which has more fields.
-    .array(z.object({ appId: z.string().min(1, 'appId is required'), secret: z.string().min(1) }))
+    .array(accountSchema)
     .min(1, 'must list at least one account')
     .refine((a) => new Set(a.map((x) => x.appId)).size === a.length, 'appIds must be unique'),
   'is required (a JSON array of {"appId","secret"})',
@@ -36,6 +74,11 @@ const envSchema = z.object({
   SIM_HOST: z.string().min(1).default('127.0.0.1'),
   WECHAT_ACCOUNTS: accountsSchema,
   SIM_TOKEN_TTL_S: z.coerce.number().int().min(1).max(86400).default(7200),
+  SIM_WEBHOOK_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:3000'),
+  SIM_ENFORCE_WINDOW: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
 });
 
@@ -46,9 +89,21 @@ export function loadSimulatorConfig(env: Record<string, string | undefined> = pr
     port: e.SIM_PORT,
     host: e.SIM_HOST,
     accounts: Object.freeze(
-      e.WECHAT_ACCOUNTS.map((a) => Object.freeze({ appId: a.appId, secret: a.secret })),
+      e.WECHAT_ACCOUNTS.map((a) =>
+        Object.freeze({
+          appId: a.appId,
+          secret: a.secret,
+          ...(a.token === undefined ? {} : { token: a.token }),
+          ...(a.encodingAESKey === undefined ? {} : { encodingAESKey: a.encodingAESKey }),
+          pushMode: a.pushMode,
+          pushFormat: a.pushFormat,
+          windowPolicy: a.windowPolicy,
+        }),
+      ),
     ),
     tokenTtlSeconds: e.SIM_TOKEN_TTL_S,
+    webhookBaseUrl: e.SIM_WEBHOOK_URL.replace(/\/+$/, ''),
+    enforceContactWindow: e.SIM_ENFORCE_WINDOW,
     logLevel: e.LOG_LEVEL,
   });
 }

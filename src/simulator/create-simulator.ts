@@ -2,14 +2,17 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../logger';
 import type { SimulatorAccount } from './config';
-import { ALWAYS_OPEN, type ContactWindowCheck } from './contact-window';
 import { handleControl, type ControlTarget } from './control-routes';
 import { createFaults, parseFaultSpec, type FaultSpec } from './faults';
+import { FOLLOWER_ROUTES_PREFIX, handleFollowerRoute } from './follower-routes';
+import { createFollowers, type FollowerView } from './followers';
 import { createPauses, readBody, sendJson } from './http-io';
 import { createSendHandler, createSendStats, type SendStats } from './send-routes';
+import { createPusher, type PushAction, type PushOutcome } from './pushes';
 import { createMessageStore, type MessageFilter, type ReceivedMessage } from './store';
 import { createTokenRegistry, type TokenStats } from './tokens';
 import { WECHAT_ERRORS } from './wechat-errors';
+import { resolveWindowPolicy } from './window-policy';
 
 /** Everything `GET /__sim/stats` reports. */
 export interface SimulatorStats extends SendStats {
@@ -34,6 +37,28 @@ export interface Simulator {
   clearFaults(): void;
   /** Makes every current token of the account answer 40001; null if the account is unknown. */
   invalidateTokens(appId: string): number | null;
+  /**
+   * Acts as the follower, like `POST /__sim/users/:openid/:action`: records the interaction, pushes it
+   * to the webhook `repeat` times and resolves with the answers. Throws PushRequestError for bad input.
+   */
+  push(action: PushAction, openid: string, body: PushBody): Promise<PushOutcome>;
+  /** The simulator's view of a follower (`GET /__sim/users/:openid`); null if the account is unknown. */
+  follower(appId: string, openid: string): FollowerView | null;
+}
+
+/** The body of a push action; which optional field is required depends on the action. */
+export interface PushBody {
+  readonly appId: string;
+  /** Deliveries of the identical push in all, like WeChat's retries; 1–10, default 1. */
+  readonly repeat?: number;
+  /** Deliver the repeats at once instead of one after another. */
+  readonly concurrent?: boolean;
+  /** follow (optional: a parametric QR code), scan (required). */
+  readonly scene?: string | number;
+  /** click: the menu key. */
+  readonly key?: string;
+  /** message: the text. */
+  readonly content?: string;
 }
 
 /** Options of `createSimulator`. */
@@ -42,8 +67,13 @@ export interface SimulatorOptions {
   /** Lifetime of issued tokens in seconds; default 7200. */
   readonly tokenTtlSeconds?: number;
   readonly logger: Logger;
-  /** The contact-window seam (45015 / 45047); default lets everything through. */
-  readonly contactWindow?: ContactWindowCheck;
+  /**
+   * Whether follower checks apply: the contact window (45015 / 45047) and the subscription (45015, and
+   * 43004 for templates). Default true; tests that never push interactions turn it off.
+   */
+  readonly enforceContactWindow?: boolean;
+  /** Where pushes go: `{webhookBaseUrl}/wechat/{appId}`. Default http://127.0.0.1:3000. */
+  readonly webhookBaseUrl?: string;
   /** Clock in epoch ms for token lifetimes, dedup and receivedAt; tests move it. Default Date.now. */
   readonly now?: () => number;
 }
@@ -56,7 +86,9 @@ const SEND_PATHS: Readonly<Record<string, 'custom' | 'template'>> = {
 /**
  * Creates a WeChat API simulator: a plain node:http server (no framework, it must take tens of
  * thousands of requests per second) that answers the token and send endpoints with WeChat's rules and
- * errcodes, records what it accepted, and can inject faults.
+ * errcodes (the contact window included), records what it accepted, can inject faults, and acts as
+ * followers by pushing signed events to the webhook. Throws for an invalid windowPolicy or
+ * EncodingAESKey.
  */
 export function createSimulator(opts: SimulatorOptions): Simulator {
   const { logger } = opts;
@@ -68,13 +100,24 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
   const store = createMessageStore();
   const stats = createSendStats();
   const pauses = createPauses();
+  const followers = createFollowers({
+    policies: new Map(opts.accounts.map((a) => [a.appId, resolveWindowPolicy(a.windowPolicy)])),
+    enforce: opts.enforceContactWindow ?? true,
+  });
+  const pusher = createPusher({
+    accounts: opts.accounts,
+    followers,
+    webhookBaseUrl: (opts.webhookBaseUrl ?? 'http://127.0.0.1:3000').replace(/\/+$/, ''),
+    now,
+    logger,
+  });
   const handleSend = createSendHandler({
     tokens,
     faults,
     store,
     stats,
     pauses,
-    contactWindow: opts.contactWindow ?? ALWAYS_OPEN,
+    followers,
     logger,
     now,
   });
@@ -92,6 +135,8 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
     },
     clearFaults: () => faults.clear(),
     invalidateTokens: (appId) => (accountIds.has(appId) ? tokens.invalidate(appId) : null),
+    push: (action, openid, body) => pusher.push(action, openid, body),
+    follower: (appId, openid) => (accountIds.has(appId) ? followers.view(appId, openid, now()) : null),
   };
 
   const control: ControlTarget = {
@@ -127,6 +172,7 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
       if (req.method !== 'GET') return sendJson(res, 200, WECHAT_ERRORS.requireGet);
       return sendJson(res, 200, tokens.classicToken(query));
     }
+    if (path.startsWith(FOLLOWER_ROUTES_PREFIX)) return handleFollowerRoute(simulator, req, res, path, query);
     if (path.startsWith('/__sim/')) return handleControl(control, req, res, path, query);
     return sendJson(res, 404, { errcode: 404, errmsg: `no such api: ${path}` });
   }
@@ -157,9 +203,10 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
     });
   }
 
-  function close(): Promise<void> {
+  async function close(): Promise<void> {
     pauses.releaseAll();
-    return new Promise((resolve) => {
+    await pusher.close();
+    await new Promise<void>((resolve) => {
       if (!server.listening) return resolve();
       server.close(() => resolve());
       server.closeAllConnections();

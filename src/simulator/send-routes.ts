@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logger';
-import type { ContactWindowCheck } from './contact-window';
 import type { Faults } from './faults';
+import type { Followers } from './followers';
 import { readBody, sendJson, type Pauses } from './http-io';
 import { checkCustomBody, checkTemplateBody } from './payload-rules';
 import type { MessageStore, SimChannel } from './store';
@@ -42,7 +42,7 @@ interface SendDeps {
   readonly store: MessageStore;
   readonly stats: SendStats;
   readonly pauses: Pauses;
-  readonly contactWindow: ContactWindowCheck;
+  readonly followers: Followers;
   readonly logger: Logger;
   readonly now: () => number;
 }
@@ -60,8 +60,8 @@ export type SendHandler = (
 
 /**
  * Handles `message/custom/send` and `message/template/send`. Order: faults (the platform being unwell
- * comes before anything else), then the token, then the body, then the contact window; only a send that
- * passes everything is recorded.
+ * comes before anything else), then the token, then the body, then the follower (subscription, and the
+ * contact window for custom sends); only a send that passes everything is recorded.
  */
 export function createSendHandler(deps: SendDeps): SendHandler {
   const { tokens, faults, store, stats, pauses, logger, now } = deps;
@@ -85,6 +85,8 @@ export function createSendHandler(deps: SendDeps): SendHandler {
     const verdict = checkTemplateBody(raw);
     if ('errmsg' in verdict) return reject(res, verdict, 'template');
     const { openid, clientMsgId } = verdict;
+    const unfollowed = deps.followers.admitTemplate(appId, openid);
+    if (unfollowed !== null) return reject(res, unfollowed, 'template');
     const at = now();
     if (clientMsgId !== undefined) {
       const earlier = store.findDuplicate(appId, openid, clientMsgId, at);
@@ -102,7 +104,8 @@ export function createSendHandler(deps: SendDeps): SendHandler {
   function handleCustom(res: ServerResponse, appId: string, raw: string): void {
     const verdict = checkCustomBody(raw);
     if ('errmsg' in verdict) return reject(res, verdict, 'custom');
-    const closed = deps.contactWindow(appId, verdict.openid, now());
+    // Last check: admitting counts the send against the window, so nothing may refuse it afterwards.
+    const closed = deps.followers.admitCustom(appId, verdict.openid, now());
     if (closed !== null) return reject(res, closed, 'custom');
     accept(appId, raw, 'custom', verdict.openid, verdict.msgtype);
     sendJson(res, 200, { errcode: 0, errmsg: 'ok' });

@@ -24,9 +24,12 @@ export const WECHAT_ERRORS = Object.freeze({
   accessTokenExpired: err(42001, 'access_token expired'),
   requireGet: err(43001, 'require GET method'),
   requirePost: err(43002, 'require POST method'),
+  requireSubscribe: err(43004, 'require subscribe'),
   emptyContent: err(44004, 'empty content'),
   contentTooLong: err(45002, 'content size out of limit'),
   tooManyArticles: err(45008, 'article size out of limit'),
+  outOfTimeLimit: err(45015, 'response out of time limit or subscription is canceled'),
+  outOfResponseCount: err(45047, 'out of response count limit'),
   dataFormatError: err(47001, 'data format error'),
   argumentInvalid: err(47003, 'argument invalid!'),
 });
@@ -36,8 +39,6 @@ const EXTRA_ERRMSGS: Record<number, string> = {
   40014: 'invalid access_token',
   45009: 'reach max api daily quota limit',
   45011: 'api minute-quota reach limit must slower retry next minute',
-  45015: 'response out of time limit or subscription is canceled',
-  45047: 'out of response count limit',
   48001: 'api unauthorized',
 };
 

@@ -1,5 +1,7 @@
 import { loadConfig, type Config } from '../../src/config';
 import { startService, type Service } from '../../src/main/start-service';
+import { createServer } from 'node:net';
+import type { SimulatorAccount } from '../../src/simulator/config';
 import { createSimulator, type Simulator } from '../../src/simulator/create-simulator';
 import { deleteTopology, randomPrefix, TEST_RABBITMQ_URL } from './broker';
 import { createTestDb, TEST_DATABASE_URL, type TestDb } from './db';
@@ -27,21 +29,35 @@ export interface Harness {
  * One test file's world: a fresh schema, a random broker prefix, a WeChat simulator on a free port, and
  * services started on them with the real config loader (env overrides per test).
  */
-export async function createHarness(base: Record<string, string> = {}): Promise<Harness> {
+export async function createHarness(
+  base: Record<string, string> = {},
+  opts: { enforceContactWindow?: boolean; simulatorAccounts?: SimulatorAccount[] } = {},
+): Promise<Harness> {
   const db = await createTestDb({ poolSize: 4 });
-  const simulator = createSimulator({ accounts: [{ appId: APP_ID, secret: SECRET }], logger: silentLogger });
+  // The api's port is chosen up front so that the simulator can push to its webhook.
+  const apiPort = base.HTTP_PORT ?? String(await freePort());
+  const accounts = JSON.parse(base.WECHAT_ACCOUNTS ?? 'null') as SimulatorAccount[] | null;
+  const simulator = createSimulator({
+    // The same accounts as the service (tokens, keys, window policy), unless a test wants them to differ.
+    accounts: opts.simulatorAccounts ?? accounts ?? [{ appId: APP_ID, secret: SECRET }],
+    logger: silentLogger,
+    webhookBaseUrl: `http://127.0.0.1:${apiPort}`,
+    enforceContactWindow: opts.enforceContactWindow ?? false,
+  });
   const { url: simulatorUrl } = await simulator.listen(0, '127.0.0.1');
   const prefix = randomPrefix();
   const env: Record<string, string> = {
     ADMIN_TOKEN,
-    WECHAT_ACCOUNTS: JSON.stringify([{ appId: APP_ID, secret: SECRET, sendRatePerSecond: 5000 }]),
+    WECHAT_ACCOUNTS: JSON.stringify([
+      { appId: APP_ID, secret: SECRET, sendRatePerSecond: 5000, windowPolicy: 'none' },
+    ]),
     WECHAT_API_BASE_URL: simulatorUrl,
     DATABASE_URL: TEST_DATABASE_URL,
     RABBITMQ_URL: TEST_RABBITMQ_URL,
     BROKER_PREFIX: prefix,
     DELAY_MODE: 'levels',
     LEVELS_COUNT: '12',
-    HTTP_PORT: '0',
+    HTTP_PORT: apiPort,
     LOG_LEVEL: process.env.TEST_LOG ?? 'silent',
     ...base,
   };
@@ -94,10 +110,31 @@ export async function waitFor(
 }
 
 /** Row counts of the tables a bad request must not write to. */
-export async function writtenRows(db: TestDb): Promise<{ messages: number; cancellations: number }> {
-  const { rows } = await db.pool.query<{ messages: number; cancellations: number }>(
+export async function writtenRows(
+  db: TestDb,
+): Promise<{ messages: number; cancellations: number; sequences: number; pushes: number }> {
+  const { rows } = await db.pool.query<{
+    messages: number;
+    cancellations: number;
+    sequences: number;
+    pushes: number;
+  }>(
     `SELECT (SELECT count(*)::int FROM scheduled_messages) AS messages,
-            (SELECT count(*)::int FROM cancellations) AS cancellations`,
+            (SELECT count(*)::int FROM cancellations) AS cancellations,
+            (SELECT count(*)::int FROM sequences) AS sequences,
+            (SELECT count(*)::int FROM webhook_pushes) AS pushes`,
   );
   return rows[0];
+}
+
+/** A TCP port free right now on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
 }

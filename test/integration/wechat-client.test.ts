@@ -20,7 +20,12 @@ beforeAll(async () => {
 afterAll(() => db.drop());
 
 async function startSimulator(tokenTtlSeconds?: number): Promise<void> {
-  sim = createSimulator({ accounts: [ACCOUNT], tokenTtlSeconds, logger: silentLogger });
+  sim = createSimulator({
+    accounts: [ACCOUNT],
+    tokenTtlSeconds,
+    logger: silentLogger,
+    enforceContactWindow: false,
+  });
   baseUrl = (await sim.listen(0)).url;
 }
 

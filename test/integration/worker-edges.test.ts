@@ -14,7 +14,7 @@ async function insertStuckSending(tag: string, claimedSecondsAgo: number): Promi
      RETURNING id`,
     [APP_ID, tag, claimedSecondsAgo],
   );
-  return rows[0]!.id;
+  return rows[0].id;
 }
 
 describe('rows stuck in sending (the worker died mid-send)', () => {
@@ -40,7 +40,9 @@ describe('rows stuck in sending (the worker died mid-send)', () => {
     const id = await insertStuckSending(tag, 5);
     await h.start({
       ROLE: 'worker',
-      WECHAT_ACCOUNTS: JSON.stringify([{ appId: APP_ID, secret: 'test-secret', atLeastOnce: true }]),
+      WECHAT_ACCOUNTS: JSON.stringify([
+        { appId: APP_ID, secret: 'test-secret', atLeastOnce: true, windowPolicy: 'none' },
+      ]),
     });
     const sent = await waitFor(async () => {
       const { rows } = await h.db.pool.query('SELECT status FROM scheduled_messages WHERE id = $1', [id]);
@@ -58,13 +60,13 @@ describe('a message on the due queue that is not a wake-up', () => {
   it('is dead-lettered, and the worker carries on', async () => {
     h = await createHarness();
     const service = await h.start();
-    const model = await amqplib.connect(h.env.RABBITMQ_URL!);
+    const model = await amqplib.connect(h.env.RABBITMQ_URL);
     const channel = await model.createConfirmChannel();
     channel.sendToQueue(`${h.prefix}.due`, Buffer.from('not a wake-up'), { persistent: true });
     await channel.waitForConfirms();
     await model.close();
     const dead = await waitFor(
-      async () => (await queueDepth(h.env.RABBITMQ_URL!, `${h.prefix}.dead`)) === 1,
+      async () => (await queueDepth(h.env.RABBITMQ_URL, `${h.prefix}.dead`)) === 1,
       5000,
     );
     expect(dead).toBe(true);

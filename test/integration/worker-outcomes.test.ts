@@ -143,9 +143,12 @@ describe('what the worker does with WeChat answers', () => {
 
 describe('an account whose credentials WeChat refuses', () => {
   it('is paused for a while and its messages wait, without spending attempts or failing', async () => {
-    const wrong = await createHarness({
-      WECHAT_ACCOUNTS: JSON.stringify([{ appId: APP_ID, secret: 'not-the-secret' }]),
-    });
+    const wrong = await createHarness(
+      {
+        WECHAT_ACCOUNTS: JSON.stringify([{ appId: APP_ID, secret: 'not-the-secret', windowPolicy: 'none' }]),
+      },
+      { simulatorAccounts: [{ appId: APP_ID, secret: 'test-secret' }] },
+    );
     try {
       const svc = await wrong.start();
       const res = await wrong.api(svc, '/v1/messages', {

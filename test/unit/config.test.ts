@@ -1,5 +1,6 @@
 import { loadConfig, loadMigrateConfig } from '../../src/config';
 import { ConfigError } from '../../src/errors';
+import { WINDOW_PRESETS } from '../../src/wechat/window-policy';
 
 const minimal = {
   ADMIN_TOKEN: 'a-very-long-admin-token',
@@ -19,7 +20,17 @@ describe('loadConfig', () => {
       rabbitmqUrl: 'amqp://guest:guest@127.0.0.1:5672',
     });
     expect(config.wechatAccounts).toEqual([
-      { appId: 'wx0000000000000001', secret: 's', sendRatePerSecond: 1000, atLeastOnce: false },
+      {
+        appId: 'wx0000000000000001',
+        secret: 's',
+        sendRatePerSecond: 1000,
+        atLeastOnce: false,
+        token: null,
+        encodingAESKey: null,
+        previousEncodingAESKey: null,
+        pushMode: 'plaintext',
+        windowPolicy: WINDOW_PRESETS.official,
+      },
     ]);
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -57,6 +68,29 @@ describe('loadConfig', () => {
     expect(() =>
       loadConfig({ ...minimal, WECHAT_ACCOUNTS: '[{"appId":"wx1234","secret":"a","sekret":"b"}]' }),
     ).toThrow(/sekret/);
+  });
+
+  it('takes a window policy by preset name or as a rule per interaction kind', () => {
+    const account = (extra: object) =>
+      loadConfig({
+        ...minimal,
+        WECHAT_ACCOUNTS: JSON.stringify([{ appId: 'wx1234', secret: 'a', ...extra }]),
+      }).wechatAccounts[0];
+    expect(account({ windowPolicy: 'legacy-48h' }).windowPolicy).toBe(WINDOW_PRESETS['legacy-48h']);
+    expect(account({ windowPolicy: 'none' }).windowPolicy).toBeNull();
+    const rule = { count: 2, windowMs: 10_000 };
+    const custom = { message: rule, subscribe: rule, scan: rule, click: rule };
+    expect(account({ windowPolicy: custom }).windowPolicy).toEqual(custom);
+    expect(() => account({ windowPolicy: { message: rule } })).toThrow(/windowPolicy/);
+  });
+
+  it('needs an EncodingAESKey for the compatible and safe push modes', () => {
+    expect(() =>
+      loadConfig({
+        ...minimal,
+        WECHAT_ACCOUNTS: '[{"appId":"wx1234","secret":"a","token":"abc","pushMode":"safe"}]',
+      }),
+    ).toThrow(/encodingAESKey/);
   });
 
   it('treats an empty variable as unset', () => {

@@ -48,8 +48,9 @@ describe('decideOutcome', () => {
     });
   });
 
-  it('skips on a closed window instead of retrying', () => {
+  it('skips on a closed window instead of retrying, and closes the window', () => {
     expect(decide(45015).outcome).toMatchObject({ status: 'skipped', reason: 'window_closed' });
+    expect(decide(45015).followUp).toBe('close_window');
     expect(decide(45047).outcome).toMatchObject({ status: 'skipped', reason: 'quota_exhausted' });
   });
 

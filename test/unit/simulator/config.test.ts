@@ -4,14 +4,69 @@ import { loadSimulatorConfig } from '../../../src/simulator/config';
 const ACCOUNTS = JSON.stringify([{ appId: 'wx1', secret: 's1', sendRatePerSecond: 5, atLeastOnce: true }]);
 
 describe('loadSimulatorConfig', () => {
-  it('defaults to 127.0.0.1:4100 and WeChat’s 7200 s tokens, ignoring the service’s extra account fields', () => {
+  it('defaults to 127.0.0.1:4100, WeChat’s 7200 s tokens, plaintext XML pushes to :3000 and the official window, ignoring the service’s extra account fields', () => {
     expect(loadSimulatorConfig({ WECHAT_ACCOUNTS: ACCOUNTS })).toEqual({
       port: 4100,
       host: '127.0.0.1',
-      accounts: [{ appId: 'wx1', secret: 's1' }],
+      accounts: [
+        { appId: 'wx1', secret: 's1', pushMode: 'plaintext', pushFormat: 'xml', windowPolicy: 'official' },
+      ],
       tokenTtlSeconds: 7200,
+      webhookBaseUrl: 'http://127.0.0.1:3000',
+      enforceContactWindow: true,
       logLevel: 'info',
     });
+  });
+
+  it('reads the push and window settings of each account, SIM_WEBHOOK_URL and SIM_ENFORCE_WINDOW', () => {
+    const custom = {
+      message: { count: 2, windowMs: 1000 },
+      subscribe: { count: 1, windowMs: 500 },
+      scan: { count: 1, windowMs: 500 },
+      click: { count: 1, windowMs: 500 },
+    };
+    const accounts = [
+      {
+        appId: 'wx1',
+        secret: 's1',
+        token: 't1',
+        encodingAESKey: 'A'.repeat(43),
+        pushMode: 'safe',
+        pushFormat: 'json',
+        windowPolicy: custom,
+      },
+      { appId: 'wx2', secret: 's2', windowPolicy: 'legacy-48h' },
+    ];
+    const config = loadSimulatorConfig({
+      WECHAT_ACCOUNTS: JSON.stringify(accounts),
+      SIM_WEBHOOK_URL: 'http://api.local:8080/',
+      SIM_ENFORCE_WINDOW: 'false',
+    });
+    expect(config.accounts).toEqual([
+      { ...accounts[0] },
+      { ...accounts[1], pushMode: 'plaintext', pushFormat: 'xml' },
+    ]);
+    expect(config.webhookBaseUrl).toBe('http://api.local:8080');
+    expect(config.enforceContactWindow).toBe(false);
+  });
+
+  it('refuses safe mode without a key, a malformed key, an unknown policy and custom rules missing a kind', () => {
+    const problems = (account: object) => {
+      try {
+        loadSimulatorConfig({
+          WECHAT_ACCOUNTS: JSON.stringify([{ appId: 'wx1', secret: 's1', ...account }]),
+        });
+      } catch (err) {
+        return ((err as ConfigError).details as string[]).join('\n');
+      }
+      return 'accepted';
+    };
+    expect(problems({ pushMode: 'safe' })).toMatch(/need an encodingAESKey/);
+    expect(problems({ encodingAESKey: 'short' })).toMatch(/43 letters or digits/);
+    expect(problems({ windowPolicy: 'generous' })).toMatch(/windowPolicy/);
+    expect(problems({ windowPolicy: { message: { count: 5, windowMs: 1000 } } })).toMatch(/windowPolicy/);
+    expect(problems({ pushFormat: 'yaml' })).toMatch(/pushFormat/);
+    expect(problems({ pushMode: 'compatible', encodingAESKey: 'B'.repeat(43) })).toBe('accepted');
   });
 
   it('reads SIM_PORT, SIM_HOST, SIM_TOKEN_TTL_S and LOG_LEVEL', () => {
@@ -33,7 +88,13 @@ describe('loadSimulatorConfig', () => {
   it('reports every problem at once', () => {
     let error: unknown;
     try {
-      loadSimulatorConfig({ SIM_PORT: '70000', SIM_TOKEN_TTL_S: 'soon', LOG_LEVEL: 'loud' });
+      loadSimulatorConfig({
+        SIM_PORT: '70000',
+        SIM_TOKEN_TTL_S: 'soon',
+        SIM_WEBHOOK_URL: 'ftp://x',
+        SIM_ENFORCE_WINDOW: 'maybe',
+        LOG_LEVEL: 'loud',
+      });
     } catch (err) {
       error = err;
     }
@@ -43,6 +104,8 @@ describe('loadSimulatorConfig', () => {
       'SIM_PORT',
       'WECHAT_ACCOUNTS',
       'SIM_TOKEN_TTL_S',
+      'SIM_WEBHOOK_URL',
+      'SIM_ENFORCE_WINDOW',
       'LOG_LEVEL',
     ]);
   });

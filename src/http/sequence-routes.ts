@@ -1,0 +1,87 @@
+import { Router } from 'express';
+import type { Config } from '../config';
+import type { Pool } from '../db/pool';
+import { NotFoundError, ValidationError } from '../errors';
+import {
+  changeSequenceStatus,
+  createSequence,
+  pendingSteps,
+  updateSequence,
+  type SequenceAction,
+} from '../sequences/manage-sequences';
+import { parseSequenceDefinition } from '../sequences/sequence-schema';
+import { findSequence, listSequences, type Sequence } from '../sequences/sequence-store';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const ACTIONS: readonly SequenceAction[] = ['activate', 'pause', 'resume', 'archive'];
+
+function sequenceView(s: Sequence): Record<string, unknown> {
+  return {
+    id: s.id,
+    appId: s.appId,
+    name: s.name,
+    status: s.status,
+    version: s.version,
+    oncePerFollower: s.oncePerFollower,
+    trigger: s.trigger,
+    steps: s.steps,
+    createdAt: s.createdAt.toISOString(),
+    updatedAt: s.updatedAt.toISOString(),
+  };
+}
+
+function sequenceId(raw: string | string[] | undefined): string {
+  const id = String(raw ?? '');
+  if (!UUID.test(id)) throw new NotFoundError(`sequence ${id}`);
+  return id.toLowerCase();
+}
+
+/** `/v1/sequences…`: marketing's drip sequences (the admin page calls these too). */
+export function createSequenceRouter(deps: { config: Config; pool: Pool }): Router {
+  const router = Router();
+  const policies = new Map(deps.config.wechatAccounts.map((a) => [a.appId, a.windowPolicy]));
+  const parse = (body: unknown) => {
+    if (body === undefined)
+      throw new ValidationError('the body must be a JSON object sent with Content-Type: application/json');
+    const { status: _status, ...definition } = body as Record<string, unknown>;
+    return parseSequenceDefinition(definition, (appId) => policies.get(appId));
+  };
+
+  router.get('/', async (req, res) => {
+    const appId = typeof req.query.appId === 'string' ? req.query.appId : null;
+    res.json({ sequences: (await listSequences(deps.pool, appId)).map(sequenceView) });
+  });
+
+  router.post('/', async (req, res) => {
+    const status = (req.body as { status?: unknown } | undefined)?.status ?? 'draft';
+    if (status !== 'draft' && status !== 'active') {
+      throw new ValidationError('invalid sequence', [{ path: 'status', message: 'must be draft or active' }]);
+    }
+    res.status(201).json(sequenceView(await createSequence(deps.pool, parse(req.body), status)));
+  });
+
+  router.get('/:id', async (req, res) => {
+    const id = sequenceId(req.params.id);
+    const sequence = await findSequence(deps.pool, id);
+    if (!sequence) throw new NotFoundError(`sequence ${id}`);
+    res.json({ ...sequenceView(sequence), pendingSteps: await pendingSteps(deps.pool, id) });
+  });
+
+  router.put('/:id', async (req, res) => {
+    res.json(sequenceView(await updateSequence(deps.pool, sequenceId(req.params.id), parse(req.body))));
+  });
+
+  router.post('/:id/:action', async (req, res) => {
+    const action = req.params.action as SequenceAction;
+    if (!ACTIONS.includes(action)) throw new NotFoundError(`action ${req.params.action}`);
+    const { sequence, cancelledSteps } = await changeSequenceStatus(
+      deps.pool,
+      sequenceId(req.params.id),
+      action,
+      'api',
+    );
+    res.json({ ...sequenceView(sequence), cancelledSteps });
+  });
+
+  return router;
+}

@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import type { PoolClient } from '../db/pool';
+import { insertMessages, type Message } from '../scheduling/message-store';
+import type { Trigger } from './sequence-schema';
+import { listActive, type Sequence } from './sequence-store';
+
+/** What a push offers to the triggers: its kind and key (scene, menu key, message text). */
+export type TriggerEvent =
+  | { readonly type: 'subscribe'; readonly scene: string | null }
+  | { readonly type: 'scan'; readonly scene: string }
+  | { readonly type: 'click'; readonly key: string }
+  | { readonly type: 'message'; readonly text: string };
+
+function matches(trigger: Trigger, event: TriggerEvent): boolean {
+  switch (trigger.type) {
+    case 'subscribe':
+      return event.type === 'subscribe' && (trigger.scene === undefined || trigger.scene === event.scene);
+    case 'scan':
+      return event.type === 'scan' && trigger.scene === event.scene;
+    case 'click':
+      return event.type === 'click' && trigger.key === event.key;
+    case 'keyword':
+      return event.type === 'message' && event.text.toLowerCase().includes(trigger.keyword.toLowerCase());
+  }
+}
+
+/**
+ * The sequences an event starts. A follow from a QR code whose scene has its own sequence starts that one
+ * rather than the generic follow sequences, so nobody gets two welcome series.
+ */
+export function matchSequences(active: readonly Sequence[], event: TriggerEvent): Sequence[] {
+  const hits = active.filter((s) => matches(s.trigger, event));
+  const specific = hits.filter((s) => s.trigger.type !== 'subscribe' || s.trigger.scene !== undefined);
+  return event.type === 'subscribe' && specific.length > 0 ? specific : hits;
+}
+
+/**
+ * Enrolls the follower in every active sequence the event starts — once per trigger event (the push's
+ * dedupe key), or once ever for `oncePerFollower` sequences — and writes the steps as scheduled messages,
+ * due at the interaction time plus each step's offset. Runs in the caller's transaction; the caller
+ * dispatches the returned messages after commit.
+ */
+export async function enrollFollower(
+  db: PoolClient,
+  input: { appId: string; openid: string; event: TriggerEvent; pushKey: string; at: Date },
+): Promise<Message[]> {
+  const scheduled: Message[] = [];
+  for (const sequence of matchSequences(await listActive(db, input.appId), input.event)) {
+    const { rows } = await db.query<{ id: string }>(
+      `INSERT INTO enrollments (app_id, openid, sequence_id, version, dedupe) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (sequence_id, dedupe) DO NOTHING RETURNING id`,
+      [
+        input.appId,
+        input.openid,
+        sequence.id,
+        sequence.version,
+        sequence.oncePerFollower ? input.openid : input.pushKey,
+      ],
+    );
+    const enrollmentId = rows[0]?.id;
+    if (!enrollmentId) continue;
+    const { created } = await insertMessages(
+      db,
+      sequence.steps.map((step, index) => ({
+        id: randomUUID(),
+        appId: input.appId,
+        openid: input.openid,
+        channel: 'custom' as const,
+        payload: step.message,
+        dueAt: new Date(input.at.getTime() + step.offsetMs),
+        idempotencyKey: null,
+        requestHash: null,
+        cancelKey: null,
+        step: {
+          sequenceId: sequence.id,
+          enrollmentId,
+          index,
+          fallback: step.fallback,
+        },
+      })),
+    );
+    scheduled.push(...created);
+  }
+  return scheduled;
+}

@@ -1,0 +1,132 @@
+import { z } from 'zod';
+import { ValidationError } from '../errors';
+import { type IssueDetail, readableIssue, zodIssueDetails } from '../validation';
+import {
+  parseCustomMessage,
+  parseTemplateMessage,
+  type CustomMessage,
+  type TemplateMessage,
+} from '../wechat/message-schema';
+import {
+  describeRule,
+  formatDuration,
+  type InteractionKind,
+  type WindowPolicy,
+} from '../wechat/window-policy';
+
+/** What starts a sequence. A `subscribe` with a scene matches a follow from that QR code (`qrscene_<scene>`). */
+export type Trigger =
+  | { readonly type: 'subscribe'; readonly scene?: string }
+  | { readonly type: 'scan'; readonly scene: string }
+  | { readonly type: 'click'; readonly key: string }
+  | { readonly type: 'keyword'; readonly keyword: string };
+
+export interface Step {
+  /** Wait after the trigger, in ms. */
+  readonly offsetMs: number;
+  readonly message: CustomMessage;
+  /** Sent instead, as a template message, when the contact window is closed at due time. */
+  readonly fallback: TemplateMessage | null;
+}
+
+export interface SequenceDefinition {
+  readonly appId: string;
+  readonly name: string;
+  readonly trigger: Trigger;
+  readonly steps: readonly Step[];
+  /** Enroll a follower at most once ever, rather than once per trigger event. */
+  readonly oncePerFollower: boolean;
+}
+
+export const MAX_STEPS = 20;
+const MAX_OFFSET_MS = 366 * 86_400_000;
+
+const token = z.string().min(1).max(64);
+const triggerSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('subscribe'), scene: token.optional() }).strict(),
+  z.object({ type: z.literal('scan'), scene: token }).strict(),
+  z.object({ type: z.literal('click'), key: token }).strict(),
+  z.object({ type: z.literal('keyword'), keyword: z.string().min(1).max(30) }).strict(),
+]);
+
+const stepSchema = z
+  .object({
+    offsetMs: z.number().int().min(0).max(MAX_OFFSET_MS),
+    message: z.record(z.string(), z.unknown()),
+    fallback: z.record(z.string(), z.unknown()).nullable().optional(),
+  })
+  .strict();
+
+const definitionSchema = z
+  .object({
+    appId: z.string().min(1),
+    name: z.string().trim().min(1).max(100),
+    trigger: triggerSchema,
+    steps: z.array(stepSchema).min(1, 'a sequence needs at least one step').max(MAX_STEPS),
+    oncePerFollower: z.boolean().default(false),
+  })
+  .strict();
+
+/** The interaction a trigger is, for the contact-window rules. */
+export function triggerKind(trigger: Trigger): InteractionKind {
+  return trigger.type === 'keyword' ? 'message' : trigger.type;
+}
+
+/**
+ * Parses a sequence definition, validating every step's message and fallback, the step order, and that
+ * each step can be delivered under the account's window policy: a step past its trigger's window, or
+ * beyond the window's message count, is refused unless it has a template fallback — with a message that
+ * names the step and says why. `policyOf` returns the policy of a configured account, `undefined` else.
+ */
+export function parseSequenceDefinition(
+  input: unknown,
+  policyOf: (appId: string) => WindowPolicy | undefined,
+): SequenceDefinition {
+  const parsed = definitionSchema.safeParse(input, { error: readableIssue });
+  if (!parsed.success) throw new ValidationError('invalid sequence', zodIssueDetails(parsed.error, ''));
+  const d = parsed.data;
+  const details: IssueDetail[] = [];
+  const policy = policyOf(d.appId);
+  if (policy === undefined) details.push({ path: 'appId', message: `no account ${d.appId} is configured` });
+
+  const steps: Step[] = [];
+  d.steps.forEach((s, i) => {
+    const at = `steps.${i}`;
+    const collect = <T>(fn: () => T): T | null => {
+      try {
+        return fn();
+      } catch (err) {
+        if (!(err instanceof ValidationError)) throw err;
+        details.push(...((err.details as IssueDetail[] | undefined) ?? [{ path: at, message: err.message }]));
+        return null;
+      }
+    };
+    const message = collect(() => parseCustomMessage(s.message, `${at}.message`));
+    const fallback = s.fallback ? collect(() => parseTemplateMessage(s.fallback, `${at}.fallback`)) : null;
+    if (i > 0 && s.offsetMs < d.steps[i - 1].offsetMs) {
+      details.push({
+        path: `${at}.offsetMs`,
+        message: 'steps must be in order: this one is earlier than the step before',
+      });
+    }
+    if (policy && !fallback) {
+      const kind = triggerKind(d.trigger);
+      const rule = policy[kind];
+      const where = `step ${i + 1} at +${formatDuration(s.offsetMs) || '0 s'}`;
+      if (s.offsetMs >= rule.windowMs) {
+        details.push({
+          path: at,
+          message: `${where} falls outside the contact window: ${describeRule(kind, rule)}. Move it earlier or add a template fallback.`,
+        });
+      } else if (i >= rule.count) {
+        details.push({
+          path: at,
+          message: `${where} would be message ${i + 1} in a window where ${describeRule(kind, rule)}. Add a template fallback or drop a step.`,
+        });
+      }
+    }
+    if (message) steps.push({ offsetMs: s.offsetMs, message, fallback });
+  });
+  if (details.length > 0) throw new ValidationError('invalid sequence', details);
+  return { appId: d.appId, name: d.name, trigger: d.trigger, steps, oncePerFollower: d.oncePerFollower };
+}

@@ -1,0 +1,125 @@
+import type { Pool, PoolClient } from '../db/pool';
+import { LEDGER_COVERS } from '../scheduling/ledger';
+import type { SequenceDefinition, Step, Trigger } from './sequence-schema';
+
+export const SEQUENCE_STATUSES = ['draft', 'active', 'paused', 'archived'] as const;
+export type SequenceStatus = (typeof SEQUENCE_STATUSES)[number];
+
+export interface Sequence {
+  readonly id: string;
+  readonly appId: string;
+  readonly name: string;
+  readonly status: SequenceStatus;
+  readonly version: number;
+  readonly oncePerFollower: boolean;
+  readonly trigger: Trigger;
+  readonly steps: readonly Step[];
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+interface SequenceRow {
+  id: string;
+  app_id: string;
+  name: string;
+  status: SequenceStatus;
+  current_version: number;
+  once_per_follower: boolean;
+  trigger: Trigger;
+  steps: Step[];
+  created_at: Date;
+  updated_at: Date;
+}
+
+const SELECT = `SELECT s.id, s.app_id, s.name, s.status, s.current_version, s.once_per_follower, v.trigger, v.steps,
+  s.created_at, s.updated_at
+  FROM sequences s JOIN sequence_versions v ON v.sequence_id = s.id AND v.version = s.current_version`;
+
+function toSequence(r: SequenceRow): Sequence {
+  return {
+    id: r.id,
+    appId: r.app_id,
+    name: r.name,
+    status: r.status,
+    version: r.current_version,
+    oncePerFollower: r.once_per_follower,
+    trigger: r.trigger,
+    steps: r.steps,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+export async function insertSequence(
+  db: PoolClient,
+  d: SequenceDefinition,
+  status: SequenceStatus,
+): Promise<string> {
+  const { rows } = await db.query<{ id: string }>(
+    `INSERT INTO sequences (app_id, name, status, once_per_follower) VALUES ($1, $2, $3, $4) RETURNING id`,
+    [d.appId, d.name, status, d.oncePerFollower],
+  );
+  const id = rows[0].id;
+  await db.query(
+    `INSERT INTO sequence_versions (sequence_id, version, trigger, steps) VALUES ($1, 1, $2, $3)`,
+    [id, JSON.stringify(d.trigger), JSON.stringify(d.steps)],
+  );
+  return id;
+}
+
+/** Adds a version and makes it current; enrollments already running keep theirs. */
+export async function addVersion(db: PoolClient, id: string, d: SequenceDefinition): Promise<number> {
+  const { rows } = await db.query<{ current_version: number }>(
+    `UPDATE sequences SET current_version = current_version + 1, name = $2, once_per_follower = $3, updated_at = now()
+     WHERE id = $1 RETURNING current_version`,
+    [id, d.name, d.oncePerFollower],
+  );
+  const version = rows[0].current_version;
+  await db.query(
+    `INSERT INTO sequence_versions (sequence_id, version, trigger, steps) VALUES ($1, $2, $3, $4)`,
+    [id, version, JSON.stringify(d.trigger), JSON.stringify(d.steps)],
+  );
+  return version;
+}
+
+export async function findSequence(
+  db: Pool | PoolClient,
+  id: string,
+  forUpdate = false,
+): Promise<Sequence | null> {
+  const { rows } = await db.query<SequenceRow>(
+    `${SELECT} WHERE s.id = $1${forUpdate ? ' FOR UPDATE OF s' : ''}`,
+    [id],
+  );
+  return rows[0] ? toSequence(rows[0]) : null;
+}
+
+export async function listSequences(db: Pool, appId: string | null): Promise<Sequence[]> {
+  const { rows } = await db.query<SequenceRow>(
+    `${SELECT} WHERE ($1::text IS NULL OR s.app_id = $1) ORDER BY s.created_at DESC`,
+    [appId],
+  );
+  return rows.map(toSequence);
+}
+
+export async function setStatus(db: PoolClient, id: string, status: SequenceStatus): Promise<void> {
+  await db.query(`UPDATE sequences SET status = $2, updated_at = now() WHERE id = $1`, [id, status]);
+}
+
+/** Active sequences of an account, with their current version: the candidates a push may start. */
+export async function listActive(db: Pool | PoolClient, appId: string): Promise<Sequence[]> {
+  const { rows } = await db.query<SequenceRow>(`${SELECT} WHERE s.app_id = $1 AND s.status = 'active'`, [
+    appId,
+  ]);
+  return rows.map(toSequence);
+}
+
+/** Open messages of a sequence (for the answer to pause / archive: what it cancels). */
+export async function countOpenSteps(db: PoolClient, id: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM scheduled_messages m
+     WHERE m.sequence_id = $1 AND m.status IN ('pending', 'queued') AND NOT ${LEDGER_COVERS('m')}`,
+    [id],
+  );
+  return rows[0].n;
+}

@@ -1,0 +1,78 @@
+import { randomInt } from 'node:crypto';
+import type { PushCrypto } from '../wechat/crypto';
+import { sha1Signature } from '../wechat/signature';
+import type { SimPushFormat, SimPushMode } from './config';
+
+/** One field of a push, in order; numbers are written bare (CreateTime, a 64-bit MsgId). */
+export type PushField = readonly [name: string, value: string, kind: 'text' | 'number'];
+
+/** What an account's pushes need to be signed and wrapped. */
+export interface PushChannel {
+  readonly appId: string;
+  readonly token: string;
+  readonly mode: SimPushMode;
+  readonly format: SimPushFormat;
+  /** Present for `compatible` and `safe`. */
+  readonly crypto: PushCrypto | null;
+}
+
+/** A push ready to POST: the query string (without `?`), the body and its content-type. */
+export interface WirePush {
+  readonly query: string;
+  readonly body: string;
+  readonly contentType: string;
+}
+
+/** CDATA cannot hold `]]>`; WeChat-style writers split it across two sections. */
+const cdata = (text: string): string => `<![CDATA[${text.replaceAll(']]>', ']]]]><![CDATA[>')}]]>`;
+
+function render(fields: readonly PushField[], format: SimPushFormat): string {
+  if (format === 'xml') {
+    const inner = fields.map(([n, v, k]) => `<${n}>${k === 'number' ? v : cdata(v)}</${n}>`).join('');
+    return `<xml>${inner}</xml>`;
+  }
+  // Built by hand so a 64-bit MsgId goes out as the bare number WeChat sends, beyond 2^53.
+  const members = fields.map(([n, v, k]) => `${JSON.stringify(n)}:${k === 'number' ? v : JSON.stringify(v)}`);
+  return `{${members.join(',')}}`;
+}
+
+/**
+ * Wraps a push the way WeChat does for the account's mode (reference/wechat.md §5.2, §5.4):
+ * plaintext = the fields + `signature`; safe = `{ToUserName, Encrypt}` + `encrypt_type=aes` and
+ * `msg_signature`; compatible = the fields and Encrypt together, with both signatures.
+ * `timestampS` and `nonce` are given so that a repeat can be byte-identical.
+ */
+export function toWirePush(
+  channel: PushChannel,
+  fields: readonly PushField[],
+  openid: string,
+  timestampS: string,
+  nonce: string,
+): WirePush {
+  const query = new URLSearchParams({
+    signature: sha1Signature([channel.token, timestampS, nonce]),
+    timestamp: timestampS,
+    nonce,
+    openid,
+  });
+  const contentType =
+    channel.format === 'xml' ? 'text/xml; charset=utf-8' : 'application/json; charset=utf-8';
+  const plain = render(fields, channel.format);
+  if (channel.mode === 'plaintext' || channel.crypto === null)
+    return { query: query.toString(), body: plain, contentType };
+
+  const encrypt = channel.crypto.encrypt(plain);
+  query.set('encrypt_type', 'aes');
+  query.set('msg_signature', channel.crypto.sign(timestampS, nonce, encrypt));
+  const toUser = fields.find(([n]) => n === 'ToUserName') ?? ['ToUserName', '', 'text'];
+  const wrapped: PushField[] =
+    channel.mode === 'safe'
+      ? [toUser, ['Encrypt', encrypt, 'text']]
+      : [...fields, ['Encrypt', encrypt, 'text']];
+  return { query: query.toString(), body: render(wrapped, channel.format), contentType };
+}
+
+/** A nonce like WeChat's: a decimal number of up to ten digits. */
+export function pushNonce(): string {
+  return String(randomInt(1, 2 ** 31 - 1));
+}

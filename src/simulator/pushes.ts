@@ -1,0 +1,229 @@
+import { createHash } from 'node:crypto';
+import { Agent, request } from 'undici';
+import { z } from 'zod';
+import type { Logger } from '../logger';
+import { createPushCrypto } from '../wechat/crypto';
+import type { SimulatorAccount } from './config';
+import type { FollowerEvent, Followers } from './followers';
+import { pushNonce, toWirePush, type PushChannel, type PushField, type WirePush } from './push-format';
+
+/** The follower actions the simulator can push to the webhook. */
+export const PUSH_ACTIONS = ['follow', 'unfollow', 'scan', 'click', 'message'] as const;
+export type PushAction = (typeof PUSH_ACTIONS)[number];
+
+/** What the webhook answered to one delivery of the push. */
+export interface PushDelivery {
+  /** HTTP status; 0 when no answer came (`error` says why). */
+  readonly status: number;
+  /** The answer's body text, as received. */
+  readonly body: string;
+  /** Time to the full answer, in ms. */
+  readonly ms: number;
+  readonly error?: string;
+}
+
+/** The result of one push action: the plaintext fields sent and every delivery's answer. */
+export interface PushOutcome {
+  /** The push's fields before any encryption (CreateTime, MsgId, … as strings). */
+  readonly fields: Readonly<Record<string, string>>;
+  readonly pushes: readonly PushDelivery[];
+}
+
+/** A push request that cannot be carried out; the route answers it with 400. */
+export class PushRequestError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid push request: ${problems.join('; ')}`);
+  }
+}
+
+/** Pushes follower actions to the webhook. */
+export interface Pusher {
+  /** Validates `body` for `action`, records the interaction, then delivers the push `repeat` times. */
+  push(action: string, openid: string, body: unknown): Promise<PushOutcome>;
+  /** Aborts deliveries in flight and closes the connections to the webhook (the simulator is closing). */
+  close(): Promise<void>;
+}
+
+/** WeChat gives up on a webhook after 5 s (reference/wechat.md §5.3). */
+const WEBHOOK_TIMEOUT_MS = 5000;
+const OPENID = /^[A-Za-z0-9_-]{1,128}$/;
+const scene = z
+  .union([
+    z.string().min(1).max(64),
+    z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 32 - 1),
+  ])
+  .transform(String);
+const common = {
+  appId: z.string().min(1),
+  repeat: z.number().int().min(1).max(10).default(1),
+  concurrent: z.boolean().default(false),
+};
+const REQUESTS = {
+  follow: z.object({ ...common, scene: scene.optional() }).strict(),
+  unfollow: z.object(common).strict(),
+  scan: z.object({ ...common, scene }).strict(),
+  click: z.object({ ...common, key: z.string().min(1).max(128) }).strict(),
+  message: z.object({ ...common, content: z.string().min(1).max(20_000) }).strict(),
+} as const;
+type Request = {
+  appId: string;
+  repeat: number;
+  concurrent: boolean;
+  scene?: string;
+  key?: string;
+  content?: string;
+};
+
+const EVENTS: Readonly<Record<PushAction, FollowerEvent>> = {
+  follow: 'subscribe',
+  unfollow: 'unsubscribe',
+  scan: 'scan',
+  click: 'click',
+  message: 'message',
+};
+
+/** Why a delivery got no answer, e.g. `ECONNREFUSED` or `UND_ERR_HEADERS_TIMEOUT` (WeChat's 5 s). */
+function describeFailure(err: unknown): string {
+  const e = err as { code?: string; message?: string } | null;
+  return e?.code ?? e?.message ?? String(err);
+}
+
+const digest = (text: string): Buffer => createHash('sha1').update(text).digest();
+
+/** Options of `createPusher`. */
+export interface PusherOptions {
+  readonly accounts: readonly SimulatorAccount[];
+  readonly followers: Followers;
+  /** Pushes go to `{webhookBaseUrl}/wechat/{appId}`. */
+  readonly webhookBaseUrl: string;
+  readonly now: () => number;
+  readonly logger: Logger;
+}
+
+/**
+ * Creates the simulator's follower side: it builds pushes as WeChat does (format, mode, signatures,
+ * encryption with src/wechat's crypto, which the official vectors pin down) and POSTs them to the
+ * webhook. Throws at creation for an account whose EncodingAESKey is unusable.
+ */
+export function createPusher(opts: PusherOptions): Pusher {
+  const channels = new Map<string, PushChannel>();
+  for (const a of opts.accounts) {
+    if (a.token === undefined) continue;
+    const mode = a.pushMode ?? 'plaintext';
+    if (mode !== 'plaintext' && a.encodingAESKey === undefined) {
+      throw new TypeError(`account ${a.appId}: pushMode ${mode} needs an encodingAESKey`);
+    }
+    const crypto =
+      mode === 'plaintext' || a.encodingAESKey === undefined
+        ? null
+        : createPushCrypto({ appId: a.appId, token: a.token, encodingAESKey: a.encodingAESKey });
+    channels.set(a.appId, { appId: a.appId, token: a.token, mode, format: a.pushFormat ?? 'xml', crypto });
+  }
+  const known = new Set(opts.accounts.map((a) => a.appId));
+  // Its own connection pool, so that closing the simulator leaves no keep-alive socket behind.
+  const agent = new Agent({ connections: 64 });
+  // Unique across restarts (a restarted simulator must not repeat MsgIds the service has deduplicated)
+  // and above 2^53, like WeChat's, so that a service parsing them as numbers is caught.
+  let nextMsgId = BigInt(Date.now()) * 1_000_000n;
+
+  function parse(action: string, openid: string, body: unknown): { action: PushAction; request: Request } {
+    if (!(PUSH_ACTIONS as readonly string[]).includes(action)) {
+      throw new PushRequestError([`unknown action ${action}; one of ${PUSH_ACTIONS.join(', ')}`]);
+    }
+    const problems: string[] = OPENID.test(openid) ? [] : ['openid must be 1–128 letters, digits, _ or -'];
+    const parsed = REQUESTS[action as PushAction].safeParse(body);
+    if (!parsed.success) {
+      problems.push(...parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`));
+      throw new PushRequestError(problems);
+    }
+    const request: Request = parsed.data;
+    if (!known.has(request.appId)) problems.push(`unknown appId ${request.appId}`);
+    else if (!channels.has(request.appId)) problems.push(`account ${request.appId} has no push token`);
+    if (problems.length > 0) throw new PushRequestError(problems);
+    return { action: action as PushAction, request };
+  }
+
+  function fieldsOf(action: PushAction, r: Request, openid: string, createTimeS: string): PushField[] {
+    const head: PushField[] = [
+      ['ToUserName', `gh_${digest(r.appId).toString('hex').slice(0, 12)}`, 'text'],
+      ['FromUserName', openid, 'text'],
+      ['CreateTime', createTimeS, 'number'],
+    ];
+    const event = (name: string): PushField[] => [
+      ...head,
+      ['MsgType', 'event', 'text'],
+      ['Event', name, 'text'],
+    ];
+    // A QR code's ticket is fixed per code, hence derived from the scene rather than random.
+    const ticket = (s: string): PushField => [
+      'Ticket',
+      `gQ${digest(`${r.appId}:${s}`).toString('base64url')}`,
+      'text',
+    ];
+    switch (action) {
+      case 'follow':
+        return r.scene === undefined
+          ? event('subscribe')
+          : [...event('subscribe'), ['EventKey', `qrscene_${r.scene}`, 'text'], ticket(r.scene)];
+      case 'unfollow':
+        return event('unsubscribe');
+      case 'scan':
+        return [...event('SCAN'), ['EventKey', r.scene!, 'text'], ticket(r.scene!)];
+      case 'click':
+        return [...event('CLICK'), ['EventKey', r.key!, 'text']];
+      case 'message':
+        nextMsgId += 1n;
+        return [
+          ...head,
+          ['MsgType', 'text', 'text'],
+          ['Content', r.content!, 'text'],
+          ['MsgId', String(nextMsgId), 'number'],
+        ];
+    }
+  }
+
+  async function deliver(url: string, wire: WirePush): Promise<PushDelivery> {
+    const started = performance.now();
+    const ms = (): number => Math.round((performance.now() - started) * 10) / 10;
+    try {
+      const res = await request(url, {
+        method: 'POST',
+        headers: { 'content-type': wire.contentType },
+        body: wire.body,
+        dispatcher: agent,
+        headersTimeout: WEBHOOK_TIMEOUT_MS,
+        bodyTimeout: WEBHOOK_TIMEOUT_MS,
+      });
+      const body = await res.body.text();
+      return { status: res.statusCode, body, ms: ms() };
+    } catch (err) {
+      return { status: 0, body: '', ms: ms(), error: describeFailure(err) };
+    }
+  }
+
+  return {
+    async push(actionName, openid, body) {
+      const { action, request } = parse(actionName, openid, body);
+      const at = opts.now();
+      const timestampS = String(Math.floor(at / 1000));
+      const fields = fieldsOf(action, request, openid, timestampS);
+      // WeChat's state changes when the user acts, whatever the webhook later answers.
+      opts.followers.record(request.appId, openid, EVENTS[action], at);
+      const wire = toWirePush(channels.get(request.appId)!, fields, openid, timestampS, pushNonce());
+      const url = `${opts.webhookBaseUrl}/wechat/${encodeURIComponent(request.appId)}?${wire.query}`;
+      const pushes: PushDelivery[] = [];
+      if (request.concurrent) {
+        pushes.push(...(await Promise.all(Array.from({ length: request.repeat }, () => deliver(url, wire)))));
+      } else {
+        for (let i = 0; i < request.repeat; i += 1) pushes.push(await deliver(url, wire));
+      }
+      opts.logger.debug({ appId: request.appId, action, statuses: pushes.map((p) => p.status) }, 'pushed');
+      return { fields: Object.fromEntries(fields.map(([n, v]) => [n, v])), pushes };
+    },
+    close: () => agent.destroy(),
+  };
+}

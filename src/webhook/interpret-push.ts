@@ -1,0 +1,62 @@
+import type { TriggerEvent } from '../sequences/enroll';
+import type { Push } from '../wechat/push';
+import type { InteractionKind } from '../wechat/window-policy';
+
+/** What a push means for the drip: an interaction (opens a window), a trigger, an unfollow, or nothing. */
+export interface PushMeaning {
+  readonly interaction: InteractionKind | null;
+  /** Short description kept with the interaction (msg type, scene, menu key). */
+  readonly detail: string | null;
+  readonly trigger: TriggerEvent | null;
+  readonly unsubscribe: boolean;
+}
+
+const NOTHING: PushMeaning = { interaction: null, detail: null, trigger: null, unsubscribe: false };
+const SCENE_PREFIX = 'qrscene_';
+// Menu types whose click counts as an interaction (reference/wechat.md §2.1); `view` (a link) does not.
+const CLICK_EVENTS = new Set(['CLICK', 'scancode_push', 'scancode_waitmsg']);
+
+/**
+ * Reads a push. User messages of any type count as `message` — except a tap on a msgmenu option, which
+ * WeChat delivers as text with `bizmsgmenuid` but counts as a menu click (kf intro, "特别说明").
+ * Unknown event types mean nothing: they are recorded and answered, and start nothing.
+ */
+export function interpretPush(push: Push): PushMeaning {
+  if (push.msgType !== 'event') {
+    if (push.fields.bizmsgmenuid) {
+      return {
+        interaction: 'click',
+        detail: `msgmenu:${push.fields.bizmsgmenuid}`,
+        trigger: null,
+        unsubscribe: false,
+      };
+    }
+    return {
+      interaction: 'message',
+      detail: push.msgType,
+      trigger: push.msgType === 'text' ? { type: 'message', text: push.content ?? '' } : null,
+      unsubscribe: false,
+    };
+  }
+  const key = push.eventKey ?? '';
+  switch (push.event) {
+    case 'subscribe': {
+      const scene = key.startsWith(SCENE_PREFIX) ? key.slice(SCENE_PREFIX.length) : null;
+      return {
+        interaction: 'subscribe',
+        detail: scene,
+        trigger: { type: 'subscribe', scene },
+        unsubscribe: false,
+      };
+    }
+    case 'unsubscribe':
+      return { ...NOTHING, unsubscribe: true };
+    case 'SCAN':
+      return { interaction: 'scan', detail: key, trigger: { type: 'scan', scene: key }, unsubscribe: false };
+    default:
+      if (push.event && CLICK_EVENTS.has(push.event)) {
+        return { interaction: 'click', detail: key, trigger: { type: 'click', key }, unsubscribe: false };
+      }
+      return NOTHING;
+  }
+}

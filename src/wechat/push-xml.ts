@@ -1,0 +1,126 @@
+/**
+ * A deliberately small, strict XML reader for WeChat pushes: one `<xml>` root, elements, text and
+ * CDATA, the five predefined entities and character references. Everything else — DOCTYPE, ENTITY,
+ * comments, processing instructions, attributes, mixed content, depth beyond what WeChat sends — is
+ * refused, so external entities (XXE) and entity expansion (billion laughs) cannot exist by
+ * construction rather than by a parser option someone could flip.
+ */
+
+/** One element: its text (CDATA and decoded character data) or its children, never both. */
+export interface XmlElement {
+  readonly name: string;
+  readonly text: string;
+  readonly children: readonly XmlElement[];
+}
+
+/** Thrown for any input outside the accepted subset; push.ts turns it into `push_malformed`. */
+export class XmlRefused extends Error {}
+
+// WeChat's deepest push is SendPicsInfo > PicList > item > PicMd5Sum under the root.
+const MAX_DEPTH = 6;
+const MAX_ELEMENTS = 1000;
+const ENTITIES: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+
+function decodeText(text: string): string {
+  return text.replace(/&([^;&<]*);?/g, (whole, ref: string) => {
+    if (!whole.endsWith(';')) throw new XmlRefused('a bare & in text');
+    const named = ENTITIES[ref];
+    if (named !== undefined) return named;
+    const code = /^#x[0-9A-Fa-f]{1,6}$/.test(ref)
+      ? parseInt(ref.slice(2), 16)
+      : /^#[0-9]{1,7}$/.test(ref)
+        ? parseInt(ref.slice(1), 10)
+        : NaN;
+    // Anything else is a reference to a declared entity, and declarations are refused.
+    if (Number.isNaN(code) || code === 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) {
+      throw new XmlRefused(`entity reference &${ref}; is not allowed`);
+    }
+    return String.fromCodePoint(code);
+  });
+}
+
+interface Open {
+  name: string;
+  text: string;
+  children: XmlElement[];
+}
+
+// Sticky patterns read at a position without copying the rest of the input (bodies can be 1 MB).
+const OPEN_TAG = /<([A-Za-z_][A-Za-z0-9_-]*)\s*(\/?)>/y;
+const CLOSE_TAG = /<\/([A-Za-z_][A-Za-z0-9_-]*)\s*>/y;
+const SPACE = /\s*/y;
+const DECLARATION = /<\?xml\s[^?]*\?>/y;
+
+function matchAt(pattern: RegExp, raw: string, at: number): RegExpExecArray | null {
+  pattern.lastIndex = at;
+  return pattern.exec(raw);
+}
+
+function finish(done: Open): XmlElement {
+  if (done.children.length > 0 && done.text.trim() !== '') {
+    throw new XmlRefused(`<${done.name}> mixes text and elements`);
+  }
+  return { name: done.name, text: done.children.length > 0 ? '' : done.text, children: done.children };
+}
+
+/** Parses `raw` into its root element, or throws XmlRefused. */
+export function parseStrictXml(raw: string): XmlElement {
+  let i = raw.charCodeAt(0) === 0xfeff ? 1 : 0;
+  i += matchAt(SPACE, raw, i)![0].length;
+  const declaration = matchAt(DECLARATION, raw, i);
+  if (declaration !== null) {
+    i += declaration[0].length;
+    i += matchAt(SPACE, raw, i)![0].length;
+  }
+  if (!raw.startsWith('<xml', i)) throw new XmlRefused('the body must start with the <xml> root element');
+  const stack: Open[] = [];
+  let count = 0;
+
+  for (;;) {
+    const top = stack.at(-1);
+    if (i >= raw.length) throw new XmlRefused('unexpected end of input');
+    if (raw[i] !== '<') {
+      // Only reachable inside the root: the loop ends when the root closes.
+      const next = raw.indexOf('<', i);
+      const end = next === -1 ? raw.length : next;
+      top!.text += decodeText(raw.slice(i, end));
+      i = end;
+    } else if (raw.startsWith('<![CDATA[', i)) {
+      const end = raw.indexOf(']]>', i + 9);
+      if (end === -1) throw new XmlRefused('unterminated CDATA section');
+      top!.text += raw.slice(i + 9, end);
+      i = end + 3;
+    } else if (raw[i + 1] === '!' || raw[i + 1] === '?') {
+      throw new XmlRefused('DOCTYPE, ENTITY, comments and processing instructions are refused');
+    } else if (raw[i + 1] === '/') {
+      const tag = matchAt(CLOSE_TAG, raw, i);
+      if (tag === null || top?.name !== tag[1]) throw new XmlRefused(`unexpected closing tag at ${i}`);
+      i += tag[0].length;
+      const element = finish(stack.pop()!);
+      if (stack.length === 0) return end(raw, i, element);
+      stack[stack.length - 1].children.push(element);
+    } else {
+      const tag = matchAt(OPEN_TAG, raw, i);
+      if (tag === null) throw new XmlRefused(`a tag with attributes or malformed at ${i}`);
+      if (top === undefined && tag[1] !== 'xml') throw new XmlRefused('the root element must be <xml>');
+      if (top !== undefined && top.text.trim() !== '') {
+        throw new XmlRefused(`<${top.name}> mixes text and elements`);
+      }
+      if (stack.length >= MAX_DEPTH) throw new XmlRefused('elements nested too deep');
+      if ((count += 1) > MAX_ELEMENTS) throw new XmlRefused('too many elements');
+      i += tag[0].length;
+      const opened: Open = { name: tag[1], text: '', children: [] };
+      if (tag[2] !== '/') stack.push(opened);
+      else if (top === undefined) return end(raw, i, finish(opened));
+      else top.children.push(finish(opened));
+    }
+  }
+}
+
+/** Only whitespace may follow the root. */
+function end(raw: string, at: number, root: XmlElement): XmlElement {
+  if (at + matchAt(SPACE, raw, at)![0].length !== raw.length) {
+    throw new XmlRefused('content after the root element');
+  }
+  return root;
+}

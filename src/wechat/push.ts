@@ -1,0 +1,177 @@
+import { AppError } from '../errors';
+import { parseStrictXml, XmlRefused, type XmlElement } from './push-xml';
+
+/** The data format configured for an account's pushes on the WeChat platform. */
+export type PushFormat = 'xml' | 'json';
+
+/** One push from WeChat (a user message or an event), with the fields the service acts on. */
+export interface Push {
+  /** The account's original ID (`gh_…`). */
+  readonly toUserName: string;
+  /** The follower (`FromUserName`). */
+  readonly openid: string;
+  /** Epoch seconds, as WeChat sent it. */
+  readonly createTime: number;
+  /** `event`, `text`, `image`, … */
+  readonly msgType: string;
+  /** As sent (`subscribe`, `unsubscribe`, `SCAN`, `CLICK`, `VIEW`, `scancode_push`, …); null for messages. */
+  readonly event: string | null;
+  /** `qrscene_<scene>` on subscribe by QR, the scene on SCAN, the menu key on CLICK. */
+  readonly eventKey: string | null;
+  /** A 64-bit id: kept as a string because it does not fit a JavaScript number. */
+  readonly msgId: string | null;
+  /** The text of a text message. */
+  readonly content: string | null;
+  /** The QR code's ticket on scans. */
+  readonly ticket: string | null;
+  /** Every field, flattened (`ScanCodeInfo.ScanType`, `List.0.TemplateId`). */
+  readonly fields: Readonly<Record<string, string>>;
+}
+
+// WeChat nests a few levels at most (SendPicsInfo.PicList.item.PicMd5Sum); more is not a push.
+const MAX_DEPTH = 5;
+const MAX_FIELDS = 500;
+const KEY = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+
+function malformed(message: string, cause?: unknown): AppError {
+  return new AppError('push_malformed', message, { httpStatus: 400, cause });
+}
+
+function put(out: Map<string, string>, key: string, value: string): void {
+  if (out.has(key)) throw malformed(`field ${key} appears twice`);
+  if (out.size >= MAX_FIELDS) throw malformed('too many fields');
+  out.set(key, value);
+}
+
+/** Flattens children; a name that repeats (a list) gets indexes, as JSON's arrays do. */
+function flattenXml(out: Map<string, string>, prefix: string, children: readonly XmlElement[]): void {
+  const counts = new Map<string, number>();
+  for (const c of children) counts.set(c.name, (counts.get(c.name) ?? 0) + 1);
+  const seen = new Map<string, number>();
+  for (const child of children) {
+    const index = seen.get(child.name) ?? 0;
+    seen.set(child.name, index + 1);
+    // At the top a repeated field is ambiguous (which FromUserName is the real one?), not a list.
+    if (prefix === '' && counts.get(child.name)! > 1) throw malformed(`field ${child.name} appears twice`);
+    const key = counts.get(child.name)! > 1 ? `${prefix}${child.name}.${index}` : `${prefix}${child.name}`;
+    if (child.children.length > 0) flattenXml(out, `${key}.`, child.children);
+    else put(out, key, child.text);
+  }
+}
+
+/**
+ * Quotes every number literal of (already validated) JSON text, so that JSON.parse keeps a 64-bit
+ * MsgId exactly as sent instead of rounding it to the nearest double.
+ */
+function quoteNumbers(text: string): string {
+  let out = '';
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i];
+    if (c === '"') {
+      let j = i + 1;
+      while (text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j + 1;
+    } else if (c === '-' || (c >= '0' && c <= '9')) {
+      const number = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+      number.lastIndex = i;
+      const token = number.exec(text)![0];
+      out += `"${token}"`;
+      i += token.length;
+    } else {
+      out += c;
+      i += 1;
+    }
+  }
+  return out;
+}
+
+function flattenJson(out: Map<string, string>, prefix: string, value: unknown, depth: number): void {
+  if (depth > MAX_DEPTH) throw malformed('fields nested too deep');
+  const entries: [string, unknown][] = Array.isArray(value)
+    ? value.map((v, i) => [String(i), v])
+    : Object.entries(value as object);
+  for (const [name, v] of entries) {
+    if (!Array.isArray(value) && !KEY.test(name)) throw malformed(`field name ${JSON.stringify(name)}`);
+    const key = `${prefix}${name}`;
+    if (typeof v === 'string') put(out, key, v);
+    else if (typeof v === 'boolean') put(out, key, String(v));
+    else if (v !== null && typeof v === 'object') flattenJson(out, `${key}.`, v, depth + 1);
+    // null: WeChat never sends it; an absent field says the same.
+  }
+}
+
+/**
+ * Reads a push body into flat string fields: XML (`<xml>` of elements with CDATA or text) or a JSON
+ * object. Numbers stay strings as sent; nested lists flatten to dotted keys. Throws AppError
+ * `push_malformed` (400) for anything else, including any DOCTYPE or ENTITY declaration.
+ */
+export function parsePushBody(raw: string, format: PushFormat): Record<string, string> {
+  const out = new Map<string, string>();
+  if (format === 'xml') {
+    let root: XmlElement;
+    try {
+      root = parseStrictXml(raw);
+    } catch (err) {
+      if (err instanceof XmlRefused) throw malformed(`not a WeChat XML push: ${err.message}`, err);
+      throw err;
+    }
+    if (root.text.trim() !== '') throw malformed('the <xml> root holds text, not fields');
+    flattenXml(out, '', root.children);
+  } else {
+    let value: unknown;
+    try {
+      JSON.parse(raw);
+      value = JSON.parse(quoteNumbers(raw));
+    } catch (err) {
+      throw malformed('not valid JSON', err);
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      throw malformed('a JSON push must be an object');
+    }
+    flattenJson(out, '', value, 1);
+  }
+  // fromEntries defines own properties, so a field named __proto__ stays a field.
+  return Object.fromEntries(out);
+}
+
+function required(fields: Readonly<Record<string, string>>, name: string): string {
+  const value = fields[name];
+  if (value === undefined || value === '') throw malformed(`the push has no ${name}`);
+  return value;
+}
+
+/** Types a push's fields; throws `push_malformed` without ToUserName, FromUserName, CreateTime, MsgType. */
+export function toPush(fields: Readonly<Record<string, string>>): Push {
+  const createTime = required(fields, 'CreateTime');
+  if (!/^\d{1,12}$/.test(createTime)) throw malformed('CreateTime must be epoch seconds');
+  const msgId = fields.MsgId ?? null;
+  if (msgId !== null && !/^\d{1,20}$/.test(msgId)) throw malformed('MsgId must be digits');
+  return {
+    toUserName: required(fields, 'ToUserName'),
+    openid: required(fields, 'FromUserName'),
+    createTime: Number(createTime),
+    msgType: required(fields, 'MsgType'),
+    event: fields.Event ?? null,
+    eventKey: fields.EventKey ?? null,
+    msgId,
+    content: fields.Content ?? null,
+    ticket: fields.Ticket ?? null,
+    fields,
+  };
+}
+
+/**
+ * The key under which retries of one push collapse (reference/wechat.md §5.3): `msg:<MsgId>` for
+ * messages, `evt:<FromUserName>:<CreateTime>:<Event>:<EventKey>` for events (they carry no MsgId).
+ */
+export function pushDedupeKey(push: Push): string {
+  if (push.msgId !== null) return `msg:${push.msgId}`;
+  return `evt:${push.openid}:${push.createTime}:${push.event ?? ''}:${push.eventKey ?? ''}`;
+}
+
+/** The `Encrypt` value of a safe- or compatible-mode body; throws `push_malformed` when absent. */
+export function extractEncrypt(raw: string, format: PushFormat): string {
+  return required(parsePushBody(raw, format), 'Encrypt');
+}

@@ -1,0 +1,150 @@
+import type { Service } from '../../src/main/start-service';
+import { APP_ID, createHarness, type Harness, writtenRows } from '../helpers/harness';
+
+let h: Harness;
+let api: Service;
+
+beforeAll(async () => {
+  h = await createHarness({
+    ROLE: 'api',
+    WECHAT_ACCOUNTS: JSON.stringify([{ appId: APP_ID, secret: 'test-secret', windowPolicy: 'official' }]),
+  });
+  api = await h.start();
+});
+afterAll(() => h.close());
+
+const text = (content: string) => ({ msgtype: 'text', text: { content } });
+const template = { template_id: 'tpl-1', data: { first: { value: '春季课程提醒' } } };
+const spring = (extraSteps: object[] = []) => ({
+  appId: APP_ID,
+  name: 'spring welcome',
+  trigger: { type: 'subscribe', scene: 'spring' },
+  steps: [
+    { offsetMs: 0, message: text('欢迎！') },
+    { offsetMs: 10_000, message: text('第二条') },
+    { offsetMs: 30_000, message: text('第三条') },
+    ...extraSteps,
+  ],
+});
+const send = (method: string, path: string, body?: unknown) =>
+  h.api(api, path, { method, body: body === undefined ? undefined : JSON.stringify(body) });
+
+describe('/v1/sequences', () => {
+  it('creates a sequence whose steps fit the follow window, as version 1', async () => {
+    const res = await send('POST', '/v1/sequences', { ...spring(), status: 'active' });
+    expect(res.status).toBe(201);
+    expect(await res.json()).toMatchObject({ name: 'spring welcome', status: 'active', version: 1 });
+  });
+
+  it('refuses a 4th step at +2 h after a follow, naming the step and the rule, and writes nothing', async () => {
+    const before = await h.db.pool.query('SELECT count(*)::int AS n FROM sequences');
+    const res = await send(
+      'POST',
+      '/v1/sequences',
+      spring([{ offsetMs: 2 * 3600_000, message: text('太晚了') }]),
+    );
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { details: { path: string; message: string }[] } };
+    expect(body.error.details).toEqual([
+      {
+        path: 'steps.3',
+        message: expect.stringMatching(
+          /step 4 at \+2 h falls outside the contact window: a follow allows 3 messages within 1 min/,
+        ),
+      },
+    ]);
+    expect((await h.db.pool.query('SELECT count(*)::int AS n FROM sequences')).rows).toEqual(before.rows);
+  });
+
+  it('accepts the same 4th step when it has a template fallback', async () => {
+    const res = await send(
+      'POST',
+      '/v1/sequences',
+      spring([{ offsetMs: 2 * 3600_000, message: text('x'), fallback: template }]),
+    );
+    expect(res.status).toBe(201);
+  });
+
+  it('refuses a 4th message inside the window too: the window allows only 3', async () => {
+    const res = await send('POST', '/v1/sequences', spring([{ offsetMs: 40_000, message: text('第四条') }]));
+    const body = (await res.json()) as { error: { details: { path: string; message: string }[] } };
+    expect(body.error.details[0]).toMatchObject({
+      path: 'steps.3',
+      message: expect.stringMatching(/message 4/),
+    });
+  });
+
+  it.each([
+    ['no steps', { ...spring(), steps: [] }, 'steps'],
+    [
+      'steps out of order',
+      {
+        ...spring(),
+        steps: [
+          { offsetMs: 5000, message: text('a') },
+          { offsetMs: 0, message: text('b') },
+        ],
+      },
+      'steps.1.offsetMs',
+    ],
+    [
+      'an unknown msgtype field',
+      {
+        ...spring(),
+        steps: [{ offsetMs: 0, message: { msgtype: 'text', text: { content: 'a', colour: 'red' } } }],
+      },
+      'steps.0.message.text.colour',
+    ],
+    ['a negative offset', { ...spring(), steps: [{ offsetMs: -1, message: text('a') }] }, 'steps.0.offsetMs'],
+    ['an unknown trigger', { ...spring(), trigger: { type: 'birthday' } }, 'trigger.type'],
+    ['an unconfigured account', { ...spring(), appId: 'wxnobody' }, 'appId'],
+  ])('refuses %s with a detail at its path', async (_name, body, path) => {
+    const before = await writtenRows(h.db);
+    const res = await send('POST', '/v1/sequences', body);
+    expect(res.status).toBe(400);
+    const details = ((await res.json()) as { error: { details: { path: string }[] } }).error.details;
+    expect(details.map((d) => d.path)).toContain(path);
+    expect(await writtenRows(h.db)).toEqual(before);
+  });
+
+  it('makes a new version on edit, and pausing cancels pending steps with one ledger row', async () => {
+    const created = (await (
+      await send('POST', '/v1/sequences', { ...spring(), status: 'active' })
+    ).json()) as { id: string };
+    const edited = await send('PUT', `/v1/sequences/${created.id}`, {
+      ...spring(),
+      name: 'spring welcome v2',
+    });
+    expect(await edited.json()).toMatchObject({ version: 2, name: 'spring welcome v2', status: 'active' });
+    // Two pending steps of a running enrollment (as the webhook would write them).
+    await h.db.pool.query(
+      `INSERT INTO scheduled_messages (app_id, openid, channel, payload, due_at, status, sequence_id, step_index)
+       SELECT $1, 'o-seq', 'custom', '{}', now() + interval '1 hour', 'queued', $2, i FROM generate_series(0, 1) i`,
+      [APP_ID, created.id],
+    );
+    const detail = (await (await send('GET', `/v1/sequences/${created.id}`)).json()) as {
+      pendingSteps: number;
+    };
+    expect(detail.pendingSteps).toBe(2);
+    const paused = (await (await send('POST', `/v1/sequences/${created.id}/pause`)).json()) as {
+      status: string;
+      cancelledSteps: number;
+    };
+    expect(paused).toMatchObject({ status: 'paused', cancelledSteps: 2 });
+    const ledger = await h.db.pool.query(`SELECT scope, reason FROM cancellations WHERE target = $1`, [
+      created.id,
+    ]);
+    expect(ledger.rows).toEqual([{ scope: 'sequence', reason: 'sequence paused' }]);
+    const statuses = await h.db.pool.query(`SELECT status FROM scheduled_messages WHERE sequence_id = $1`, [
+      created.id,
+    ]);
+    expect(statuses.rows.every((r) => r.status === 'queued')).toBe(true); // one ledger row, no per-message update
+    expect((await send('POST', `/v1/sequences/${created.id}/pause`)).status).toBe(409);
+    expect((await send('POST', `/v1/sequences/${created.id}/resume`)).status).toBe(200);
+    const archived = (await (await send('POST', `/v1/sequences/${created.id}/archive`)).json()) as {
+      cancelledSteps: number;
+    };
+    expect(archived.cancelledSteps).toBe(0);
+    expect((await send('PUT', `/v1/sequences/${created.id}`, spring())).status).toBe(409);
+  });
+});

@@ -1,0 +1,130 @@
+import type { Service } from '../../src/main/start-service';
+import { APP_ID, createHarness, type Harness, waitFor } from '../helpers/harness';
+
+// Short windows so a "48 h" drip runs in seconds: a user message opens 5 messages within 20 s.
+const rule = (count: number, windowMs: number) => ({ count, windowMs });
+const POLICY = {
+  message: rule(5, 20_000),
+  subscribe: rule(3, 60_000),
+  scan: rule(3, 60_000),
+  click: rule(3, 60_000),
+};
+const ACCOUNT = {
+  appId: APP_ID,
+  secret: 'test-secret',
+  token: 'driptoken',
+  encodingAESKey: 'abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG',
+  pushMode: 'safe',
+  windowPolicy: POLICY,
+};
+
+let h: Harness;
+let service: Service;
+
+beforeAll(async () => {
+  h = await createHarness({ WECHAT_ACCOUNTS: JSON.stringify([ACCOUNT]) }, { enforceContactWindow: true });
+  service = await h.start();
+});
+afterAll(() => h.close());
+
+const text = (content: string) => ({ msgtype: 'text', text: { content } });
+async function createSequence(body: object): Promise<string> {
+  const res = await h.api(service, '/v1/sequences', {
+    method: 'POST',
+    body: JSON.stringify({ appId: APP_ID, status: 'active', ...body }),
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { id: string }).id;
+}
+const received = (openid: string) =>
+  h.simulator
+    .messages({ appId: APP_ID, openid })
+    .map((m) => (m.body as { text: { content: string } }).text.content);
+
+describe('follow → drip', () => {
+  it('a follow from the qrscene_spring code starts "spring welcome" and its three steps arrive', async () => {
+    await createSequence({
+      name: 'spring welcome',
+      trigger: { type: 'subscribe', scene: 'spring' },
+      steps: [0, 1000, 2000].map((offsetMs, i) => ({ offsetMs, message: text(`spring ${i + 1}`) })),
+    });
+    await createSequence({
+      name: 'generic welcome',
+      trigger: { type: 'subscribe' },
+      steps: [{ offsetMs: 0, message: text('generic') }],
+    });
+    const { pushes } = await h.simulator.push('follow', 'o-spring', { appId: APP_ID, scene: 'spring' });
+    expect(pushes).toEqual([expect.objectContaining({ status: 200, body: 'success' })]);
+    expect(await waitFor(() => received('o-spring').length === 3, 10_000)).toBe(true);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(received('o-spring')).toEqual(['spring 1', 'spring 2', 'spring 3']);
+  });
+
+  it("WeChat's retried pushes, even concurrent, start nothing twice", async () => {
+    const { pushes } = await h.simulator.push('follow', 'o-retry', {
+      appId: APP_ID,
+      scene: 'spring',
+      repeat: 4,
+      concurrent: true,
+    });
+    expect(pushes.map((p) => p.body)).toEqual(['success', 'success', 'success', 'success']);
+    expect(await waitFor(() => received('o-retry').length === 3, 10_000)).toBe(true);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(received('o-retry')).toHaveLength(3);
+    const { rows } = await h.db.pool.query(
+      `SELECT count(*)::int AS n FROM enrollments WHERE openid = 'o-retry'`,
+    );
+    expect(rows[0].n).toBe(1);
+  });
+
+  it('a user message gets the keyword sequence: five steps spread over the message window', async () => {
+    await createSequence({
+      name: 'course drip',
+      trigger: { type: 'keyword', keyword: '课程' },
+      steps: [0, 1500, 3000, 4500, 6000].map((offsetMs, i) => ({
+        offsetMs,
+        message: text(`course ${i + 1}`),
+      })),
+    });
+    await h.simulator.push('message', 'o-course', { appId: APP_ID, content: '我想了解课程' });
+    expect(await waitFor(() => received('o-course').length === 5, 15_000)).toBe(true);
+    expect(received('o-course')).toEqual(['course 1', 'course 2', 'course 3', 'course 4', 'course 5']);
+  });
+
+  it('an unfollow in between cancels the rest with one ledger row and wipes the follower data', async () => {
+    await h.simulator.push('message', 'o-leaver', { appId: APP_ID, content: '课程表' });
+    await waitFor(() => received('o-leaver').length >= 2, 10_000);
+    await h.simulator.push('unfollow', 'o-leaver', { appId: APP_ID });
+    await new Promise((r) => setTimeout(r, 6000));
+    expect(received('o-leaver').length).toBeLessThan(5);
+    const ledger = await h.db.pool.query(`SELECT scope, reason FROM cancellations WHERE target = 'o-leaver'`);
+    expect(ledger.rows).toEqual([{ scope: 'follower', reason: 'unsubscribed' }]);
+    const left = await h.db.pool.query(
+      `SELECT (SELECT count(*)::int FROM interactions WHERE openid = 'o-leaver') AS interactions,
+              (SELECT count(*)::int FROM scheduled_messages WHERE openid = 'o-leaver') AS messages,
+              (SELECT count(*)::int FROM webhook_pushes WHERE openid = 'o-leaver' OR fields::text LIKE '%o-leaver%') AS pushes,
+              (SELECT count(*)::int FROM enrollments WHERE openid = 'o-leaver') AS enrollments,
+              (SELECT subscribed FROM followers WHERE openid = 'o-leaver') AS subscribed`,
+    );
+    expect(left.rows[0]).toEqual({
+      interactions: 0,
+      messages: 0,
+      pushes: 0,
+      enrollments: 0,
+      subscribed: false,
+    });
+    const counts = await h.db.pool.query(
+      // The leaver's rows, now without openid or payload: they stay as anonymous per-step counts.
+      `SELECT m.status, count(*)::int AS n FROM scheduled_messages m JOIN sequences s ON s.id = m.sequence_id
+       WHERE s.name = 'course drip' AND m.openid = '' GROUP BY m.status ORDER BY m.status`,
+    );
+    expect(counts.rows.reduce((n, r) => n + r.n, 0)).toBe(5); // anonymous counts remain per step
+  });
+
+  it('a re-follow starts fresh', async () => {
+    await h.simulator.push('follow', 'o-leaver', { appId: APP_ID, scene: 'spring' });
+    expect(
+      await waitFor(() => received('o-leaver').filter((t) => t.startsWith('spring')).length === 3, 10_000),
+    ).toBe(true);
+  });
+});

@@ -1,0 +1,44 @@
+import { matchSequences } from '../../../src/sequences/enroll';
+import type { Trigger } from '../../../src/sequences/sequence-schema';
+import type { Sequence } from '../../../src/sequences/sequence-store';
+
+const seq = (name: string, trigger: Trigger): Sequence => ({
+  id: name,
+  appId: 'wx1',
+  name,
+  status: 'active',
+  version: 1,
+  oncePerFollower: false,
+  trigger,
+  steps: [],
+  createdAt: new Date(0),
+  updatedAt: new Date(0),
+});
+
+const active = [
+  seq('generic', { type: 'subscribe' }),
+  seq('spring', { type: 'subscribe', scene: 'spring' }),
+  seq('booth', { type: 'scan', scene: 'booth' }),
+  seq('menu', { type: 'click', key: 'MENU_A' }),
+  seq('course', { type: 'keyword', keyword: 'Course' }),
+];
+const names = (event: Parameters<typeof matchSequences>[1]) =>
+  matchSequences(active, event).map((s) => s.name);
+
+describe('matchSequences', () => {
+  it('starts the scene sequence, not the generic one, for a follow from that QR code', () => {
+    expect(names({ type: 'subscribe', scene: 'spring' })).toEqual(['spring']);
+  });
+
+  it('starts the generic follow sequence for a follow without a matching scene', () => {
+    expect(names({ type: 'subscribe', scene: null })).toEqual(['generic']);
+    expect(names({ type: 'subscribe', scene: 'autumn' })).toEqual(['generic']);
+  });
+
+  it('matches scans, menu keys and keywords (case-insensitively, anywhere in the message)', () => {
+    expect(names({ type: 'scan', scene: 'booth' })).toEqual(['booth']);
+    expect(names({ type: 'click', key: 'MENU_A' })).toEqual(['menu']);
+    expect(names({ type: 'message', text: 'which course starts soon?' })).toEqual(['course']);
+    expect(names({ type: 'message', text: 'hello' })).toEqual([]);
+  });
+});

@@ -1,0 +1,78 @@
+import { interpretPush } from '../../../src/webhook/interpret-push';
+import { toPush } from '../../../src/wechat/push';
+
+const push = (fields: Record<string, string>) =>
+  toPush({ ToUserName: 'gh_1', FromUserName: 'o1', CreateTime: '1714112445', ...fields });
+
+describe('interpretPush', () => {
+  it('reads a follow from a QR code as a subscribe interaction with its scene', () => {
+    expect(
+      interpretPush(push({ MsgType: 'event', Event: 'subscribe', EventKey: 'qrscene_spring', Ticket: 't' })),
+    ).toEqual({
+      interaction: 'subscribe',
+      detail: 'spring',
+      trigger: { type: 'subscribe', scene: 'spring' },
+      unsubscribe: false,
+    });
+  });
+
+  it('reads a plain follow with no scene', () => {
+    expect(interpretPush(push({ MsgType: 'event', Event: 'subscribe' })).trigger).toEqual({
+      type: 'subscribe',
+      scene: null,
+    });
+  });
+
+  it('reads an unfollow', () => {
+    expect(interpretPush(push({ MsgType: 'event', Event: 'unsubscribe' }))).toMatchObject({
+      unsubscribe: true,
+      interaction: null,
+    });
+  });
+
+  it('counts SCAN, CLICK and scancode menus, but not VIEW (a link) or LOCATION', () => {
+    expect(interpretPush(push({ MsgType: 'event', Event: 'SCAN', EventKey: 'booth-7' })).trigger).toEqual({
+      type: 'scan',
+      scene: 'booth-7',
+    });
+    expect(interpretPush(push({ MsgType: 'event', Event: 'CLICK', EventKey: 'MENU_A' })).interaction).toBe(
+      'click',
+    );
+    expect(interpretPush(push({ MsgType: 'event', Event: 'scancode_push', EventKey: 'S' })).interaction).toBe(
+      'click',
+    );
+    expect(
+      interpretPush(push({ MsgType: 'event', Event: 'VIEW', EventKey: 'https://x' })).interaction,
+    ).toBeNull();
+    expect(interpretPush(push({ MsgType: 'event', Event: 'LOCATION' })).interaction).toBeNull();
+  });
+
+  it('counts a user message of any type, and offers text to keyword triggers', () => {
+    expect(interpretPush(push({ MsgType: 'text', Content: '课程', MsgId: '1' }))).toMatchObject({
+      interaction: 'message',
+      trigger: { type: 'message', text: '课程' },
+    });
+    expect(interpretPush(push({ MsgType: 'image', PicUrl: 'u', MsgId: '2' }))).toMatchObject({
+      interaction: 'message',
+      trigger: null,
+    });
+  });
+
+  it('counts a msgmenu tap as a menu click, not a user message (no 48 h window)', () => {
+    expect(
+      interpretPush(push({ MsgType: 'text', Content: '满意', MsgId: '3', bizmsgmenuid: '101' })),
+    ).toMatchObject({
+      interaction: 'click',
+      trigger: null,
+    });
+  });
+
+  it('means nothing for an event type it does not know', () => {
+    expect(interpretPush(push({ MsgType: 'event', Event: 'brand_new_event' }))).toEqual({
+      interaction: null,
+      detail: null,
+      trigger: null,
+      unsubscribe: false,
+    });
+  });
+});
