@@ -13,6 +13,7 @@ export function messageView(m: Message): Record<string, unknown> {
     attempts: m.attempts,
     idempotencyKey: m.idempotencyKey,
     cancelKey: m.cancelKey,
+    maxLatenessMs: m.maxLatenessMs,
     createdAt: m.createdAt.toISOString(),
     sentAt: m.sentAt?.toISOString() ?? null,
     message: m.payload,

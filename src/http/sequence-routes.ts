@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { Config } from '../config';
-import type { Pool } from '../db/pool';
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
 import { NotFoundError, ValidationError } from '../errors';
 import {
   changeSequenceStatus,
@@ -11,6 +12,14 @@ import {
 } from '../sequences/manage-sequences';
 import { parseSequenceDefinition } from '../sequences/sequence-schema';
 import { findSequence, listSequences, type Sequence } from '../sequences/sequence-store';
+import { sequenceResults } from '../sequences/sequence-results';
+import { scheduleMessages, type ScheduleDeps } from '../scheduling/schedule-messages';
+import { readableIssue, zodIssueDetails } from '../validation';
+import { messageView } from './message-view';
+
+const testSendSchema = z
+  .object({ openid: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/), stepIndex: z.number().int().min(0) })
+  .strict();
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ACTIONS: readonly SequenceAction[] = ['activate', 'pause', 'resume', 'archive'];
@@ -37,7 +46,7 @@ function sequenceId(raw: string | string[] | undefined): string {
 }
 
 /** `/v1/sequences…`: marketing's drip sequences (the admin page calls these too). */
-export function createSequenceRouter(deps: { config: Config; pool: Pool }): Router {
+export function createSequenceRouter(deps: ScheduleDeps & { config: Config }): Router {
   const router = Router();
   const policies = new Map(deps.config.wechatAccounts.map((a) => [a.appId, a.windowPolicy]));
   const parse = (body: unknown) => {
@@ -46,6 +55,11 @@ export function createSequenceRouter(deps: { config: Config; pool: Pool }): Rout
     const { status: _status, ...definition } = body as Record<string, unknown>;
     return parseSequenceDefinition(definition, (appId) => policies.get(appId));
   };
+
+  router.post('/validate', (req, res) => {
+    parse(req.body);
+    res.json({ ok: true });
+  });
 
   router.get('/', async (req, res) => {
     const appId = typeof req.query.appId === 'string' ? req.query.appId : null;
@@ -69,6 +83,46 @@ export function createSequenceRouter(deps: { config: Config; pool: Pool }): Rout
 
   router.put('/:id', async (req, res) => {
     res.json(sequenceView(await updateSequence(deps.pool, sequenceId(req.params.id), parse(req.body))));
+  });
+
+  router.get('/:id/results', async (req, res) => {
+    const id = sequenceId(req.params.id);
+    if (!(await findSequence(deps.pool, id))) throw new NotFoundError(`sequence ${id}`);
+    res.json(await sequenceResults(deps.pool, id));
+  });
+
+  router.post('/:id/test-send', async (req, res) => {
+    const id = sequenceId(req.params.id);
+    const sequence = await findSequence(deps.pool, id);
+    if (!sequence) throw new NotFoundError(`sequence ${id}`);
+    const parsed = testSendSchema.safeParse(req.body, { error: readableIssue });
+    if (!parsed.success) throw new ValidationError('invalid test send', zodIssueDetails(parsed.error, ''));
+    const step = sequence.steps[parsed.data.stepIndex];
+    if (!step) {
+      throw new ValidationError('invalid test send', [
+        {
+          path: 'stepIndex',
+          message: `the sequence has ${sequence.steps.length} steps (0 to ${sequence.steps.length - 1})`,
+        },
+      ]);
+    }
+    // Through the normal path (outbox, broker, claim, window check), not part of the sequence's results.
+    const [result] = await scheduleMessages(deps, [
+      {
+        id: randomUUID(),
+        appId: sequence.appId,
+        openid: parsed.data.openid,
+        channel: 'custom',
+        payload: step.message,
+        fallback: step.fallback,
+        dueAt: new Date(),
+        idempotencyKey: null,
+        requestHash: null,
+        cancelKey: null,
+      },
+    ]);
+    if (!result.ok) throw result.error;
+    res.status(201).json(messageView(result.message));
   });
 
   router.post('/:id/:action', async (req, res) => {

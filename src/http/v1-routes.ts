@@ -11,6 +11,8 @@ import { parseScheduleRequest, type ScheduleContext } from '../scheduling/schedu
 import { scheduleMessages } from '../scheduling/schedule-messages';
 import { readableIssue, zodIssueDetails } from '../validation';
 import { followerTimeline } from '../followers/follower-timeline';
+import { rescheduleByKey, rescheduleMessage } from '../scheduling/reschedule';
+import { WINDOW_PRESETS, type WindowPolicy } from '../wechat/window-policy';
 import { messageView } from './message-view';
 import { createSequenceRouter } from './sequence-routes';
 import { handleNdjsonBatch } from './ndjson-batch';
@@ -47,6 +49,12 @@ function jsonBody(body: unknown): unknown {
   return body;
 }
 
+function policyName(policy: WindowPolicy): string {
+  if (policy === null) return 'none';
+  const preset = Object.entries(WINDOW_PRESETS).find(([, p]) => p === policy);
+  return preset ? preset[0] : 'custom';
+}
+
 function messageId(raw: string | string[] | undefined): string {
   const id = String(raw ?? '');
   if (!UUID.test(id)) throw new NotFoundError(`message ${id}`);
@@ -65,6 +73,64 @@ export function createV1Router(deps: V1Deps): Router {
 
   router.use('/sequences', createSequenceRouter(deps));
   router.post('/messages/batch', (req, res) => handleNdjsonBatch(deps, context, req, res));
+
+  router.get('/accounts', (_req, res) => {
+    res.json({
+      accounts: deps.config.wechatAccounts.map((a) => ({
+        appId: a.appId,
+        pushMode: a.pushMode,
+        webhook: a.token !== null,
+        policyName: policyName(a.windowPolicy),
+        windowPolicy: a.windowPolicy,
+      })),
+    });
+  });
+
+  // Move a reminder: by id (the replacement inherits what the body does not say) or by cancel key.
+  router.put('/messages/by-key/:appId/:cancelKey', async (req, res) => {
+    const body = jsonBody(req.body) as Record<string, unknown>;
+    if (body.sendAt === undefined && body.delayMs === undefined) {
+      throw new ValidationError('invalid reschedule', [
+        { path: 'sendAt', message: 'give the new sendAt or delayMs' },
+      ]);
+    }
+    const input = parseScheduleRequest(
+      { ...body, appId: req.params.appId, cancelKey: req.params.cancelKey },
+      context(),
+    );
+    const { message, cancelled } = await rescheduleByKey(
+      deps,
+      { ...input, cancelKey: input.cancelKey! },
+      ACTOR,
+    );
+    res.status(201).json({ ...messageView(message), cancelled });
+  });
+
+  router.put('/messages/:id', async (req, res) => {
+    const id = messageId(req.params.id);
+    const old = await findMessage(deps.pool, id);
+    if (!old) throw new NotFoundError(`message ${id}`);
+    const body = jsonBody(req.body) as Record<string, unknown>;
+    if (body.sendAt === undefined && body.delayMs === undefined) {
+      throw new ValidationError('invalid reschedule', [
+        { path: 'sendAt', message: 'give the new sendAt or delayMs' },
+      ]);
+    }
+    const input = parseScheduleRequest(
+      {
+        appId: old.appId,
+        openid: old.openid,
+        channel: old.channel,
+        message: old.payload,
+        ...(old.cancelKey ? { cancelKey: old.cancelKey } : {}),
+        ...(old.maxLatenessMs ? { maxLatenessMs: old.maxLatenessMs } : {}),
+        ...body,
+      },
+      context(),
+    );
+    const { message, replaces } = await rescheduleMessage(deps, id, input, ACTOR);
+    res.status(201).json({ ...messageView(message), replaces });
+  });
 
   router.post('/messages', async (req, res) => {
     const input = parseScheduleRequest(jsonBody(req.body), context());

@@ -1,4 +1,4 @@
-import { type Pool, withTransaction } from '../db/pool';
+import { type Pool, type PoolClient, withTransaction } from '../db/pool';
 import { ConflictError, NotFoundError } from '../errors';
 import { appendCancellation, type Cancellation, LEDGER_COVERS } from './ledger';
 import { cancelOpenMessage, type Message } from './message-store';
@@ -44,24 +44,30 @@ export async function cancelByTarget(
   pool: Pool,
   input: { appId: string; target: CancelTarget; reason: string; actor: string },
 ): Promise<{ cancellation: Cancellation; matched: number }> {
+  return withTransaction(pool, (client) => cancelTargetIn(client, input));
+}
+
+/** `cancelByTarget` inside the caller's transaction (a reschedule by key adds its replacement after it). */
+export async function cancelTargetIn(
+  client: PoolClient,
+  input: { appId: string; target: CancelTarget; reason: string; actor: string },
+): Promise<{ cancellation: Cancellation; matched: number }> {
   const [scope, column, target] =
     'cancelKey' in input.target
       ? (['cancel_key', 'cancel_key', input.target.cancelKey] as const)
       : (['follower', 'openid', input.target.openid] as const);
-  return withTransaction(pool, async (client) => {
-    const { rows } = await client.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM scheduled_messages m
-       WHERE m.app_id = $1 AND m.${column} = $2 AND m.status IN ('pending', 'queued')
-         AND NOT ${LEDGER_COVERS('m')}`,
-      [input.appId, target],
-    );
-    const cancellation = await appendCancellation(client, {
-      appId: input.appId,
-      scope,
-      target,
-      reason: input.reason,
-      actor: input.actor,
-    });
-    return { cancellation, matched: rows[0].n };
+  const { rows } = await client.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM scheduled_messages m
+     WHERE m.app_id = $1 AND m.${column} = $2 AND m.status IN ('pending', 'queued')
+       AND NOT ${LEDGER_COVERS('m')}`,
+    [input.appId, target],
+  );
+  const cancellation = await appendCancellation(client, {
+    appId: input.appId,
+    scope,
+    target,
+    reason: input.reason,
+    actor: input.actor,
   });
+  return { cancellation, matched: rows[0].n };
 }

@@ -32,7 +32,8 @@ export interface ClaimResult {
  * - a template message, or any message of an account whose window is not checked here, is claimed;
  * - a customer-service message is claimed while the window is open and has allowance left, consuming one
  *   unit each (the follower rows are locked, in key order, so concurrent workers cannot overspend);
- * - otherwise it goes out on its template fallback, or is `skipped` (`window_closed`, `unsubscribed`).
+ * - otherwise it goes out on its template fallback, or is `skipped` (`window_closed`, `unsubscribed`);
+ * - a message later than its `max_lateness_ms` is `skipped` (`stale`) instead of sent late.
  * Every status change is guarded on the latest row version, so two workers, or a worker and a
  * redelivery, can never both claim a row. Remaining waits use the database clock.
  */
@@ -84,6 +85,7 @@ const OPEN = `m.status IN ('pending', 'queued')`;
 const CLAIM_SQL = `
 WITH cand AS (
   SELECT m.id, m.app_id, m.openid, m.channel, m.fallback IS NOT NULL AS has_fallback, m.due_at,
+         m.due_at + m.max_lateness_ms * interval '1 millisecond' < now() AS stale,
          ${LEDGER_COVERS('m')} AS covered, a.paused_until
   FROM scheduled_messages m
   LEFT JOIN account_states a ON a.app_id = m.app_id AND a.paused_until > now()
@@ -97,6 +99,7 @@ WITH cand AS (
   ORDER BY f.app_id, f.openid FOR UPDATE
 ), judged AS (
   SELECT d.id, d.app_id, d.openid, CASE
+      WHEN d.stale THEN 'skip:stale'
       WHEN l.subscribed = false THEN 'skip:unsubscribed'
       WHEN d.channel = 'template' OR d.app_id = ANY($3::text[]) THEN 'send'
       WHEN l.window_expires_at > now() AND d.rank <= l.window_remaining THEN 'send:window'

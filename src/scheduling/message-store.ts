@@ -19,6 +19,7 @@ export interface Message {
   readonly createdAt: Date;
   readonly updatedAt: Date;
   readonly sentAt: Date | null;
+  readonly maxLatenessMs: number | null;
 }
 
 export interface NewMessage {
@@ -32,13 +33,12 @@ export interface NewMessage {
   readonly idempotencyKey: string | null;
   readonly requestHash: string | null;
   readonly cancelKey: string | null;
+  /** Skip rather than send when this much later than due (ms); null: always send. */
+  readonly maxLatenessMs?: number | null;
+  /** Template payload sent instead when the contact window is closed at due time. */
+  readonly fallback?: Record<string, unknown> | null;
   /** Set for the steps of a sequence enrollment. */
-  readonly step?: {
-    readonly sequenceId: string;
-    readonly enrollmentId: string;
-    readonly index: number;
-    readonly fallback: Record<string, unknown> | null;
-  };
+  readonly step?: { readonly sequenceId: string; readonly enrollmentId: string; readonly index: number };
 }
 
 interface MessageRow {
@@ -57,10 +57,11 @@ interface MessageRow {
   created_at: Date;
   updated_at: Date;
   sent_at: Date | null;
+  max_lateness_ms: number | null;
 }
 
 const COLUMNS = `id, app_id, openid, channel, payload, due_at, status, status_reason, attempts,
-  idempotency_key, request_hash, cancel_key, created_at, updated_at, sent_at`;
+  idempotency_key, request_hash, cancel_key, created_at, updated_at, sent_at, max_lateness_ms`;
 
 export function toMessage(r: MessageRow): Message {
   return {
@@ -79,6 +80,7 @@ export function toMessage(r: MessageRow): Message {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     sentAt: r.sent_at,
+    maxLatenessMs: r.max_lateness_ms,
   };
 }
 
@@ -94,9 +96,9 @@ export async function insertMessages(
   const { rows } = await db.query<MessageRow>(
     `INSERT INTO scheduled_messages
        (id, app_id, openid, channel, payload, due_at, idempotency_key, request_hash, cancel_key,
-        sequence_id, enrollment_id, step_index, fallback)
+        sequence_id, enrollment_id, step_index, fallback, max_lateness_ms)
      SELECT * FROM unnest($9::uuid[], $1::text[], $2::text[], $3::text[], $4::jsonb[], $5::timestamptz[],
-                          $6::text[], $7::text[], $8::text[], $10::uuid[], $11::uuid[], $12::int[], $13::jsonb[])
+                          $6::text[], $7::text[], $8::text[], $10::uuid[], $11::uuid[], $12::int[], $13::jsonb[], $14::int[])
      ON CONFLICT (app_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
      RETURNING ${COLUMNS}`,
     [
@@ -112,7 +114,8 @@ export async function insertMessages(
       messages.map((m) => m.step?.sequenceId ?? null),
       messages.map((m) => m.step?.enrollmentId ?? null),
       messages.map((m) => m.step?.index ?? null),
-      messages.map((m) => (m.step?.fallback ? JSON.stringify(m.step.fallback) : null)),
+      messages.map((m) => (m.fallback ? JSON.stringify(m.fallback) : null)),
+      messages.map((m) => m.maxLatenessMs ?? null),
     ],
   );
   const created = rows.map(toMessage);

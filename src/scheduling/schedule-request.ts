@@ -23,6 +23,12 @@ const requestSchema = z
     delayMs: z.number().int().min(0).optional(),
     idempotencyKey: z.string().min(1).max(200).optional(),
     cancelKey: z.string().min(1).max(200).optional(),
+    maxLatenessMs: z
+      .number()
+      .int()
+      .min(1000)
+      .max(30 * 86_400_000)
+      .optional(),
   })
   .strict()
   .refine((r) => r.sendAt === undefined || r.delayMs === undefined, {
@@ -82,9 +88,21 @@ export function parseScheduleRequest(input: unknown, ctx: ScheduleContext): NewM
     dueAt: new Date(Math.max(requested, now)),
     idempotencyKey: r.idempotencyKey ?? null,
     cancelKey: r.cancelKey ?? null,
+    maxLatenessMs: r.maxLatenessMs ?? null,
     requestHash: r.idempotencyKey
       ? createHash('sha256')
-          .update(JSON.stringify([r.appId, r.openid, r.channel, payload, r.sendAt, r.delayMs, r.cancelKey]))
+          .update(
+            JSON.stringify([
+              r.appId,
+              r.openid,
+              r.channel,
+              payload,
+              r.sendAt,
+              r.delayMs,
+              r.cancelKey,
+              r.maxLatenessMs,
+            ]),
+          )
           .digest('base64url')
       : null,
   };

@@ -71,6 +71,7 @@ export async function enrollFollower(
         idempotencyKey: null,
         requestHash: null,
         cancelKey: null,
+        maxLatenessMs: step.maxLatenessMs ?? null,
         step: {
           sequenceId: sequence.id,
           enrollmentId,

@@ -27,6 +27,8 @@ export interface Step {
   readonly message: CustomMessage;
   /** Sent instead, as a template message, when the contact window is closed at due time. */
   readonly fallback: TemplateMessage | null;
+  /** Skip the step rather than send it this much later than due (after an outage). */
+  readonly maxLatenessMs?: number;
 }
 
 export interface SequenceDefinition {
@@ -54,6 +56,12 @@ const stepSchema = z
     offsetMs: z.number().int().min(0).max(MAX_OFFSET_MS),
     message: z.record(z.string(), z.unknown()),
     fallback: z.record(z.string(), z.unknown()).nullable().optional(),
+    maxLatenessMs: z
+      .number()
+      .int()
+      .min(1000)
+      .max(30 * 86_400_000)
+      .optional(),
   })
   .strict();
 
@@ -125,7 +133,14 @@ export function parseSequenceDefinition(
         });
       }
     }
-    if (message) steps.push({ offsetMs: s.offsetMs, message, fallback });
+    if (message) {
+      steps.push({
+        offsetMs: s.offsetMs,
+        message,
+        fallback,
+        ...(s.maxLatenessMs ? { maxLatenessMs: s.maxLatenessMs } : {}),
+      });
+    }
   });
   if (details.length > 0) throw new ValidationError('invalid sequence', details);
   return { appId: d.appId, name: d.name, trigger: d.trigger, steps, oncePerFollower: d.oncePerFollower };

@@ -1,0 +1,106 @@
+import type { Pool } from '../db/pool';
+import { LEDGER_COVERS } from '../scheduling/ledger';
+
+export interface StepResult {
+  readonly stepIndex: number;
+  readonly scheduled: number;
+  readonly pending: number;
+  readonly sent: number;
+  readonly cancelled: number;
+  readonly unknown: number;
+  readonly skipped: Record<string, number>;
+  readonly failed: Record<string, number>;
+  readonly latenessMs: { p50: number; p95: number; max: number } | null;
+}
+
+export interface SequenceResults {
+  readonly sequenceId: string;
+  readonly enrolled: number;
+  readonly steps: StepResult[];
+  /** Per-minute outcomes over the last 24 hours, minutes with activity only. */
+  readonly series: { at: string; sent: number; skipped: number; failed: number }[];
+}
+
+// A message covered by a cancellation the worker has not reached yet already counts as cancelled.
+const EFFECTIVE_STATUS = `CASE WHEN m.status IN ('pending', 'queued') AND ${LEDGER_COVERS('m')} THEN 'cancelled'
+  ELSE m.status END`;
+
+/** Results per step of a sequence, across all its versions, for marketing's results page. */
+export async function sequenceResults(pool: Pool, sequenceId: string): Promise<SequenceResults> {
+  const [counts, lateness, enrolled, series] = await Promise.all([
+    pool.query<{ step_index: number; status: string; reason: string | null; n: number }>(
+      `SELECT m.step_index, ${EFFECTIVE_STATUS} AS status, m.status_reason AS reason, count(*)::int AS n
+       FROM scheduled_messages m WHERE m.sequence_id = $1 GROUP BY 1, 2, 3`,
+      [sequenceId],
+    ),
+    pool.query<{ step_index: number; p50: number; p95: number; max: number }>(
+      `SELECT step_index,
+              percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM sent_at - due_at) * 1000) AS p50,
+              percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM sent_at - due_at) * 1000) AS p95,
+              max(extract(epoch FROM sent_at - due_at) * 1000) AS max
+       FROM scheduled_messages WHERE sequence_id = $1 AND status = 'sent' GROUP BY 1`,
+      [sequenceId],
+    ),
+    pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM enrollments WHERE sequence_id = $1`, [
+      sequenceId,
+    ]),
+    pool.query<{ at: Date; sent: number; skipped: number; failed: number }>(
+      `SELECT date_trunc('minute', updated_at) AS at,
+              count(*) FILTER (WHERE status = 'sent')::int AS sent,
+              count(*) FILTER (WHERE status = 'skipped')::int AS skipped,
+              count(*) FILTER (WHERE status = 'failed')::int AS failed
+       FROM scheduled_messages
+       WHERE sequence_id = $1 AND status IN ('sent', 'skipped', 'failed') AND updated_at > now() - interval '24 hours'
+       GROUP BY 1 ORDER BY 1`,
+      [sequenceId],
+    ),
+  ]);
+  const steps = new Map<
+    number,
+    StepResult & { skipped: Record<string, number>; failed: Record<string, number> }
+  >();
+  const stepOf = (i: number) => {
+    let s = steps.get(i);
+    if (!s) {
+      s = {
+        stepIndex: i,
+        scheduled: 0,
+        pending: 0,
+        sent: 0,
+        cancelled: 0,
+        unknown: 0,
+        skipped: {},
+        failed: {},
+        latenessMs: null,
+      };
+      steps.set(i, s);
+    }
+    return s;
+  };
+  for (const r of counts.rows) {
+    const s = stepOf(r.step_index) as { -readonly [K in keyof StepResult]: StepResult[K] };
+    s.scheduled += r.n;
+    const reason = r.reason ?? 'unspecified';
+    if (r.status === 'skipped') s.skipped[reason] = (s.skipped[reason] ?? 0) + r.n;
+    else if (r.status === 'failed') s.failed[reason] = (s.failed[reason] ?? 0) + r.n;
+    else if (r.status === 'sent') s.sent += r.n;
+    else if (r.status === 'cancelled') s.cancelled += r.n;
+    else if (r.status === 'unknown') s.unknown += r.n;
+    else s.pending += r.n; // pending, queued, sending
+  }
+  for (const r of lateness.rows) {
+    const s = stepOf(r.step_index) as { latenessMs: StepResult['latenessMs'] };
+    s.latenessMs = { p50: Math.round(r.p50), p95: Math.round(r.p95), max: Math.round(r.max) };
+  }
+  return {
+    sequenceId,
+    enrolled: enrolled.rows[0].n,
+    steps: [...steps.values()].sort((a, b) => a.stepIndex - b.stepIndex),
+    series: series.rows.map((r) => ({
+      at: r.at.toISOString(),
+      sent: r.sent,
+      skipped: r.skipped,
+      failed: r.failed,
+    })),
+  };
+}
