@@ -46,6 +46,7 @@ export async function handleNdjsonBatch(
       const outcomes = await scheduleMessages(
         deps,
         pending.map((p) => p.input),
+        { awaitDispatch: true },
       );
       outcomes.forEach((o, i) => {
         const line = pending[i].line;

@@ -20,7 +20,8 @@ export interface ScheduleDeps {
 /**
  * Accepts validated messages: one INSERT writes them all as `pending` (the outbox) and the answer goes
  * back once that commits; wake-ups are published in the background and the rows marked `queued` when
- * confirmed. A repeated idempotency key returns the existing row, or a conflict when the request differs.
+ * confirmed (`awaitDispatch`: before returning, so that a long stream of batches is paced by the broker
+ * instead of piling up publishes in memory; a failed publish still only leaves rows for the relay). A repeated idempotency key returns the existing row, or a conflict when the request differs.
  */
 export async function scheduleMessages(
   deps: ScheduleDeps,
