@@ -9,6 +9,8 @@ import { errorBody } from './error-middleware';
 
 /** Lines validated and inserted per round-trip. */
 const CHUNK_LINES = 500;
+/** Chunks whose wake-ups may be publishing at once. */
+const MAX_CHUNKS_PUBLISHING = 4;
 /** Longest accepted line; a longer one is reported and skipped without being buffered whole. */
 const MAX_LINE_BYTES = 64 * 1024;
 
@@ -34,6 +36,12 @@ export async function handleNdjsonBatch(
   let accepted = 0;
   let rejected = 0;
   let pending: { line: number; input: NewMessage }[] = [];
+  const dispatching = new Set<Promise<unknown>>();
+  const trackDispatch = (work: Promise<unknown>) => {
+    const done = work.finally(() => dispatching.delete(done));
+    dispatching.add(done);
+    deps.track(done);
+  };
   let results: LineResult[] = [];
 
   const reject = (line: number, err: AppError) => {
@@ -44,10 +52,11 @@ export async function handleNdjsonBatch(
   const flush = async () => {
     if (pending.length > 0) {
       const outcomes = await scheduleMessages(
-        deps,
+        { ...deps, track: trackDispatch },
         pending.map((p) => p.input),
-        { awaitDispatch: true },
       );
+      // Pace the stream by the broker: at most a few chunks' publishes in flight, never a pile in memory.
+      while (dispatching.size >= MAX_CHUNKS_PUBLISHING) await Promise.race(dispatching);
       outcomes.forEach((o, i) => {
         const line = pending[i].line;
         if (!o.ok) return reject(line, o.error);

@@ -21,22 +21,16 @@ export interface ScheduleDeps {
  * Accepts validated messages: one INSERT writes them all as `pending` (the outbox) and the answer goes
  * back once that commits; wake-ups are published in the background and the rows marked `queued` when
  * confirmed (`awaitDispatch`: before returning, so that a long stream of batches is paced by the broker
- * instead of piling up publishes in memory; a failed publish still only leaves rows for the relay).
- * A repeated idempotency key returns the existing row, or a conflict when the request differs.
+ * instead of piling up publishes in memory; a failed publish still only leaves rows for the relay). A repeated idempotency key returns the existing row, or a conflict when the request differs.
  */
 export async function scheduleMessages(
   deps: ScheduleDeps,
   messages: readonly NewMessage[],
-  opts: { awaitDispatch?: boolean } = {},
 ): Promise<ScheduleResult[]> {
   const { created, existing } = await insertMessages(deps.pool, messages);
   const createdById = new Map(created.map((m) => [m.id, m]));
   const existingByKey = new Map(existing.map((m) => [`${m.appId}\u0000${m.idempotencyKey}`, m]));
-  if (created.length > 0) {
-    const dispatched = dispatch(deps, created);
-    if (opts.awaitDispatch) await dispatched;
-    else deps.track(dispatched);
-  }
+  if (created.length > 0) deps.track(dispatch(deps, created));
 
   return messages.map((input): ScheduleResult => {
     const row = createdById.get(input.id);
