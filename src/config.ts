@@ -44,6 +44,8 @@ export interface Config {
   readonly httpHost: string;
   /** Port of the HTTP API. Default 3000. */
   readonly httpPort: number;
+  /** Port of a worker-only process's /healthz, /readyz and /metrics. Default 3001. */
+  readonly workerHttpPort: number;
   /** Largest JSON request body in bytes (413 above). Default 65536. */
   readonly httpBodyLimitBytes: number;
   /** Bearer token for /v1 routes. Secret, at least 16 characters, required. */
@@ -157,6 +159,7 @@ const envSchema = z.object({
   ROLE: z.enum(ROLES).default('all'),
   HTTP_HOST: z.string().min(1).default('127.0.0.1'),
   HTTP_PORT: int(3000, 0, 65535),
+  WORKER_HTTP_PORT: int(3001, 0, 65535),
   HTTP_BODY_LIMIT_BYTES: int(65536, 1024),
   ADMIN_TOKEN: z.string({ error: 'is required' }).min(16, 'must be at least 16 characters'),
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/wechat_drip'),
@@ -210,6 +213,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     role: e.ROLE,
     httpHost: e.HTTP_HOST,
     httpPort: e.HTTP_PORT,
+    workerHttpPort: e.WORKER_HTTP_PORT,
     httpBodyLimitBytes: e.HTTP_BODY_LIMIT_BYTES,
     adminToken: e.ADMIN_TOKEN,
     databaseUrl: e.DATABASE_URL,

@@ -2,6 +2,7 @@ import type { ConfirmChannel } from 'amqplib';
 import type { ChannelWrapper } from 'amqp-connection-manager';
 import { UnavailableError } from '../errors';
 import type { Logger } from '../logger';
+import type { Metrics } from '../metrics';
 import { type AmqpConnectionManager, reconnectOnChannelError } from './connection';
 import { type BrokerNames, declareCore, declareLevels, declarePlugin, type LevelsShape } from './topology';
 import type { DelayTransport } from './transports/transport';
@@ -9,8 +10,11 @@ import { encodeWakeUp, type WakeUp } from './wake-up';
 
 export interface Publisher {
   readonly transport: DelayTransport;
-  /** Publishes a wake-up for `dueAt` and resolves once the broker confirmed it (and did not return it). */
-  publishWakeUp(wakeUp: WakeUp): Promise<void>;
+  /**
+   * Publishes a wake-up for `dueAt` and resolves once the broker confirmed it (and did not return it).
+   * `reason` labels the metric: schedule, relay, early (re-delay of an early arrival), retry, paused.
+   */
+  publishWakeUp(wakeUp: WakeUp, reason?: string): Promise<void>;
   /** Parks a wake-up in the dead-letter queue with the reason it was given up on. */
   publishDead(wakeUp: WakeUp, reason: string): Promise<void>;
   /** Publishes waiting for the broker's confirm. */
@@ -35,6 +39,7 @@ export function createPublisher(deps: {
   levels: LevelsShape;
   publishTimeoutMs: number;
   logger: Logger;
+  metrics?: Pick<Metrics, 'published'>;
 }): Publisher {
   const { connection, names, transport, logger } = deps;
   const returned = new Set<string>();
@@ -96,12 +101,13 @@ export function createPublisher(deps: {
 
   return {
     transport,
-    publishWakeUp(wakeUp) {
+    async publishWakeUp(wakeUp, reason = 'schedule') {
       const route = transport.route(wakeUp.dueAt - Date.now());
-      return publish(route.exchange, route.routingKey, wakeUp, {
+      await publish(route.exchange, route.routingKey, wakeUp, {
         mandatory: route.mandatory,
         headers: route.headers,
       });
+      deps.metrics?.published.inc({ transport: transport.mode, reason });
     },
     publishDead(wakeUp, reason) {
       return publish(names.dead, '', wakeUp, { mandatory: true, headers: { 'x-drip-reason': reason } });

@@ -2,13 +2,9 @@ import express, { type Express } from 'express';
 import type { Logger } from '../logger';
 import { requireBearer } from './auth';
 import { errorMiddleware, notFound } from './error-middleware';
+import { healthRoutes, type Readiness } from './health-routes';
 import { createV1Router, type V1Deps } from './v1-routes';
 import { createWebhookRouter } from './webhook-routes';
-
-export interface Readiness {
-  readonly ready: boolean;
-  readonly checks: Record<string, { ok: boolean; detail?: string }>;
-}
 
 export interface AppDeps extends V1Deps {
   readonly logger: Logger;
@@ -17,19 +13,15 @@ export interface AppDeps extends V1Deps {
   readonly processPushLater: (pushId: number) => void;
 }
 
-/** The api process's express app (no listen: the composition root does that, tests use supertest-free fetch). */
+export type { Readiness };
+
+/** The api process's express app (no listen: the composition root does that). */
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
 
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  app.get('/readyz', async (_req, res) => {
-    const readiness = await deps.readiness();
-    res.status(readiness.ready ? 200 : 503).json(readiness);
-  });
+  app.use(healthRoutes(deps));
 
   app.use('/wechat', createWebhookRouter({ ...deps, processLater: deps.processPushLater }));
   app.use(

@@ -128,6 +128,7 @@ export function createSequenceRouter(deps: ScheduleDeps & { config: Config }): R
   router.post('/:id/:action', async (req, res) => {
     const action = req.params.action as SequenceAction;
     if (!ACTIONS.includes(action)) throw new NotFoundError(`action ${req.params.action}`);
+    if (action === 'pause' || action === 'archive') deps.metrics.cancelled.inc({ scope: 'sequence' });
     const { sequence, cancelledSteps } = await changeSequenceStatus(
       deps.pool,
       sequenceId(req.params.id),

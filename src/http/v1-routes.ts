@@ -1,14 +1,11 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import type { Config } from '../config';
-import type { Pool } from '../db/pool';
 import { NotFoundError, ValidationError } from '../errors';
-import type { Logger } from '../logger';
-import type { Publisher } from '../broker/publisher';
 import { cancelByTarget, cancelMessage } from '../scheduling/cancel';
 import { findMessage, listAttempts } from '../scheduling/message-store';
 import { parseScheduleRequest, type ScheduleContext } from '../scheduling/schedule-request';
-import { scheduleMessages } from '../scheduling/schedule-messages';
+import { scheduleMessages, type ScheduleDeps } from '../scheduling/schedule-messages';
 import { readableIssue, zodIssueDetails } from '../validation';
 import { followerTimeline } from '../followers/follower-timeline';
 import { rescheduleByKey, rescheduleMessage } from '../scheduling/reschedule';
@@ -17,12 +14,8 @@ import { messageView } from './message-view';
 import { createSequenceRouter } from './sequence-routes';
 import { handleNdjsonBatch } from './ndjson-batch';
 
-export interface V1Deps {
+export interface V1Deps extends ScheduleDeps {
   readonly config: Config;
-  readonly pool: Pool;
-  readonly publisher: Publisher;
-  readonly logger: Logger;
-  readonly track: (work: Promise<unknown>) => void;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -150,6 +143,7 @@ export function createV1Router(deps: V1Deps): Router {
     const reason =
       typeof req.query.reason === 'string' && req.query.reason ? req.query.reason : 'cancelled via api';
     const message = await cancelMessage(deps.pool, { id: messageId(req.params.id), reason, actor: ACTOR });
+    deps.metrics.cancelled.inc({ scope: 'message' });
     res.json(messageView(message));
   });
 
@@ -174,6 +168,7 @@ export function createV1Router(deps: V1Deps): Router {
       reason: c.reason,
       actor: ACTOR,
     });
+    deps.metrics.cancelled.inc({ scope: cancellation.scope });
     res.status(201).json({
       id: cancellation.id,
       appId: cancellation.appId,

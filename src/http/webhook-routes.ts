@@ -2,10 +2,11 @@ import express, { type Request, Router } from 'express';
 import type { Config, WechatAccount } from '../config';
 import type { Pool } from '../db/pool';
 import { isTransientDbError } from '../db/errors';
-import { NotFoundError, UnauthorizedError } from '../errors';
+import { type AppError, NotFoundError, UnauthorizedError } from '../errors';
 import type { Logger } from '../logger';
+import type { Metrics } from '../metrics';
 import { createPushCrypto, type PushCrypto } from '../wechat/crypto';
-import { extractEncrypt, parsePushBody, type PushFormat, toPush } from '../wechat/push';
+import { extractEncrypt, parsePushBody, type Push, type PushFormat, toPush } from '../wechat/push';
 import { signatureMatches } from '../wechat/signature';
 import { recordPush } from '../webhook/record-push';
 
@@ -15,6 +16,7 @@ export interface WebhookDeps {
   readonly logger: Logger;
   /** Processes a recorded push after the answer went out. */
   readonly processLater: (pushId: number) => void;
+  readonly metrics: Metrics;
 }
 
 /** WeChat gives up after 5 s and retries; answer well before. */
@@ -91,49 +93,65 @@ export function createWebhookRouter(deps: WebhookDeps): Router {
     res.type('text/plain').send(echostr);
   });
 
+  /** Verifies, decrypts and parses a push; throws (401 / 400) for anything not authentic or malformed. */
+  const authenticPush = (req: Request, { account, crypto }: Endpoint): Push => {
+    const raw = typeof req.body === 'string' ? req.body : '';
+    const format: PushFormat =
+      /json/i.test(req.get('content-type') ?? '') || raw.trimStart().startsWith('{') ? 'json' : 'xml';
+    const timestamp = query(req, 'timestamp') ?? '';
+    const nonce = query(req, 'nonce') ?? '';
+    let plaintext = raw;
+    if (query(req, 'encrypt_type') === 'aes') {
+      if (!crypto) throw new UnauthorizedError('this account has no EncodingAESKey configured');
+      const encrypt = extractEncrypt(raw, format);
+      if (!signatureMatches(query(req, 'msg_signature'), [account.token, timestamp, nonce, encrypt])) {
+        throw new UnauthorizedError('bad msg_signature');
+      }
+      checkFreshness(req);
+      plaintext = crypto.decrypt(encrypt).message;
+    } else {
+      if (account.pushMode === 'safe')
+        throw new UnauthorizedError('this account accepts encrypted pushes only');
+      if (!signatureMatches(query(req, 'signature'), [account.token, timestamp, nonce])) {
+        throw new UnauthorizedError('bad signature');
+      }
+      checkFreshness(req);
+    }
+    return toPush(parsePushBody(plaintext, plaintext.trimStart().startsWith('{') ? 'json' : 'xml'));
+  };
+
   router.post(
     '/:appId',
     express.text({ type: () => true, limit: deps.config.webhookBodyLimitBytes }),
     async (req, res) => {
-      const { account, crypto } = endpointFor(req);
-      const raw = typeof req.body === 'string' ? req.body : '';
-      const format: PushFormat =
-        /json/i.test(req.get('content-type') ?? '') || raw.trimStart().startsWith('{') ? 'json' : 'xml';
-      const timestamp = query(req, 'timestamp') ?? '';
-      const nonce = query(req, 'nonce') ?? '';
-      let plaintext = raw;
-      if (query(req, 'encrypt_type') === 'aes') {
-        if (!crypto) throw new UnauthorizedError('this account has no EncodingAESKey configured');
-        const encrypt = extractEncrypt(raw, format);
-        if (!signatureMatches(query(req, 'msg_signature'), [account.token, timestamp, nonce, encrypt])) {
-          throw new UnauthorizedError('bad msg_signature');
-        }
-        checkFreshness(req);
-        plaintext = crypto.decrypt(encrypt).message;
-      } else {
-        if (account.pushMode === 'safe')
-          throw new UnauthorizedError('this account accepts encrypted pushes only');
-        if (!signatureMatches(query(req, 'signature'), [account.token, timestamp, nonce]))
-          throw new UnauthorizedError('bad signature');
-        checkFreshness(req);
+      const endpoint = endpointFor(req);
+      let push: Push;
+      try {
+        push = authenticPush(req, endpoint);
+      } catch (err) {
+        deps.metrics.webhookPushes.inc({
+          type: 'unknown',
+          verdict: `rejected:${(err as AppError).code ?? 'error'}`,
+        });
+        throw err;
       }
-      const innerFormat: PushFormat = plaintext.trimStart().startsWith('{') ? 'json' : 'xml';
-      const push = toPush(parsePushBody(plaintext, innerFormat));
-
+      const type = push.event ?? push.msgType;
       // Authentic from here on: WeChat gets `success` in time whatever Postgres does; the record keeps
       // being retried in the background (a slow database must not make WeChat retry or the user see
       // "该公众号暂时无法提供服务").
-      const recording = recordUntilStored(deps, account.appId, push);
+      const recording = recordUntilStored(deps, endpoint.account.appId, push);
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), ANSWER_WITHIN_MS)));
       const id = await Promise.race([recording, late]).finally(() => clearTimeout(timer));
       res.type('text/plain').send('success');
       if (id === 'late') {
+        deps.metrics.webhookPushes.inc({ type, verdict: 'answered_before_recorded' });
         recording
-          .then((late) => late !== null && deps.processLater(late))
+          .then((recorded) => recorded !== null && deps.processLater(recorded))
           .catch((err: Error) => deps.logger.error({ err: err.message }, 'late push record failed'));
-      } else if (id !== null) {
-        deps.processLater(id);
+      } else {
+        deps.metrics.webhookPushes.inc({ type, verdict: id === null ? 'duplicate' : 'recorded' });
+        if (id !== null) deps.processLater(id);
       }
     },
   );

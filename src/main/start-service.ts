@@ -1,28 +1,25 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import express, { type Express } from 'express';
 import { chooseTransport } from '../broker/choose-transport';
 import { createBrokerConnection } from '../broker/connection';
-import { createDueConsumer, type DueConsumer } from '../broker/consumer';
+import type { DueConsumer } from '../broker/consumer';
 import { createPublisher, type Publisher } from '../broker/publisher';
 import { brokerNames } from '../broker/topology';
 import type { DelayTransport } from '../broker/transports/transport';
 import type { Config } from '../config';
 import { isMigrated } from '../db/migrate';
 import { createPool, type Pool } from '../db/pool';
-import { createApp, type Readiness } from '../http/create-app';
+import { createApp } from '../http/create-app';
+import { healthRoutes, type Readiness } from '../http/health-routes';
 import type { Logger } from '../logger';
-import { createDbGate } from '../scheduling/db-gate';
-import { createDeliverDue } from '../scheduling/deliver-due';
-import { createRelay, type Relay } from '../scheduling/relay';
-import { createWechatClient } from '../wechat/client';
-import { createAccountRateLimiters } from '../wechat/rate-limit';
-import { createTokenStore } from '../wechat/tokens';
-import { processPush, processStalePushes } from '../webhook/process-push';
+import { createMetrics, type Metrics } from '../metrics';
+import type { Relay } from '../scheduling/relay';
+import { processPush } from '../webhook/process-push';
+import { startWorker } from './start-worker';
 
 /** How long start-up waits for the broker topology before serving anyway (schedules then stay pending). */
 const PUBLISHER_READY_WAIT_MS = 10_000;
-/** A push recorded but unprocessed this long (its api process died after answering) is processed by a worker. */
-const STALE_PUSH_AFTER_MS = 10_000;
 
 export interface Service {
   /** Base URL of the HTTP API when this process runs it. */
@@ -32,6 +29,7 @@ export interface Service {
   readonly transport: DelayTransport;
   readonly relay: Relay | null;
   readonly consumer: DueConsumer | null;
+  readonly metrics: Metrics;
   readiness(): Promise<Readiness>;
   /** Stops taking work, finishes what is in hand, closes every connection. */
   stop(): Promise<void>;
@@ -63,6 +61,7 @@ export async function startService(
     'delay transport chosen',
   );
 
+  const metrics = createMetrics({ pool, transportMode: transport.mode });
   const connection = createBrokerConnection(config.rabbitmqUrl, logger, `wechat-drip ${config.role}`);
   const publisher = createPublisher({
     connection,
@@ -71,6 +70,7 @@ export async function startService(
     levels,
     publishTimeoutMs: config.publishTimeoutMs,
     logger,
+    metrics,
   });
   if (!(await publisher.waitUntilReady(PUBLISHER_READY_WAIT_MS))) {
     logger.warn('rabbitmq not reachable yet; accepting schedules, the relay publishes them once it is');
@@ -101,116 +101,57 @@ export async function startService(
   if (runsApi) {
     const processPushLater = (pushId: number) =>
       track(
-        processPush({ config, pool, publisher, logger }, pushId).catch((err: Error) =>
+        processPush({ config, pool, publisher, logger, metrics }, pushId).catch((err: Error) =>
           logger.error({ pushId, err: err.message }, 'push processing failed; the worker retries it'),
         ),
       );
-    const app = createApp({ config, pool, publisher, logger, track, readiness, processPushLater });
-    server = await new Promise<Server>((resolve, reject) => {
-      const s = app.listen(config.httpPort, config.httpHost, () => resolve(s));
-      s.once('error', reject);
-    });
-    const address = server.address() as AddressInfo;
-    url = `http://${config.httpHost}:${address.port}`;
+    const app = createApp({ config, pool, publisher, logger, track, readiness, processPushLater, metrics });
+    server = await listen(app, config.httpPort, config.httpHost);
+    url = `http://${config.httpHost}:${(server.address() as AddressInfo).port}`;
     logger.info({ url }, 'api listening');
   }
 
-  let consumer: DueConsumer | null = null;
-  let relay: Relay | null = null;
-  let closeWechat: (() => Promise<void>) | null = null;
-  let closeGate: (() => void) | null = null;
-  if (runsWorker) {
-    const tokens = createTokenStore({
-      pool,
-      baseUrl: config.wechatApiBaseUrl,
-      accounts: config.wechatAccounts,
-      refreshMarginMs: config.tokenRefreshMarginMs,
-      timeoutMs: config.wechatTimeoutMs,
-      logger,
-    });
-    const wechat = createWechatClient({
-      baseUrl: config.wechatApiBaseUrl,
-      timeoutMs: config.wechatTimeoutMs,
-      maxConnections: config.wechatMaxConnections,
-      tokens,
-      logger,
-    });
-    closeWechat = () => wechat.close();
-    const limiterFor = createAccountRateLimiters(config.wechatAccounts);
-    const gate = createDbGate({
-      onDown: () => void consumer?.pause(),
-      onUp: () => void consumer?.resume(),
-      logger,
-    });
-    closeGate = () => gate.close();
-    const deliverDue = createDeliverDue({
-      pool,
-      publisher,
-      sender: wechat,
-      acquireSendSlot: (appId) => limiterFor(appId).acquire(),
-      gate,
-      policy: {
-        maxAttempts: config.retryMaxAttempts,
-        baseDelayMs: config.retryBaseDelayMs,
-        maxDelayMs: config.retryMaxDelayMs,
-      },
-      earlyToleranceMs: config.earlyToleranceMs,
-      uncheckedAppIds: config.wechatAccounts.filter((a) => a.windowPolicy === null).map((a) => a.appId),
-      logger,
-    });
-    consumer = createDueConsumer({
-      connection,
-      names,
-      prefetch: config.workerPrefetch,
-      batchSize: config.workerBatchSize,
-      batchWaitMs: config.workerBatchWaitMs,
-      maxConcurrentBatches: config.workerConcurrentBatches,
-      onBatch: deliverDue,
-      logger,
-    });
-    relay = createRelay({
-      pool,
-      publisher,
-      logger,
-      options: {
-        intervalMs: config.relayIntervalMs,
-        pendingAfterMs: config.relayPendingAfterMs,
-        overdueAfterMs: config.relayOverdueAfterMs,
-        batchSize: config.relayBatchSize,
-        sendingTimeoutMs: config.sendingTimeoutMs,
-        atLeastOnceAppIds: config.wechatAccounts.filter((a) => a.atLeastOnce).map((a) => a.appId),
-      },
-      alsoRun: () =>
-        processStalePushes({ config, pool, publisher, logger }, STALE_PUSH_AFTER_MS, config.relayBatchSize),
-    });
-    relay.start();
-    void consumer
-      .start()
-      .catch((err: Error) => logger.error({ err: err.message }, 'consumer failed to start'));
-    logger.info({ prefetch: config.workerPrefetch, batchSize: config.workerBatchSize }, 'worker consuming');
-  }
+  const worker = runsWorker
+    ? startWorker({ config, logger, pool, connection, names, publisher, metrics })
+    : null;
+  // A worker-only process answers health and metrics on a port of its own.
+  if (!runsApi)
+    server = await listen(workerApp({ readiness, metrics }), config.workerHttpPort, config.httpHost);
 
   return {
     url,
     pool,
     publisher,
     transport,
-    relay,
-    consumer,
+    relay: worker?.relay ?? null,
+    consumer: worker?.consumer ?? null,
+    metrics,
     readiness,
     async stop() {
       if (server) {
         const s = server;
         await new Promise<void>((resolve) => s.close(() => resolve()));
       }
-      await relay?.stop();
-      closeGate?.();
-      await consumer?.stop();
+      await worker?.stop();
       await Promise.allSettled([...background]);
       await publisher.close();
       await connection.close();
-      await closeWechat?.();
       await pool.end();
     },
   };
+}
+
+function listen(app: Express, port: number, host: string): Promise<Server> {
+  return new Promise<Server>((resolve, reject) => {
+    const s = app.listen(port, host, () => resolve(s));
+    s.once('error', reject);
+  });
+}
+
+/** The worker-only process's HTTP surface: health, readiness and metrics. */
+function workerApp(deps: { readiness: () => Promise<Readiness>; metrics: Metrics }): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(healthRoutes(deps));
+  return app;
 }

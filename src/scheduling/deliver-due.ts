@@ -3,10 +3,12 @@ import type { Publisher } from '../broker/publisher';
 import type { Pool } from '../db/pool';
 import { AppError } from '../errors';
 import type { Logger } from '../logger';
+import type { Metrics } from '../metrics';
 import type { CustomMessage, TemplateMessage } from '../wechat/message-schema';
 import type { SendResult } from '../wechat/client';
 import { classifyErrcode } from '../wechat/errcodes';
 import type { DbGate } from './db-gate';
+import { countClaim, countOutcome } from './delivery-metrics';
 import { decideOutcome, type FollowUp, type Verdict } from './decide-outcome';
 import {
   type ClaimedMessage,
@@ -35,6 +37,7 @@ export interface DeliverDueDeps {
   readonly earlyToleranceMs: number;
   /** Accounts whose contact window is not checked here (window policy `none`). */
   readonly uncheckedAppIds: readonly string[];
+  readonly metrics: Metrics;
   readonly logger: Logger;
 }
 
@@ -51,9 +54,9 @@ const CONFIG_ERROR_PAUSE_MS = 5 * 60 * 1000;
 export function createDeliverDue(deps: DeliverDueDeps): (batch: Delivery[]) => Promise<void> {
   const { logger } = deps;
 
-  async function republish(id: string, dueAt: number, deliveries: Delivery[]): Promise<void> {
+  async function republish(id: string, dueAt: number, deliveries: Delivery[], reason: string): Promise<void> {
     try {
-      await deps.publisher.publishWakeUp({ id, dueAt });
+      await deps.publisher.publishWakeUp({ id, dueAt }, reason);
       for (const d of deliveries) d.ack();
     } catch (err) {
       logger.warn({ id, err: (err as Error).message }, 're-delay failed; the wake-up will be redelivered');
@@ -96,6 +99,7 @@ export function createDeliverDue(deps: DeliverDueDeps): (batch: Delivery[]) => P
       await deps.gate.run('close window', () => closeWindow(deps.pool, message.appId, message.openid));
     }
     if (kind === 'dead_letter') {
+      deps.metrics.deadLettered.inc({ reason: outcome.reason ?? 'failed' });
       await deps.publisher
         .publishDead({ id: message.id, dueAt: message.dueAt.getTime() }, outcome.reason ?? 'failed')
         .catch((err: Error) =>
@@ -109,6 +113,7 @@ export function createDeliverDue(deps: DeliverDueDeps): (batch: Delivery[]) => P
     for (const d of batch) {
       if (!d.wakeUp) {
         logger.error('a message on the due queue is not a wake-up; dead-lettering it');
+        deps.metrics.deadLettered.inc({ reason: 'not_a_wakeup' });
         d.nack(false);
         continue;
       }
@@ -122,12 +127,18 @@ export function createDeliverDue(deps: DeliverDueDeps): (batch: Delivery[]) => P
       const claim = await deps.gate.run('claim', () =>
         claimDue(deps.pool, [...byId.keys()], deps.earlyToleranceMs, deps.uncheckedAppIds),
       );
-      const early = claim.early.map((e) => republish(e.id, Date.now() + e.remainingMs, byId.get(e.id)!));
+      const early = claim.early.map((e) =>
+        republish(e.id, Date.now() + e.remainingMs, byId.get(e.id)!, 'early'),
+      );
       const claimedIds = new Set(claim.claimed.map((m) => m.id));
       const earlyIds = new Set(claim.early.map((e) => e.id));
+      let settled = 0;
       for (const [id, deliveries] of byId) {
-        if (!claimedIds.has(id) && !earlyIds.has(id)) for (const d of deliveries) d.ack();
+        if (claimedIds.has(id) || earlyIds.has(id)) continue;
+        settled++;
+        for (const d of deliveries) d.ack();
       }
+      countClaim(deps.metrics, claim, settled - claim.cancelled.length - claim.skipped.length);
 
       const sent = await Promise.all(claim.claimed.map(send));
       const decisions = claim.claimed.map((message, i) => {
@@ -142,9 +153,11 @@ export function createDeliverDue(deps: DeliverDueDeps): (batch: Delivery[]) => P
       );
       await Promise.all(
         decisions.map(async ({ message, outcome, followUp: kind }) => {
+          countOutcome(deps.metrics, outcome, message.channel, message.dueAt);
           await followUp(kind, outcome, message);
           if (kind === 'redelay' || kind === 'pause_account') {
-            await republish(message.id, outcome.nextDueAt!.getTime(), byId.get(message.id)!);
+            const reason = kind === 'redelay' ? 'retry' : 'paused';
+            await republish(message.id, outcome.nextDueAt!.getTime(), byId.get(message.id)!, reason);
           } else {
             for (const d of byId.get(message.id)!) d.ack();
           }

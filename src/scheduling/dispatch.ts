@@ -16,9 +16,10 @@ export interface Dispatchable {
 export async function dispatch(
   deps: { pool: Pool; publisher: Publisher; logger: Logger },
   rows: readonly Dispatchable[],
+  reason: 'schedule' | 'relay' = 'schedule',
 ): Promise<{ queued: number; failed: number }> {
   const results = await Promise.allSettled(
-    rows.map((r) => deps.publisher.publishWakeUp({ id: r.id, dueAt: r.dueAt.getTime() })),
+    rows.map((r) => deps.publisher.publishWakeUp({ id: r.id, dueAt: r.dueAt.getTime() }, reason)),
   );
   const confirmed = rows.filter((_, i) => results[i].status === 'fulfilled').map((r) => r.id);
   const failed = rows.length - confirmed.length;

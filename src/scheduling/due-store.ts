@@ -12,6 +12,8 @@ export interface ClaimedMessage {
   readonly dueAt: Date;
   /** Attempts so far, this one included. */
   readonly attempts: number;
+  /** How the claim let it through: `send` (no window check), `send:window`, `send:fallback`. */
+  readonly claimedAs: string;
 }
 
 export interface ClaimResult {
@@ -75,6 +77,7 @@ export async function claimDue(
         payload: r.payload!,
         dueAt: r.due_at!,
         attempts: r.attempts!,
+        claimedAs: r.reason!,
       });
     }
   }
@@ -130,9 +133,9 @@ WITH cand AS (
       payload = CASE WHEN j.verdict = 'send:fallback' THEN m.fallback ELSE m.payload END,
       status_reason = CASE WHEN j.verdict = 'send:fallback' THEN 'fallback:window_closed' END
   FROM judged j WHERE m.id = j.id AND j.verdict LIKE 'send%' AND ${OPEN}
-  RETURNING m.id, m.due_at, m.app_id, m.openid, m.channel, m.payload, m.attempts
+  RETURNING m.id, m.due_at, m.app_id, m.openid, m.channel, m.payload, m.attempts, j.verdict
 )
-SELECT 'claimed' AS verdict, id, due_at, NULL::float8 AS remaining_ms, NULL AS reason, app_id, openid, channel,
+SELECT 'claimed' AS verdict, id, due_at, NULL::float8 AS remaining_ms, verdict AS reason, app_id, openid, channel,
        payload, attempts FROM claimed
 UNION ALL SELECT 'cancelled', id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM cancelled
 UNION ALL SELECT 'skipped', id, NULL, NULL, status_reason, NULL, NULL, NULL, NULL, NULL FROM skipped

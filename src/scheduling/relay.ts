@@ -56,7 +56,7 @@ export function createRelay(deps: {
         })),
       );
       if (rows.length === 0) break;
-      const { queued, failed } = await dispatch(deps, rows);
+      const { queued, failed } = await dispatch(deps, rows, 'relay');
       published += queued;
       if (failed > 0 || rows.length < options.batchSize || stopped) break;
       rows.length = 0;

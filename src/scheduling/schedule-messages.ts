@@ -2,6 +2,7 @@ import type { Publisher } from '../broker/publisher';
 import type { Pool } from '../db/pool';
 import { ConflictError } from '../errors';
 import type { Logger } from '../logger';
+import type { Metrics } from '../metrics';
 import { dispatch } from './dispatch';
 import { insertMessages, type Message, type NewMessage } from './message-store';
 
@@ -15,6 +16,7 @@ export interface ScheduleDeps {
   readonly logger: Logger;
   /** Keeps background work visible to shutdown. */
   readonly track: (work: Promise<unknown>) => void;
+  readonly metrics: Metrics;
 }
 
 /**
@@ -30,6 +32,7 @@ export async function scheduleMessages(
   const { created, existing } = await insertMessages(deps.pool, messages);
   const createdById = new Map(created.map((m) => [m.id, m]));
   const existingByKey = new Map(existing.map((m) => [`${m.appId}\u0000${m.idempotencyKey}`, m]));
+  for (const m of created) deps.metrics.scheduled.inc({ channel: m.channel });
   if (created.length > 0) deps.track(dispatch(deps, created));
 
   return messages.map((input): ScheduleResult => {

@@ -3,6 +3,7 @@ import type { Config } from '../config';
 import { type Pool, withTransaction } from '../db/pool';
 import { recordInteraction, unsubscribeAndForget } from '../followers/follower-store';
 import type { Logger } from '../logger';
+import type { Metrics } from '../metrics';
 import { appendCancellation } from '../scheduling/ledger';
 import { dispatch } from '../scheduling/dispatch';
 import type { Message } from '../scheduling/message-store';
@@ -15,6 +16,7 @@ export interface ProcessDeps {
   readonly pool: Pool;
   readonly publisher: Publisher;
   readonly logger: Logger;
+  readonly metrics: Metrics;
 }
 
 /**
@@ -52,6 +54,7 @@ export async function processPush(deps: ProcessDeps, pushId: number): Promise<st
           actor: 'webhook',
         });
         const cancelled = await unsubscribeAndForget(client, base);
+        deps.metrics.cancelled.inc({ scope: 'follower' });
         outcome = `unsubscribed:${cancelled}`;
       } else if (meaning.interaction) {
         const rule = account.windowPolicy ? account.windowPolicy[meaning.interaction] : null;
@@ -72,6 +75,7 @@ export async function processPush(deps: ProcessDeps, pushId: number): Promise<st
     ]);
     return { outcome, scheduled };
   });
+  for (const m of scheduled) deps.metrics.scheduled.inc({ channel: m.channel });
   if (scheduled.length > 0) await dispatch(deps, scheduled);
   return outcome;
 }

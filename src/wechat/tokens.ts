@@ -15,6 +15,8 @@ export interface TokenStore {
 /** Options of `createTokenStore`. */
 export interface TokenStoreOptions {
   readonly pool: Pool;
+  /** Told of every stable_token call (`ok` or `error`), for the metrics. */
+  readonly onRefresh?: (appId: string, outcome: 'ok' | 'error') => void;
   /** WeChat API base URL, without trailing slash (the simulator in development). */
   readonly baseUrl: string;
   readonly accounts: readonly { readonly appId: string; readonly secret: string }[];
@@ -100,6 +102,7 @@ export function createTokenStore(opts: TokenStoreOptions): TokenStore {
       const fetched = await fetchStableToken(appId, secret);
       await client.query(UPSERT_TOKEN, [appId, fetched.token, fetched.lifeMs]);
       logger.info({ appId, expiresInS: Math.round(fetched.lifeMs / 1000) }, 'access token refreshed');
+      opts.onRefresh?.(appId, 'ok');
       return remember(appId, fetched.token, fetched.lifeMs, fetched.lifeMs);
     });
   }
@@ -139,6 +142,7 @@ export function createTokenStore(opts: TokenStoreOptions): TokenStore {
   function tokenError(appId: string, errcode: number | null, errmsg: string, cause?: unknown): AppError {
     const retryable = errcode === null || !CONFIG_ERRCODES.has(errcode);
     logger.warn({ appId, errcode, errmsg, retryable }, 'access token request failed');
+    opts.onRefresh?.(appId, 'error');
     return new AppError('token_error', `access token for ${appId} unavailable: ${errmsg}`, {
       httpStatus: retryable ? 503 : 500,
       retryable,

@@ -14,6 +14,7 @@ function claimed(attempts: number): ClaimedMessage {
     payload: { msgtype: 'text', text: { content: 'hi' } },
     dueAt: at,
     attempts,
+    claimedAs: 'send:window',
   };
 }
 

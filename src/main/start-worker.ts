@@ -1,0 +1,120 @@
+import type { AmqpConnectionManager } from '../broker/connection';
+import { createDueConsumer, type DueConsumer } from '../broker/consumer';
+import type { Publisher } from '../broker/publisher';
+import type { BrokerNames } from '../broker/topology';
+import type { Config } from '../config';
+import type { Pool } from '../db/pool';
+import type { Logger } from '../logger';
+import type { Metrics } from '../metrics';
+import { createDbGate } from '../scheduling/db-gate';
+import { createDeliverDue } from '../scheduling/deliver-due';
+import { createRelay, type Relay } from '../scheduling/relay';
+import { createWechatClient } from '../wechat/client';
+import { createAccountRateLimiters } from '../wechat/rate-limit';
+import { createTokenStore } from '../wechat/tokens';
+import { processStalePushes } from '../webhook/process-push';
+
+/** A push recorded but unprocessed this long (its api process died after answering) is processed by a worker. */
+const STALE_PUSH_AFTER_MS = 10_000;
+
+export interface Worker {
+  readonly consumer: DueConsumer;
+  readonly relay: Relay;
+  /** Stops the relay and the consumer (finishing the batches in hand), then closes the WeChat client. */
+  stop(): Promise<void>;
+}
+
+/** The worker role: the relay and the due-queue consumer with everything they need. */
+export function startWorker(deps: {
+  config: Config;
+  logger: Logger;
+  pool: Pool;
+  connection: AmqpConnectionManager;
+  names: BrokerNames;
+  publisher: Publisher;
+  metrics: Metrics;
+}): Worker {
+  const { config, logger, pool, publisher, metrics } = deps;
+  const tokens = createTokenStore({
+    pool,
+    baseUrl: config.wechatApiBaseUrl,
+    accounts: config.wechatAccounts,
+    refreshMarginMs: config.tokenRefreshMarginMs,
+    timeoutMs: config.wechatTimeoutMs,
+    logger,
+    onRefresh: (appId, outcome) => metrics.tokenRefreshes.inc({ app_id: appId, outcome }),
+  });
+  const wechat = createWechatClient({
+    baseUrl: config.wechatApiBaseUrl,
+    timeoutMs: config.wechatTimeoutMs,
+    maxConnections: config.wechatMaxConnections,
+    tokens,
+    logger,
+  });
+  const limiterFor = createAccountRateLimiters(config.wechatAccounts);
+  let consumer: DueConsumer | null = null;
+  const gate = createDbGate({
+    onDown: () => void consumer?.pause(),
+    onUp: () => void consumer?.resume(),
+    logger,
+  });
+  const deliverDue = createDeliverDue({
+    pool,
+    publisher,
+    sender: wechat,
+    acquireSendSlot: (appId) => limiterFor(appId).acquire(),
+    gate,
+    policy: {
+      maxAttempts: config.retryMaxAttempts,
+      baseDelayMs: config.retryBaseDelayMs,
+      maxDelayMs: config.retryMaxDelayMs,
+    },
+    earlyToleranceMs: config.earlyToleranceMs,
+    uncheckedAppIds: config.wechatAccounts.filter((a) => a.windowPolicy === null).map((a) => a.appId),
+    metrics,
+    logger,
+  });
+  consumer = createDueConsumer({
+    connection: deps.connection,
+    names: deps.names,
+    prefetch: config.workerPrefetch,
+    batchSize: config.workerBatchSize,
+    batchWaitMs: config.workerBatchWaitMs,
+    maxConcurrentBatches: config.workerConcurrentBatches,
+    onBatch: deliverDue,
+    logger,
+  });
+  const relay = createRelay({
+    pool,
+    publisher,
+    logger,
+    options: {
+      intervalMs: config.relayIntervalMs,
+      pendingAfterMs: config.relayPendingAfterMs,
+      overdueAfterMs: config.relayOverdueAfterMs,
+      batchSize: config.relayBatchSize,
+      sendingTimeoutMs: config.sendingTimeoutMs,
+      atLeastOnceAppIds: config.wechatAccounts.filter((a) => a.atLeastOnce).map((a) => a.appId),
+    },
+    alsoRun: () =>
+      processStalePushes(
+        { config, pool, publisher, logger, metrics },
+        STALE_PUSH_AFTER_MS,
+        config.relayBatchSize,
+      ),
+  });
+  relay.start();
+  const started = consumer;
+  void started.start().catch((err: Error) => logger.error({ err: err.message }, 'consumer failed to start'));
+  logger.info({ prefetch: config.workerPrefetch, batchSize: config.workerBatchSize }, 'worker consuming');
+  return {
+    consumer: started,
+    relay,
+    async stop() {
+      await relay.stop();
+      gate.close();
+      await started.stop();
+      await wechat.close();
+    },
+  };
+}

@@ -1,0 +1,112 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Pool } from './db/pool';
+
+/** Seconds: 10 ms … 10 min, for lateness (sent − due) and WeChat call durations. */
+const MISNAMED_DEFAULT_GAUGES = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+];
+const SECONDS_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
+
+/**
+ * Every metric of a process, in a registry of its own (one per service instance, so that tests running
+ * several instances in one process do not collide). Names follow `wechat_drip_…_total` for counters and
+ * `…_seconds` for durations.
+ */
+export interface Metrics {
+  readonly registry: Registry;
+  readonly scheduled: Counter<'channel'>;
+  readonly published: Counter<'transport' | 'reason'>;
+  readonly delivered: Counter<'verdict'>;
+  readonly sent: Counter<'channel'>;
+  readonly skipped: Counter<'reason'>;
+  readonly cancelled: Counter<'scope'>;
+  readonly failed: Counter<'reason'>;
+  readonly retries: Counter<'reason'>;
+  readonly deadLettered: Counter<'reason'>;
+  readonly lateness: Histogram;
+  readonly wechatDuration: Histogram<'endpoint' | 'outcome'>;
+  readonly tokenRefreshes: Counter<'app_id' | 'outcome'>;
+  readonly webhookPushes: Counter<'type' | 'verdict'>;
+  readonly windowChecks: Counter<'verdict'>;
+}
+
+export function createMetrics(opts: { pool: Pool; transportMode: string }): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  // prom-client names these gauges `…_total`, which Prometheus reserves for counters (promtool flags
+  // them); the per-type gauges nodejs_active_handles / _requests / _resources remain: sum() gives the totals.
+  for (const name of MISNAMED_DEFAULT_GAUGES) registry.removeSingleMetric(name);
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+    new Counter<L>({ name: `wechat_drip_${name}_total`, help, labelNames, registers: [registry] });
+
+  new Gauge({
+    name: 'wechat_drip_transport_info',
+    help: 'The delay transport this process uses (1 for the active mode).',
+    labelNames: ['mode'],
+    registers: [registry],
+  }).set({ mode: opts.transportMode }, 1);
+  // Read from Postgres at scrape time: they describe the shared state, not this process.
+  new Gauge({
+    name: 'wechat_drip_outbox_backlog',
+    help: 'Messages committed but without a confirmed wake-up yet (status pending).',
+    registers: [registry],
+    async collect() {
+      const { rows } = await opts.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM scheduled_messages WHERE status = 'pending'`,
+      );
+      this.set(rows[0].n);
+    },
+  });
+  new Gauge({
+    name: 'wechat_drip_queued_messages',
+    help: 'Messages waiting in the delay transport (status queued), by the transport of this process.',
+    labelNames: ['transport'],
+    registers: [registry],
+    async collect() {
+      const { rows } = await opts.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM scheduled_messages WHERE status = 'queued'`,
+      );
+      this.set({ transport: opts.transportMode }, rows[0].n);
+    },
+  });
+
+  return {
+    registry,
+    scheduled: counter('messages_scheduled', 'Messages accepted (API, batch, sequence steps).', ['channel']),
+    published: counter('wakeups_published', 'Wake-ups confirmed by the broker.', ['transport', 'reason']),
+    delivered: counter('wakeups_delivered', 'Wake-ups consumed by a worker, by what the claim found.', [
+      'verdict',
+    ]),
+    sent: counter('messages_sent', 'Messages WeChat accepted.', ['channel']),
+    skipped: counter('messages_skipped', 'Messages not sent, by reason (window_closed, stale…).', ['reason']),
+    cancelled: counter('messages_cancelled', 'Cancellations recorded, by scope.', ['scope']),
+    failed: counter('messages_failed', 'Messages given up on, by reason (errcode:N, no_answer…).', [
+      'reason',
+    ]),
+    retries: counter('send_retries', 'Sends re-delayed for another attempt, by reason.', ['reason']),
+    deadLettered: counter('dead_lettered', 'Wake-ups parked in the dead-letter queue, by reason.', [
+      'reason',
+    ]),
+    lateness: new Histogram({
+      name: 'wechat_drip_lateness_seconds',
+      help: 'Time from due to sent.',
+      buckets: SECONDS_BUCKETS,
+      registers: [registry],
+    }),
+    wechatDuration: new Histogram({
+      name: 'wechat_drip_wechat_request_duration_seconds',
+      help: 'Duration of WeChat send calls (including one token retry).',
+      labelNames: ['endpoint', 'outcome'],
+      buckets: SECONDS_BUCKETS,
+      registers: [registry],
+    }),
+    tokenRefreshes: counter('token_refreshes', 'Access-token fetches from stable_token.', [
+      'app_id',
+      'outcome',
+    ]),
+    webhookPushes: counter('webhook_pushes', 'Webhook pushes, by type and verdict.', ['type', 'verdict']),
+    windowChecks: counter('window_checks', 'Contact-window checks at claim time, by verdict.', ['verdict']),
+  };
+}

@@ -1,0 +1,41 @@
+import type { Metrics } from '../metrics';
+import type { ClaimResult, Outcome } from './due-store';
+
+const WINDOW_VERDICT: Record<string, string> = {
+  send: 'unchecked',
+  'send:window': 'open',
+  'send:fallback': 'fallback',
+};
+
+/** Counts what one claim found: wake-ups by verdict, skips by reason, window checks by verdict. */
+export function countClaim(metrics: Metrics, claim: ClaimResult, dropped: number): void {
+  metrics.delivered.inc({ verdict: 'claimed' }, claim.claimed.length);
+  metrics.delivered.inc({ verdict: 'early' }, claim.early.length);
+  metrics.delivered.inc({ verdict: 'cancelled' }, claim.cancelled.length);
+  metrics.delivered.inc({ verdict: 'skipped' }, claim.skipped.length);
+  metrics.delivered.inc({ verdict: 'dropped' }, dropped);
+  for (const s of claim.skipped) {
+    metrics.skipped.inc({ reason: s.reason });
+    if (s.reason === 'window_closed') metrics.windowChecks.inc({ verdict: 'closed' });
+  }
+  for (const m of claim.claimed) {
+    if (m.channel === 'custom' || m.claimedAs === 'send:fallback') {
+      metrics.windowChecks.inc({ verdict: WINDOW_VERDICT[m.claimedAs] ?? m.claimedAs });
+    }
+  }
+}
+
+/** Counts one recorded outcome: sends with their lateness and duration, skips, retries, failures. */
+export function countOutcome(metrics: Metrics, outcome: Outcome, channel: string, dueAt: Date): void {
+  const endpoint = channel === 'template' ? 'template/send' : 'custom/send';
+  metrics.wechatDuration.observe(
+    { endpoint, outcome: outcome.errcode === null ? 'no_answer' : String(outcome.errcode) },
+    outcome.durationMs / 1000,
+  );
+  if (outcome.status === 'sent') {
+    metrics.sent.inc({ channel });
+    metrics.lateness.observe(Math.max(0, outcome.at.getTime() - dueAt.getTime()) / 1000);
+  } else if (outcome.status === 'skipped') metrics.skipped.inc({ reason: outcome.reason ?? 'unspecified' });
+  else if (outcome.status === 'failed') metrics.failed.inc({ reason: outcome.reason ?? 'unspecified' });
+  else if (outcome.label === 'retry') metrics.retries.inc({ reason: outcome.reason ?? 'unspecified' });
+}

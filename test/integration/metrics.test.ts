@@ -1,0 +1,71 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import type { Service } from '../../src/main/start-service';
+import { APP_ID, createHarness, freePort, type Harness, waitFor } from '../helpers/harness';
+
+const run = promisify(execFile);
+
+/** `promtool check metrics` reads the exposition text on stdin and fails on any problem it finds. */
+async function promtoolCheck(text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile('promtool', ['check', 'metrics'], (err, stdout, stderr) =>
+      err ? reject(new Error(`${stdout}${stderr}`)) : resolve(`${stdout}${stderr}`),
+    );
+    child.stdin!.end(text);
+  });
+}
+
+let h: Harness;
+let api: Service;
+
+beforeAll(async () => {
+  await run('bash', ['scripts/ensure-promtool.sh'], { timeout: 240_000 });
+  h = await createHarness();
+  api = await h.start();
+}, 300_000);
+afterAll(() => h.close());
+
+const metric = (text: string, name: string) =>
+  text
+    .split('\n')
+    .filter((l) => l.startsWith(name))
+    .reduce((n, l) => n + Number(l.split(' ').at(-1)), 0);
+
+describe('/metrics', () => {
+  it('counts what the service does and passes promtool check metrics (api + worker in one process)', async () => {
+    const res = await h.api(api, '/v1/messages', {
+      method: 'POST',
+      body: JSON.stringify({
+        appId: APP_ID,
+        openid: 'o-m',
+        message: { msgtype: 'text', text: { content: 'hi' } },
+      }),
+    });
+    expect(res.status).toBe(201);
+    await waitFor(() => h.simulator.messages().length === 1, 5000);
+    let text = '';
+    await waitFor(async () => {
+      text = await (await fetch(`${api.url}/metrics`)).text();
+      return metric(text, 'wechat_drip_messages_sent_total') === 1;
+    }, 5000);
+    expect(metric(text, 'wechat_drip_messages_scheduled_total')).toBe(1);
+    expect(metric(text, 'wechat_drip_wakeups_published_total')).toBeGreaterThanOrEqual(1);
+    expect(metric(text, 'wechat_drip_lateness_seconds_count')).toBe(1);
+    expect(text).toContain('wechat_drip_transport_info{mode="levels"} 1');
+    expect(text).toMatch(/wechat_drip_outbox_backlog \d+/);
+    expect(text).toContain('process_cpu_seconds_total');
+    await expect(promtoolCheck(text)).resolves.toBeDefined();
+  });
+
+  it('is served by a worker-only process on its own port, with health and readiness', async () => {
+    const port = await freePort();
+    const worker = await h.start({ ROLE: 'worker', WORKER_HTTP_PORT: String(port) });
+    expect(worker.url).toBeNull();
+    const base = `http://127.0.0.1:${port}`;
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    expect(await waitFor(async () => (await fetch(`${base}/readyz`)).status === 200, 5000)).toBe(true);
+    const text = await (await fetch(`${base}/metrics`)).text();
+    expect(text).toContain('wechat_drip_wakeups_delivered_total');
+    await expect(promtoolCheck(text)).resolves.toBeDefined();
+  });
+});
