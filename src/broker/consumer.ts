@@ -19,7 +19,7 @@ export interface DueConsumer {
   /** Stops taking new wake-ups; the ones held stay unacknowledged (and are redelivered if we die). */
   pause(): Promise<void>;
   resume(): Promise<void>;
-  /** Cancels consumption, waits for the batches in hand, closes the channel. */
+  /** Cancels consumption, requeues what was not started, waits for the batches in hand, closes the channel. */
   stop(): Promise<void>;
   readonly paused: boolean;
 }
@@ -93,7 +93,9 @@ export function createDueConsumer(deps: {
   async function consumeOn(channel: AmqpChannel): Promise<void> {
     const { consumerTag } = await channel.consume(names.due, (msg) => {
       if (!msg) return; // consumer cancelled by the broker; the reconnect re-establishes it
-      buffer.push(toDelivery(channel, msg));
+      const delivery = toDelivery(channel, msg);
+      if (!started) return delivery.nack(true); // arrived while stopping: hand it back
+      buffer.push(delivery);
       if (buffer.length >= deps.batchSize) pump();
       else timer ??= setTimeout(pump, deps.batchWaitMs);
     });
@@ -146,7 +148,10 @@ export function createDueConsumer(deps: {
     async stop() {
       started = false;
       await cancelCurrent();
-      pump();
+      // Hand back what was prefetched but not started (another worker takes it at once), finish the
+      // batches already claimed (their rows are in `sending`: leaving them would strand them).
+      if (timer) clearTimeout(timer);
+      for (const d of buffer.splice(0)) d.nack(true);
       while (running.size > 0) await Promise.all(running);
       await wrapper.close();
     },
