@@ -1,7 +1,9 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import amqplib from 'amqplib';
 import { queueDepth } from '../helpers/broker';
 import { APP_ID, createHarness, type Harness, waitFor } from '../helpers/harness';
+import { withSearchPath } from '../helpers/services';
 
 let h: Harness;
 afterEach(() => h?.close());
@@ -80,5 +82,41 @@ describe('a message on the due queue that is not a wake-up', () => {
     });
     expect(res.status).toBe(201);
     expect(await waitFor(() => h.simulator.messages().length === 1, 5000)).toBe(true);
+  });
+});
+
+describe('npm run replay-dead', () => {
+  it('puts a failed message back and delivers it once', async () => {
+    h = await createHarness({ RETRY_MAX_ATTEMPTS: '1' });
+    const service = await h.start();
+    h.simulator.setFaults({ forceErrcode: -1 });
+    const tag = randomUUID();
+    const res = await h.api(service, '/v1/messages', {
+      method: 'POST',
+      body: JSON.stringify({
+        appId: APP_ID,
+        openid: 'o-dead',
+        message: { msgtype: 'text', text: { content: tag } },
+      }),
+    });
+    const { id } = (await res.json()) as { id: string };
+    const dead = await waitFor(
+      async () => (await queueDepth(h.env.RABBITMQ_URL!, `${h.prefix}.dead`)) === 1,
+      10_000,
+    );
+    expect(dead).toBe(true);
+    h.simulator.clearFaults();
+
+    const replay = spawn(process.execPath, ['dist/main/replay-dead.js'], {
+      env: { ...process.env, ...h.env, DATABASE_URL: withSearchPath(h.env.DATABASE_URL!, h.db.schema) },
+    });
+    let out = '';
+    replay.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    expect(await new Promise((r) => replay.once('exit', r))).toBe(0);
+    expect(out).toContain('replayed 1, dropped 0');
+    expect(await waitFor(() => h.simulator.messages().length === 1, 5000)).toBe(true);
+    const { rows } = await h.db.pool.query('SELECT status FROM scheduled_messages WHERE id = $1', [id]);
+    expect(rows[0].status).toBe('sent');
+    expect(await queueDepth(h.env.RABBITMQ_URL!, `${h.prefix}.dead`)).toBe(0);
   });
 });

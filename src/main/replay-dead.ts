@@ -1,0 +1,72 @@
+/**
+ * `npm run replay-dead -- [--limit N]`: takes wake-ups from the dead-letter queue, puts each `failed`
+ * message back to `queued` (attempts reset, due now) and publishes a new wake-up for it. Dead-letters
+ * whose row is not `failed` (already replayed, or not a wake-up at all) are dropped with a log line.
+ */
+import amqplib from 'amqplib';
+import { chooseTransport } from '../broker/choose-transport';
+import { createBrokerConnection } from '../broker/connection';
+import { createPublisher } from '../broker/publisher';
+import { brokerNames } from '../broker/topology';
+import { parseWakeUp } from '../broker/wake-up';
+import { loadConfig } from '../config';
+import { createPool } from '../db/pool';
+import { createLogger } from '../logger';
+
+async function main(): Promise<void> {
+  const limitArg = process.argv.indexOf('--limit');
+  const limit = limitArg > 0 ? Number(process.argv[limitArg + 1]) : Number.POSITIVE_INFINITY;
+  const config = loadConfig();
+  const logger = createLogger({ level: config.logLevel, name: 'wechat-drip-replay' });
+  const pool = createPool({ connectionString: config.databaseUrl, max: 2, logger });
+  const levels = { unitMs: config.levelsUnitMs, count: config.levelsCount };
+  const names = brokerNames(config.brokerPrefix, levels);
+  const { transport } = await chooseTransport(config, names, logger);
+  const connection = createBrokerConnection(config.rabbitmqUrl, logger, 'wechat-drip replay');
+  const publisher = createPublisher({
+    connection,
+    names,
+    transport,
+    levels,
+    publishTimeoutMs: 10_000,
+    logger,
+  });
+  await publisher.waitUntilReady(10_000);
+  const model = await amqplib.connect(config.rabbitmqUrl);
+  const channel = await model.createChannel();
+  let replayed = 0;
+  let dropped = 0;
+  try {
+    for (let n = 0; n < limit; n++) {
+      const msg = await channel.get(names.dead, { noAck: false });
+      if (!msg) break;
+      const wakeUp = parseWakeUp(msg.content);
+      const { rows } = wakeUp
+        ? await pool.query<{ id: string }>(
+            `UPDATE scheduled_messages SET status = 'queued', attempts = 0, status_reason = 'replayed',
+               due_at = now(), updated_at = now() WHERE id = $1 AND status = 'failed' RETURNING id`,
+            [wakeUp.id],
+          )
+        : { rows: [] };
+      if (wakeUp && rows[0]) {
+        await publisher.publishWakeUp({ id: wakeUp.id, dueAt: Date.now() }, 'relay');
+        replayed++;
+      } else {
+        logger.warn({ id: wakeUp?.id ?? null }, 'dead-letter without a failed message; dropped');
+        dropped++;
+      }
+      channel.ack(msg);
+    }
+  } finally {
+    await model.close();
+    await publisher.close();
+    await connection.close();
+    await pool.end();
+  }
+  process.stdout.write(`replayed ${replayed}, dropped ${dropped}\n`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`replay failed: ${(err as Error).message}\n`);
+  process.exit(1);
+});
