@@ -3,7 +3,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 JEST_RESULTS := test-artifacts/jest-results.json
 
-.PHONY: help install build migrate run spine-check test test-unit test-integration lint typecheck clean
+.PHONY: help install build migrate run demo batch-check spine-check test test-unit test-integration test-e2e lint typecheck clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
@@ -26,13 +26,19 @@ migrate: build ## Create the database if needed and apply migrations
 run: build ## Install, build, migrate and start api + worker + WeChat simulator
 	scripts/run-local.sh
 
+demo: build ## Start everything, create a demo drip, simulate 1,000 follows, show the results live
+	scripts/run-local.sh --demo
+
+batch-check: ## Against a running `make run`: 200,000 template reminders in one NDJSON batch, each once
+	node scripts/batch-check.js
+
 spine-check: ## Against a running `make run`: 1,000 messages, 100 cancelled, 900 must arrive once
 	node scripts/spine-check.js
 
 lint: install ## ESLint + Prettier
 	npm run lint
 
-typecheck: install ## tsc --noEmit over src, test, bench
+typecheck: install ## tsc --noEmit over src, test, bench and admin/
 	npm run typecheck
 
 test-unit: install ## Unit tests only (no services)
@@ -41,12 +47,15 @@ test-unit: install ## Unit tests only (no services)
 test-integration: build ## Integration tests (real Postgres + RabbitMQ)
 	npx jest --selectProjects integration --runInBand
 
-test: install ## Everything CI runs: lint, typecheck, build, unit + integration tests
+test-e2e: install ## Browser tests of the admin app (installs Chromium, builds admin/ when needed)
+	npx jest --selectProjects e2e --runInBand
+
+test: install ## Everything CI runs: lint, typecheck, build, unit + integration + browser tests
 	npm run lint
 	npm run typecheck
 	npm run build
 	@mkdir -p test-artifacts
-	npx jest --selectProjects unit integration --runInBand --json --outputFile=$(JEST_RESULTS)
+	npx jest --selectProjects unit integration e2e --runInBand --json --outputFile=$(JEST_RESULTS)
 
 clean: ## Remove build output and test artifacts
 	rm -rf dist test-artifacts

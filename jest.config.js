@@ -1,4 +1,4 @@
-/** Three projects: unit (pure, no I/O), integration (real Postgres + RabbitMQ), e2e (browser, later). */
+/** Three projects: unit (pure, no I/O), integration (real Postgres + RabbitMQ), e2e (the admin app in Chromium). */
 const transform = { '^.+\\.ts$': 'ts-jest' };
 /** @type {import('jest').Config} */
 module.exports = {
@@ -15,6 +15,14 @@ module.exports = {
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       transform,
       testEnvironment: 'node',
+    },
+    {
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
+      transform,
+      testEnvironment: 'node',
+      // Installs Chromium when missing; builds the admin app when dist/admin is older than admin/.
+      globalSetup: '<rootDir>/test/e2e/global-setup.ts',
     },
   ],
 };

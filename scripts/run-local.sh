@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # `make run`: migrate, start the WeChat simulator when configured to, then the service (api + worker).
+# `make demo` (--demo): the same, then scripts/demo.js; DEMO_EXIT=1 stops everything once it is done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,12 +21,21 @@ cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# The demo draws a progress line: its processes log to files instead of the terminal.
+logs=/dev/stdout
+if [ "${1:-}" = "--demo" ]; then
+  mkdir -p test-artifacts
+  logs=test-artifacts/demo.log
+  : > "$logs"
+  echo "Logs: $logs"
+fi
+
 if [ "${START_SIMULATOR:-false}" = "true" ]; then
-  node dist/main/simulator.js &
+  node dist/main/simulator.js >> "$logs" &
   pids+=($!)
 fi
 
-node dist/main/all.js &
+node dist/main/all.js >> "$logs" &
 pids+=($!)
 
 api="http://${HTTP_HOST:-127.0.0.1}:${HTTP_PORT:-3000}"
@@ -37,10 +47,16 @@ cat <<MSG
 
   wechat-drip is running (Ctrl-C stops it)
     API          $api   (Authorization: Bearer \$ADMIN_TOKEN from .env)
-    health       $api/healthz   $api/readyz
+    admin page   $api/admin/   (sign in with ADMIN_TOKEN from .env)
+    health       $api/healthz   $api/readyz   $api/metrics
 MSG
 if [ "${START_SIMULATOR:-false}" = "true" ]; then
   echo "    simulator    ${WECHAT_API_BASE_URL}   (what it received: ${WECHAT_API_BASE_URL}/__sim/messages)"
 fi
 echo
+if [ "${1:-}" = "--demo" ]; then
+  node scripts/demo.js && status=0 || status=$?
+  [ "${DEMO_EXIT:-0}" = "1" ] && exit "$status"
+  echo "Still running; Ctrl-C stops it."
+fi
 wait -n "${pids[@]}"

@@ -1,5 +1,6 @@
 import express, { type Express } from 'express';
 import type { Logger } from '../logger';
+import { createAdminRouter } from './admin-routes';
 import { requireBearer } from './auth';
 import { errorMiddleware, notFound } from './error-middleware';
 import { healthRoutes, type Readiness } from './health-routes';
@@ -22,6 +23,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', false);
 
   app.use(healthRoutes(deps));
+  app.use('/admin', createAdminRouter());
 
   app.use('/wechat', createWebhookRouter({ ...deps, processLater: deps.processPushLater }));
   app.use(

@@ -10,7 +10,7 @@ export interface StepResult {
   readonly unknown: number;
   readonly skipped: Record<string, number>;
   readonly failed: Record<string, number>;
-  readonly latenessMs: { p50: number; p95: number; max: number } | null;
+  readonly latenessMs: { p50: number; p95: number; p99: number; max: number } | null;
 }
 
 export interface SequenceResults {
@@ -33,10 +33,11 @@ export async function sequenceResults(pool: Pool, sequenceId: string): Promise<S
        FROM scheduled_messages m WHERE m.sequence_id = $1 GROUP BY 1, 2, 3`,
       [sequenceId],
     ),
-    pool.query<{ step_index: number; p50: number; p95: number; max: number }>(
+    pool.query<{ step_index: number; p50: number; p95: number; p99: number; max: number }>(
       `SELECT step_index,
               percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM sent_at - due_at) * 1000) AS p50,
               percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM sent_at - due_at) * 1000) AS p95,
+              percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM sent_at - due_at) * 1000) AS p99,
               max(extract(epoch FROM sent_at - due_at) * 1000) AS max
        FROM scheduled_messages WHERE sequence_id = $1 AND status = 'sent' GROUP BY 1`,
       [sequenceId],
@@ -90,7 +91,12 @@ export async function sequenceResults(pool: Pool, sequenceId: string): Promise<S
   }
   for (const r of lateness.rows) {
     const s = stepOf(r.step_index) as { latenessMs: StepResult['latenessMs'] };
-    s.latenessMs = { p50: Math.round(r.p50), p95: Math.round(r.p95), max: Math.round(r.max) };
+    s.latenessMs = {
+      p50: Math.round(r.p50),
+      p95: Math.round(r.p95),
+      p99: Math.round(r.p99),
+      max: Math.round(r.max),
+    };
   }
   return {
     sequenceId,

@@ -18,7 +18,7 @@ describe('graceful shutdown', () => {
       ...h.env,
       ROLE: 'worker',
       WORKER_HTTP_PORT: '0',
-      DATABASE_URL: withSearchPath(h.env.DATABASE_URL!, h.db.schema),
+      DATABASE_URL: withSearchPath(h.env.DATABASE_URL, h.db.schema),
       WORKER_BATCH_SIZE: '20',
     };
     const tags = Array.from({ length: 300 }, () => randomUUID());

@@ -101,14 +101,14 @@ describe('npm run replay-dead', () => {
     });
     const { id } = (await res.json()) as { id: string };
     const dead = await waitFor(
-      async () => (await queueDepth(h.env.RABBITMQ_URL!, `${h.prefix}.dead`)) === 1,
+      async () => (await queueDepth(h.env.RABBITMQ_URL, `${h.prefix}.dead`)) === 1,
       10_000,
     );
     expect(dead).toBe(true);
     h.simulator.clearFaults();
 
     const replay = spawn(process.execPath, ['dist/main/replay-dead.js'], {
-      env: { ...process.env, ...h.env, DATABASE_URL: withSearchPath(h.env.DATABASE_URL!, h.db.schema) },
+      env: { ...process.env, ...h.env, DATABASE_URL: withSearchPath(h.env.DATABASE_URL, h.db.schema) },
     });
     let out = '';
     replay.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -117,6 +117,6 @@ describe('npm run replay-dead', () => {
     expect(await waitFor(() => h.simulator.messages().length === 1, 5000)).toBe(true);
     const { rows } = await h.db.pool.query('SELECT status FROM scheduled_messages WHERE id = $1', [id]);
     expect(rows[0].status).toBe('sent');
-    expect(await queueDepth(h.env.RABBITMQ_URL!, `${h.prefix}.dead`)).toBe(0);
+    expect(await queueDepth(h.env.RABBITMQ_URL, `${h.prefix}.dead`)).toBe(0);
   });
 });

@@ -1,0 +1,84 @@
+import { clearToken, readToken } from './session.js';
+import type { ErrorDetail } from './types.js';
+
+/** An error answer of the API, in its own words: `{error:{code,message,details?}}`. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: ErrorDetail[] = [],
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export interface Api {
+  get<T>(path: string): Promise<T>;
+  post<T>(path: string, body?: unknown): Promise<T>;
+  put<T>(path: string, body: unknown): Promise<T>;
+  del<T>(path: string): Promise<T>;
+}
+
+/** The base of the API relative to the app: the app is served at /admin, the API at /v1. */
+const API_BASE = '/v1';
+
+/**
+ * Calls /v1 with the session's bearer token. A 401 means the token is wrong or was rotated: the session
+ * is forgotten and `onUnauthorized` sends the user back to sign-in.
+ */
+export function createApi(onUnauthorized: () => void, token: () => string | null = readToken): Api {
+  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    const bearer = token();
+    if (bearer) headers.authorization = `Bearer ${bearer}`;
+    if (body !== undefined) headers['content-type'] = 'application/json; charset=utf-8';
+    let res: Response;
+    try {
+      res = await fetch(API_BASE + path, {
+        method,
+        headers,
+        body: body === undefined ? null : JSON.stringify(body),
+        credentials: 'omit',
+        cache: 'no-store',
+      });
+    } catch {
+      throw new ApiError(0, 'network', 'The service cannot be reached. Is it running?');
+    }
+    const payload = (await res.json().catch(() => null)) as unknown;
+    if (res.status === 401) {
+      clearToken();
+      onUnauthorized();
+    }
+    if (!res.ok) throw toApiError(res.status, payload);
+    return payload as T;
+  }
+  return {
+    get: (path) => call('GET', path),
+    post: (path, body) => call('POST', path, body ?? {}),
+    put: (path, body) => call('PUT', path, body),
+    del: (path) => call('DELETE', path),
+  };
+}
+
+function toApiError(status: number, payload: unknown): ApiError {
+  const error = (payload as { error?: { code?: unknown; message?: unknown; details?: unknown } } | null)
+    ?.error;
+  const details = Array.isArray(error?.details)
+    ? (error.details as unknown[]).filter(
+        (d): d is ErrorDetail =>
+          typeof (d as ErrorDetail | null)?.path === 'string' &&
+          typeof (d as ErrorDetail).message === 'string',
+      )
+    : [];
+  return new ApiError(
+    status,
+    typeof error?.code === 'string' ? error.code : `http_${status}`,
+    typeof error?.message === 'string' ? error.message : `The service answered ${status}.`,
+    details,
+  );
+}
+
+/** Path segments are user input (openids, appIds): always encoded. */
+export const seg = (value: string | number): string => encodeURIComponent(String(value));

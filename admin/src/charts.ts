@@ -1,0 +1,121 @@
+import { h, s } from './dom.js';
+import type { SeriesPoint } from './types.js';
+
+// About the width it is shown at on a laptop, so the 11 px labels are not scaled up.
+const W = 1100;
+const H = 220;
+const LEFT = 40;
+const BOTTOM = 28;
+const TOP = 12;
+const SERIES = [
+  ['sent', 'Sent'],
+  ['skipped', 'Skipped'],
+  ['failed', 'Failed'],
+] as const;
+
+/** A round axis maximum (1, 2, 5 × 10^n) so the gridlines fall on readable numbers. */
+function niceMax(n: number): number {
+  if (n <= 5) return 5;
+  const p = 10 ** Math.floor(Math.log10(n));
+  return [1, 2, 5, 10].map((m) => m * p).find((m) => m >= n) ?? 10 * p;
+}
+
+/** The axis spans at least the last hour, so a first burst of activity does not fill the whole width. */
+const MIN_SPAN_MS = 3600_000;
+
+/**
+ * Outcomes per minute as stacked bars (sent, skipped, failed), from the first bucket the API returned
+ * (minutes with activity in the last 24 h) or an hour ago, whichever is earlier, to now.
+ */
+export function outcomesChart(series: readonly SeriesPoint[], now = Date.now()): HTMLElement {
+  if (series.length === 0) {
+    return h(
+      'p',
+      { class: 'muted chart-empty' },
+      'Nothing sent, skipped or failed in the last 24 hours yet.',
+    );
+  }
+  const times = series.map((p) => new Date(p.at).getTime());
+  const last = Math.max(now, ...times) + 60_000;
+  const first = Math.min(last - MIN_SPAN_MS, ...times);
+  const max = niceMax(Math.max(...series.map((p) => p.sent + p.skipped + p.failed)));
+  const plotW = W - LEFT - 8;
+  const plotH = H - TOP - BOTTOM;
+  const x = (t: number) => LEFT + ((t - first) / (last - first)) * plotW;
+  const y = (v: number) => TOP + plotH - (v / max) * plotH;
+  const barW = Math.max(2, Math.min(24, (plotW * 60_000) / (last - first) - 1));
+
+  const grid = [0, max / 2, max]
+    .filter(Number.isInteger)
+    .map((v) =>
+      s(
+        'g',
+        {},
+        s('line', { x1: LEFT, x2: W - 8, y1: y(v), y2: y(v), class: 'grid' }),
+        s('text', { x: LEFT - 6, y: y(v) + 4, class: 'tick end' }, String(v)),
+      ),
+    );
+  const bars = series.map((p, i) => {
+    let base = 0;
+    return s(
+      'g',
+      { class: 'bar' },
+      s(
+        'title',
+        {},
+        `${new Date(p.at).toLocaleString()}: ${p.sent} sent, ${p.skipped} skipped, ${p.failed} failed`,
+      ),
+      SERIES.map(([key]) => {
+        const v = p[key];
+        const rect = s('rect', {
+          x: x(times[i]),
+          y: y(base + v),
+          width: barW,
+          height: Math.max(0, y(base) - y(base + v)),
+          class: `fill-${key}`,
+        });
+        base += v;
+        return rect;
+      }),
+    );
+  });
+  const fmt = (t: number) => new Date(t).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  const labels = [first, (first + last) / 2, last].map((t, i) =>
+    s('text', { x: x(t), y: H - 8, class: `tick ${['start', 'middle', 'end'][i]}` }, fmt(t)),
+  );
+  return h(
+    'figure',
+    { class: 'chart' },
+    s(
+      'svg',
+      { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': 'Outcomes per minute' },
+      grid,
+      bars,
+      labels,
+    ),
+    h(
+      'figcaption',
+      { class: 'legend small' },
+      SERIES.map(([key, label]) => h('span', { class: `key key-${key}` }, label)),
+      h('span', { class: 'muted note' }, 'per minute'),
+    ),
+  );
+}
+
+/** One step's outcomes as a horizontal stacked bar, proportional to what was scheduled. */
+export function stepBar(parts: readonly { key: string; n: number }[]): SVGElement {
+  const sum = parts.reduce((a, p) => a + p.n, 0);
+  let at = 0;
+  return s(
+    'svg',
+    { viewBox: '0 0 120 10', class: 'step-bar', 'aria-hidden': 'true', preserveAspectRatio: 'none' },
+    sum === 0
+      ? s('rect', { x: 0, y: 0, width: 120, height: 10, class: 'fill-empty' })
+      : parts.map((p) => {
+          const w = (p.n / sum) * 120;
+          const rect = s('rect', { x: at, y: 0, width: w, height: 10, class: `fill-${p.key}` });
+          at += w;
+          return rect;
+        }),
+  );
+}

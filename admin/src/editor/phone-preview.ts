@@ -1,0 +1,149 @@
+import { h, type Child } from '../dom.js';
+import { offsetLabel } from '../format.js';
+import type { Json, TemplateMessage } from '../types.js';
+import type { Verdict } from './window-check.js';
+
+export interface PreviewStep {
+  readonly message: Json;
+  readonly fallback: TemplateMessage | null;
+  readonly verdict: Verdict;
+}
+
+const LINK = /<a\s[^>]*?href\s*=\s*["']([^"']*)["'][^>]*>([\s\S]*?)<\/a>/gi;
+
+/** Text with WeChat's `<a href>` links and line breaks, built as nodes (the content is never parsed as HTML). */
+function richText(content: string): Child[] {
+  const out: Child[] = [];
+  const lines = (text: string) => text.split('\n').flatMap((line, i) => (i ? [h('br'), line] : [line]));
+  let last = 0;
+  for (const m of content.matchAll(LINK)) {
+    out.push(lines(content.slice(last, m.index)));
+    const safe = /^https?:\/\//i.test(m[1]);
+    out.push(
+      safe
+        ? h('a', { href: m[1], target: '_blank', rel: 'noopener noreferrer', class: 'wx-link' }, m[2])
+        : h('span', { class: 'wx-link' }, m[2]),
+    );
+    last = m.index + m[0].length;
+  }
+  out.push(lines(content.slice(last)));
+  return out;
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+const obj = (v: unknown): Json => (v && typeof v === 'object' ? (v as Json) : {});
+
+/** One customer-service message as the follower would see it. */
+function bubble(message: Json): HTMLElement {
+  const type = str(message.msgtype);
+  const body = obj(message[type]);
+  switch (type) {
+    case 'text':
+      return h('div', { class: 'bubble text' }, richText(str(body.content)) as Child);
+    case 'image':
+      return h(
+        'div',
+        { class: 'bubble media' },
+        h('div', { class: 'media-box' }, '图片 image'),
+        str(body.media_id),
+      );
+    case 'voice':
+      return h('div', { class: 'bubble voice' }, '▶ ))) 语音 voice ', h('small', {}, str(body.media_id)));
+    case 'video':
+      return h(
+        'div',
+        { class: 'bubble media' },
+        h('div', { class: 'media-box video' }, '▶'),
+        h('strong', {}, str(body.title) || '视频 video'),
+        h('div', { class: 'small' }, str(body.description)),
+      );
+    case 'news': {
+      const a = obj((body.articles as unknown[] | undefined)?.[0]);
+      const pic = str(a.picurl);
+      return h(
+        'div',
+        { class: 'bubble card news' },
+        h('strong', {}, str(a.title) || 'News title'),
+        h(
+          'div',
+          { class: 'card-row' },
+          h('span', { class: 'small' }, str(a.description)),
+          /^https:\/\//.test(pic) ? h('img', { src: pic, alt: '', referrerpolicy: 'no-referrer' }) : null,
+        ),
+      );
+    }
+    case 'mpnewsarticle':
+      return h(
+        'div',
+        { class: 'bubble card' },
+        h('strong', {}, '图文 article'),
+        h('small', {}, str(body.article_id)),
+      );
+    case 'miniprogrampage':
+      return h(
+        'div',
+        { class: 'bubble card mini' },
+        h('small', {}, '小程序 mini program'),
+        h('strong', {}, str(body.title) || str(body.pagepath)),
+        h('div', { class: 'media-box' }, str(body.appid)),
+      );
+    case 'msgmenu': {
+      const list = Array.isArray(body.list) ? (body.list as unknown[]).map(obj) : [];
+      return h(
+        'div',
+        { class: 'bubble text' },
+        str(body.head_content) ? h('div', {}, str(body.head_content)) : null,
+        list.map((i) => h('div', { class: 'wx-link' }, str(i.content) || '…')),
+        str(body.tail_content) ? h('div', {}, str(body.tail_content)) : null,
+      );
+    }
+    default:
+      return h(
+        'div',
+        { class: 'bubble card' },
+        h('strong', {}, type || 'message'),
+        h('small', {}, 'no preview'),
+      );
+  }
+}
+
+/** A template message card, as 服务通知 shows it. */
+function templateCard(t: TemplateMessage): HTMLElement {
+  return h(
+    'div',
+    { class: 'bubble card template' },
+    h('small', {}, '服务通知 · template ', t.template_id),
+    Object.entries(t.data).map(([k, v]) =>
+      h('div', { class: 'tpl-row' }, h('span', {}, k), h('span', {}, v.value)),
+    ),
+    t.url ? h('div', { class: 'small wx-link' }, '详情 details') : null,
+  );
+}
+
+/** The steps as a chat on a phone, each with its offset and what the window rules do to it. */
+export function phonePreview(steps: readonly PreviewStep[], accountName: string): HTMLElement {
+  return h(
+    'div',
+    { class: 'phone', 'aria-label': 'Phone preview' },
+    h('div', { class: 'phone-bar' }, accountName || '公众号'),
+    h(
+      'div',
+      { class: 'phone-chat' },
+      steps.length === 0 ? h('p', { class: 'muted small' }, 'Add a step to see it here.') : null,
+      steps.map(({ message, fallback, verdict }) => {
+        const state = !verdict.outside ? 'inside' : fallback ? 'fallback' : 'refused';
+        return h(
+          'div',
+          { class: `chat-step ${state}`, 'data-preview-step': verdict.index + 1 },
+          h(
+            'div',
+            { class: 'chat-time' },
+            `Step ${verdict.index + 1} · ${offsetLabel(verdict.offsetMs)}`,
+            state === 'fallback' ? ' · as template' : state === 'refused' ? ' · not deliverable' : '',
+          ),
+          state === 'fallback' && fallback ? templateCard(fallback) : bubble(message),
+        );
+      }),
+    ),
+  );
+}

@@ -1,0 +1,122 @@
+import { createApi } from './api.js';
+import { h, replace } from './dom.js';
+import { followerPage } from './pages/follower.js';
+import { sequenceEditorPage } from './pages/sequence-editor.js';
+import { sequenceListPage } from './pages/sequence-list.js';
+import { sequenceResultsPage } from './pages/sequence-results.js';
+import { signInPage } from './pages/sign-in.js';
+import { testSendPage } from './pages/test-send.js';
+import {
+  BASE,
+  currentPath,
+  interceptLinks,
+  matchRoute,
+  type AppContext,
+  type Page,
+  type Route,
+} from './router.js';
+import { clearToken, readToken } from './session.js';
+import type { Account } from './types.js';
+
+// Order matters: literal segments ("new") before parameters (":id").
+const ROUTES: readonly Route[] = [
+  { pattern: 'sign-in', page: signInPage, public: true },
+  { pattern: '', page: sequenceListPage },
+  { pattern: 'sequences', page: sequenceListPage },
+  { pattern: 'sequences/new', page: sequenceEditorPage },
+  { pattern: 'sequences/:id/edit', page: sequenceEditorPage },
+  { pattern: 'sequences/:id', page: sequenceResultsPage },
+  { pattern: 'followers', page: followerPage },
+  { pattern: 'test-send', page: testSendPage },
+];
+
+const NAV: readonly [string, string][] = [
+  ['sequences', 'Sequences'],
+  ['followers', 'Follower lookup'],
+  ['test-send', 'Test send'],
+];
+
+function start(): void {
+  const main = h('main', { id: 'main' });
+  const notice = h('div', { id: 'notice', role: 'status', 'aria-live': 'polite', hidden: true });
+  const nav = h('nav', { 'aria-label': 'Main' });
+  const signOut = h('button', { type: 'button', class: 'link', onclick: () => leave() }, 'Sign out');
+  const header = h(
+    'header',
+    { class: 'top' },
+    h('a', { class: 'brand', href: BASE }, 'wechat-drip', h('small', {}, ' 跟进消息管理')),
+    nav,
+    signOut,
+  );
+  document.body.replaceChildren(header, notice, main);
+
+  let page: Page | null = null;
+  let accounts: Promise<Account[]> | null = null;
+  let noticeTimer = 0;
+
+  const ctx: AppContext = {
+    api: createApi(() => {
+      accounts = null;
+      navigate(`sign-in?next=${encodeURIComponent(currentPath() + location.search)}`, true);
+    }),
+    accounts() {
+      accounts ??= ctx.api.get<{ accounts: Account[] }>('/accounts').then((r) => r.accounts);
+      accounts.catch(() => (accounts = null));
+      return accounts;
+    },
+    navigate: (path) => navigate(path),
+    notify(message, kind = 'ok') {
+      notice.textContent = message;
+      notice.className = kind;
+      notice.hidden = false;
+      clearTimeout(noticeTimer);
+      noticeTimer = window.setTimeout(() => (notice.hidden = true), 8000);
+    },
+  };
+
+  function leave(): void {
+    clearToken();
+    accounts = null;
+    navigate('sign-in');
+  }
+
+  function navigate(path: string, replaceEntry = false): void {
+    const url = BASE + path.replace(/^\/+/, '');
+    if (replaceEntry) history.replaceState(null, '', url);
+    else history.pushState(null, '', url);
+    render();
+  }
+
+  function render(): void {
+    page?.dispose?.();
+    page = null;
+    const path = currentPath();
+    const match = matchRoute(ROUTES, path);
+    const signedIn = readToken() !== null;
+    if (match && !match.route.public && !signedIn) {
+      navigate(`sign-in?next=${encodeURIComponent(path + location.search)}`, true);
+      return;
+    }
+    header.classList.toggle('signed-out', !signedIn);
+    replace(
+      nav,
+      NAV.map(([to, label]) =>
+        h('a', { href: BASE + to, class: path.split('/')[0] === to ? 'active' : null }, label),
+      ),
+    );
+    if (!match) {
+      replace(main, h('h1', {}, 'Not found'), h('p', {}, h('a', { href: BASE }, 'Back to the sequences')));
+      return;
+    }
+    page = match.route.page(ctx, match.params, new URLSearchParams(location.search));
+    document.title = `${page.title} · wechat-drip`;
+    replace(main, page.el);
+    window.scrollTo(0, 0);
+  }
+
+  interceptLinks((path) => navigate(path));
+  window.addEventListener('popstate', render);
+  render();
+}
+
+start();

@@ -1,0 +1,220 @@
+import { ApiError, seg } from '../api.js';
+import { triggerKind } from '../describe.js';
+import { h, replace } from '../dom.js';
+import { clearErrors, showErrors } from '../editor/field-errors.js';
+import { createGeneralFields, type GeneralFields } from '../editor/general-fields.js';
+import { phonePreview } from '../editor/phone-preview.js';
+import { createStepCard, type StepCard } from '../editor/step-card.js';
+import { checkSteps } from '../editor/window-check.js';
+import { windowTimeline } from '../editor/window-timeline.js';
+import { plural } from '../format.js';
+import { BASE, type AppContext, type PageFactory } from '../router.js';
+import type { Account, ErrorDetail, Sequence, SequenceBody, Step } from '../types.js';
+
+/** Typing pauses this long before the draft is checked by POST /v1/sequences/validate. */
+const VALIDATE_AFTER_MS = 500;
+
+const firstStep: Step = { offsetMs: 0, message: { msgtype: 'text', text: { content: '' } } };
+
+/**
+ * Create or edit a sequence. The window timeline and the phone preview follow every keystroke; the API
+ * checks the draft as the user types (errors shown on fields already touched) and on save (all errors).
+ */
+export const sequenceEditorPage: PageFactory = (ctx, params) => {
+  const id = params.id ?? null;
+  const el = h('section', { class: 'editor' }, h('p', { class: 'muted' }, 'Loading…'));
+  let dispose: () => void = () => undefined;
+  const load = id ? ctx.api.get<Sequence>(`/sequences/${seg(id)}`) : Promise.resolve<Sequence | null>(null);
+  Promise.all([ctx.accounts(), load])
+    .then(([accounts, sequence]) => {
+      dispose = build(ctx, el, accounts, sequence);
+    })
+    .catch((err: unknown) => replace(el, h('p', { class: 'error' }, String((err as Error).message ?? err))));
+  return { title: id ? 'Edit sequence' : 'New sequence', el, dispose: () => dispose() };
+};
+
+function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: Sequence | null): () => void {
+  const general: GeneralFields = createGeneralFields(accounts, initial);
+  const cards: StepCard[] = [];
+  const stepsEl = h('div', { class: 'steps', 'data-path': 'steps' }, h('div', { class: 'error-slot' }));
+  const aside = h('aside', { class: 'editor-aside' });
+  const summary = h('div', { class: 'save-summary', role: 'status' });
+  const form = h('form', { class: 'editor-form', novalidate: true });
+  const touched = new Set<Element>();
+  let submitted = false;
+  let timer = 0;
+  let checkNo = 0;
+
+  const removeCard = (card: StepCard) => {
+    cards.splice(cards.indexOf(card), 1);
+    card.el.remove();
+    changed();
+  };
+  const addCard = (step: Step | null) => {
+    const card = createStepCard(step, removeCard);
+    cards.push(card);
+    stepsEl.append(card.el);
+    return card;
+  };
+  (initial?.steps.length ? initial.steps : [firstStep]).forEach((s) => addCard(s));
+
+  /** The draft as the API takes it, and the problems the browser can see on its own (bad JSON, offsets). */
+  const read = (): { body: SequenceBody; problems: ErrorDetail[] } => {
+    const problems: ErrorDetail[] = [];
+    const steps = cards.map((c, i) => c.read(i, problems));
+    const body = {
+      appId: general.appId(),
+      name: general.name(),
+      trigger: general.trigger(),
+      steps,
+      oncePerFollower: general.oncePerFollower(),
+    };
+    return { body, problems };
+  };
+
+  const visible = (target: HTMLElement) => submitted || [...touched].some((t) => target.contains(t));
+
+  const show = (details: ErrorDetail[]) => {
+    const unplaced = showErrors(form, details, visible);
+    replace(
+      summary,
+      submitted && details.length
+        ? h(
+            'p',
+            { class: 'error' },
+            `Not saved: ${plural(details.length, 'problem')}, shown next to ${details.length === 1 ? 'its field' : 'their fields'}.`,
+            unplaced.map((d) => h('span', { class: 'block' }, `${d.path}: ${d.message}`)),
+          )
+        : null,
+    );
+  };
+
+  const drawAside = (body: SequenceBody) => {
+    const account = accounts.find((a) => a.appId === body.appId);
+    const kind = triggerKind(body.trigger);
+    const verdicts = checkSteps(
+      body.steps.map((s) => ({ offsetMs: s.offsetMs, hasFallback: Boolean(s.fallback) })),
+      account?.windowPolicy ?? null,
+      kind,
+    );
+    replace(
+      aside,
+      windowTimeline(verdicts, account?.windowPolicy ?? null, kind, account?.policyName ?? 'unknown'),
+      phonePreview(
+        body.steps.map((s, i) => ({
+          message: s.message,
+          fallback: s.fallback ?? null,
+          verdict: verdicts[i],
+        })),
+        body.appId,
+      ),
+    );
+  };
+
+  /** Asks the API about the draft; a later check supersedes an earlier one still in flight. */
+  const validate = async (): Promise<void> => {
+    const { body, problems } = read();
+    if (problems.length) return show(problems);
+    const no = ++checkNo;
+    try {
+      await ctx.api.post('/sequences/validate', body);
+      if (no === checkNo) show([]);
+    } catch (err) {
+      if (no === checkNo && err instanceof ApiError && err.details.length) show(err.details);
+    }
+  };
+
+  function changed(): void {
+    drawAside(read().body);
+    window.clearTimeout(timer);
+    timer = window.setTimeout(() => void validate(), VALIDATE_AFTER_MS);
+  }
+
+  const save = async (status: 'draft' | 'active') => {
+    submitted = true;
+    window.clearTimeout(timer);
+    checkNo++;
+    const { body, problems } = read();
+    if (problems.length) return show(problems);
+    buttons.forEach((b) => (b.disabled = true));
+    try {
+      const saved = initial
+        ? await ctx.api.put<Sequence>(`/sequences/${seg(initial.id)}`, body)
+        : await ctx.api.post<Sequence>('/sequences', { ...body, status });
+      clearErrors(form);
+      ctx.notify(`Saved “${saved.name}” (version ${saved.version}, ${saved.status}).`);
+      ctx.navigate(`sequences/${seg(saved.id)}`);
+    } catch (err) {
+      if (err instanceof ApiError && err.details.length) show(err.details);
+      else replace(summary, h('p', { class: 'error' }, `Not saved: ${(err as Error).message}`));
+      buttons.forEach((b) => (b.disabled = false));
+    }
+  };
+
+  const buttons = [
+    h(
+      'button',
+      { type: 'submit', class: 'primary', 'data-test': 'save' },
+      initial ? 'Save new version' : 'Save draft',
+    ),
+    ...(initial
+      ? []
+      : [
+          h(
+            'button',
+            { type: 'button', class: 'secondary', onclick: () => void save('active') },
+            'Save and activate',
+          ),
+        ]),
+  ];
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void save('draft');
+  });
+  form.addEventListener('input', (event) => {
+    touched.add(event.target as Element);
+    changed();
+  });
+  form.addEventListener('change', () => changed());
+
+  replace(
+    form,
+    general.el,
+    h('h2', {}, 'Steps'),
+    stepsEl,
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'secondary',
+        'data-test': 'add-step',
+        onclick: () => {
+          const last = cards.length ? read().body.steps[cards.length - 1].offsetMs : 0;
+          addCard({ ...firstStep, offsetMs: last });
+          changed();
+        },
+      },
+      'Add step',
+    ),
+    h('div', { class: 'save-bar' }, summary, h('div', { class: 'actions' }, buttons)),
+  );
+  replace(
+    el,
+    h(
+      'div',
+      { class: 'page-head' },
+      h('h1', {}, initial ? `Edit “${initial.name}”` : 'New sequence'),
+      h('a', { href: initial ? `${BASE}sequences/${seg(initial.id)}` : BASE }, 'Back'),
+    ),
+    initial
+      ? h(
+          'p',
+          { class: 'muted small' },
+          'Saving makes a new version; followers already enrolled keep theirs.',
+        )
+      : null,
+    h('div', { class: 'editor-grid' }, form, aside),
+  );
+  drawAside(read().body);
+  return () => window.clearTimeout(timer);
+}

@@ -1,0 +1,153 @@
+import { seg } from '../api.js';
+import { describeTrigger, statusBadge } from '../describe.js';
+import { h, replace } from '../dom.js';
+import { total, when } from '../format.js';
+import { BASE, type PageFactory } from '../router.js';
+import { actionButtons } from '../sequence-actions.js';
+import type { Sequence, SequenceResults } from '../types.js';
+
+/** Counts refresh this often while the page is visible. */
+const REFRESH_MS = 3000;
+
+interface Counts {
+  enrolled: number;
+  pending: number;
+  sent: number;
+  skipped: number;
+  failed: number;
+}
+
+function sumCounts(r: SequenceResults): Counts {
+  const c: Counts = { enrolled: r.enrolled, pending: 0, sent: 0, skipped: 0, failed: 0 };
+  for (const s of r.steps) {
+    c.pending += s.pending;
+    c.sent += s.sent;
+    c.skipped += total(s.skipped);
+    c.failed += total(s.failed);
+  }
+  return c;
+}
+
+/** Sequences with their status and live counts (pending steps, sent), and the status actions. */
+export const sequenceListPage: PageFactory = (ctx) => {
+  const tbody = h('tbody');
+  const updated = h('span', { class: 'muted small' });
+  const policies = h('div', { class: 'accounts muted small' });
+  let timer = 0;
+  let stopped = false;
+
+  const row = (s: Sequence, c: Counts | null) =>
+    h(
+      'tr',
+      { 'data-sequence': s.id },
+      h('td', {}, h('a', { href: `${BASE}sequences/${seg(s.id)}` }, s.name)),
+      h('td', {}, statusBadge(s.status)),
+      h('td', {}, describeTrigger(s.trigger)),
+      h('td', { class: 'num' }, s.steps.length),
+      h('td', { class: 'num', 'data-count': 'enrolled' }, c ? c.enrolled : '—'),
+      h('td', { class: 'num', 'data-count': 'pending' }, c ? c.pending : '—'),
+      h('td', { class: 'num', 'data-count': 'sent' }, c ? c.sent : '—'),
+      h('td', { class: 'num' }, c ? `${c.skipped} / ${c.failed}` : '—'),
+      h('td', { class: 'small' }, `v${s.version} · ${when(s.updatedAt)}`),
+      h(
+        'td',
+        { class: 'row-actions' },
+        s.status !== 'archived'
+          ? h('a', { class: 'button secondary small', href: `${BASE}sequences/${seg(s.id)}/edit` }, 'Edit')
+          : null,
+        actionButtons(ctx, s, () => void refresh()),
+      ),
+    );
+
+  async function refresh(): Promise<void> {
+    window.clearTimeout(timer);
+    try {
+      const { sequences } = await ctx.api.get<{ sequences: Sequence[] }>('/sequences');
+      // One results call per sequence keeps the list API unchanged; drafts have nothing to count.
+      const counts = await Promise.all(
+        sequences.map((s) =>
+          s.status === 'draft'
+            ? Promise.resolve(null)
+            : ctx.api
+                .get<SequenceResults>(`/sequences/${seg(s.id)}/results`)
+                .then(sumCounts)
+                .catch(() => null),
+        ),
+      );
+      if (stopped) return;
+      replace(
+        tbody,
+        sequences.length === 0
+          ? h('tr', {}, h('td', { colspan: 10, class: 'empty' }, 'No sequences yet. Create the first one.'))
+          : sequences.map((s, i) => row(s, counts[i])),
+      );
+      updated.textContent = `Live · updated ${new Date().toLocaleTimeString()}`;
+    } catch (err) {
+      updated.textContent = `Could not refresh: ${err instanceof Error ? err.message : String(err)}`;
+    }
+    if (!stopped) timer = window.setTimeout(() => void refresh(), REFRESH_MS);
+  }
+
+  void ctx
+    .accounts()
+    .then((accounts) =>
+      replace(
+        policies,
+        accounts.map((a) =>
+          h(
+            'span',
+            { class: 'account' },
+            `${a.appId} · window policy ${a.policyName}${a.webhook ? '' : ' · no webhook (sequences cannot start)'}`,
+          ),
+        ),
+      ),
+    )
+    .catch(() => undefined);
+  void refresh();
+
+  const el = h(
+    'section',
+    {},
+    h(
+      'div',
+      { class: 'page-head' },
+      h('h1', {}, 'Sequences'),
+      h('a', { class: 'button primary', href: `${BASE}sequences/new` }, 'New sequence'),
+    ),
+    policies,
+    h(
+      'table',
+      { class: 'data', id: 'sequences' },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          [
+            'Name',
+            'Status',
+            'Trigger',
+            'Steps',
+            'Enrolled',
+            'Pending',
+            'Sent',
+            'Skipped / failed',
+            'Version',
+          ].map((t) => h('th', {}, t)),
+          h('th', {}, ''),
+        ),
+      ),
+      tbody,
+    ),
+    h('p', {}, updated),
+  );
+  return {
+    title: 'Sequences',
+    el,
+    dispose() {
+      stopped = true;
+      window.clearTimeout(timer);
+    },
+  };
+};

@@ -1,0 +1,225 @@
+import { seg } from '../api.js';
+import { outcomesChart, stepBar } from '../charts.js';
+import { describeTrigger, reasonLabel, statusBadge } from '../describe.js';
+import { h, replace } from '../dom.js';
+import { duration, offsetLabel, total, when } from '../format.js';
+import { BASE, type PageFactory } from '../router.js';
+import { actionButtons } from '../sequence-actions.js';
+import type { Sequence, SequenceResults, StepResult } from '../types.js';
+
+const REFRESH_MS = 4000;
+
+const byReason = (counts: Record<string, number>) => {
+  const entries = Object.entries(counts);
+  return entries.length === 0
+    ? '0'
+    : h(
+        'ul',
+        { class: 'reasons' },
+        entries.map(([reason, n]) => h('li', {}, h('strong', {}, n), ' ', reasonLabel(reason))),
+      );
+};
+
+const lateness = (l: StepResult['latenessMs']) =>
+  l ? `${duration(l.p50)} / ${duration(l.p95)} / ${duration(l.max)}` : '—';
+
+function tile(label: string, value: number, cls = ''): HTMLElement {
+  return h(
+    'div',
+    { class: `tile ${cls}`, 'data-tile': label.toLowerCase() },
+    h('strong', {}, value),
+    h('span', {}, label),
+  );
+}
+
+function stepRow(sequence: Sequence, r: StepResult): HTMLElement {
+  const step = sequence.steps[r.stepIndex];
+  const skipped = total(r.skipped);
+  const failed = total(r.failed);
+  return h(
+    'tr',
+    { 'data-step': r.stepIndex + 1 },
+    h('td', {}, `${r.stepIndex + 1}`),
+    h('td', {}, step ? offsetLabel(step.offsetMs) : '(older version)'),
+    h('td', {}, step ? String(step.message.msgtype) : ''),
+    h('td', { class: 'num' }, r.scheduled),
+    h('td', { class: 'num' }, r.pending),
+    h('td', { class: 'num' }, r.sent),
+    h('td', {}, byReason(r.skipped)),
+    h('td', {}, byReason(r.failed)),
+    h('td', { class: 'num' }, r.cancelled),
+    h('td', { class: 'num' }, r.unknown),
+    h('td', { class: 'small' }, lateness(r.latenessMs)),
+    h(
+      'td',
+      {},
+      stepBar([
+        { key: 'sent', n: r.sent },
+        { key: 'skipped', n: skipped },
+        { key: 'failed', n: failed },
+        { key: 'cancelled', n: r.cancelled },
+        { key: 'pending', n: r.pending + r.unknown },
+      ]),
+    ),
+  );
+}
+
+/** One sequence: status and actions, totals, a chart over time and the outcomes of each step. */
+export const sequenceResultsPage: PageFactory = (ctx, params) => {
+  const id = params.id;
+  const head = h('div', { class: 'page-head' }, h('h1', {}, 'Sequence'));
+  const meta = h('p', { class: 'muted' });
+  const tiles = h('div', { class: 'tiles' });
+  const chart = h('div', {});
+  const tbody = h('tbody');
+  const updated = h('p', { class: 'muted small' });
+  let timer = 0;
+  let stopped = false;
+
+  const render = (sequence: Sequence, results: SequenceResults) => {
+    replace(
+      head,
+      h('h1', {}, sequence.name, ' ', statusBadge(sequence.status)),
+      h(
+        'div',
+        { class: 'actions' },
+        sequence.status !== 'archived'
+          ? h('a', { class: 'button secondary small', href: `${BASE}sequences/${seg(id)}/edit` }, 'Edit')
+          : null,
+        h(
+          'a',
+          { class: 'button secondary small', href: `${BASE}test-send?sequence=${seg(id)}` },
+          'Test send',
+        ),
+        actionButtons(ctx, sequence, () => void refresh()),
+      ),
+    );
+    replace(
+      meta,
+      `${describeTrigger(sequence.trigger)} · ${sequence.appId} · version ${sequence.version} · `,
+      `${sequence.steps.length} steps · updated ${when(sequence.updatedAt)}`,
+    );
+    const sum = (f: (r: StepResult) => number) => results.steps.reduce((a, r) => a + f(r), 0);
+    replace(
+      tiles,
+      tile('Enrolled', results.enrolled),
+      tile(
+        'Scheduled',
+        sum((r) => r.scheduled),
+      ),
+      tile(
+        'Pending',
+        sum((r) => r.pending),
+        'pending',
+      ),
+      tile(
+        'Sent',
+        sum((r) => r.sent),
+        'sent',
+      ),
+      tile(
+        'Skipped',
+        sum((r) => total(r.skipped)),
+        'skipped',
+      ),
+      tile(
+        'Failed',
+        sum((r) => total(r.failed)),
+        'failed',
+      ),
+      tile(
+        'Cancelled',
+        sum((r) => r.cancelled),
+        'cancelled',
+      ),
+    );
+    replace(chart, outcomesChart(results.series));
+    // Every step of the current version, plus indexes only older versions had.
+    const rows = new Map<number, StepResult>(
+      sequence.steps.map((_, i) => [
+        i,
+        {
+          stepIndex: i,
+          scheduled: 0,
+          pending: 0,
+          sent: 0,
+          cancelled: 0,
+          unknown: 0,
+          skipped: {},
+          failed: {},
+          latenessMs: null,
+        },
+      ]),
+    );
+    for (const r of results.steps) rows.set(r.stepIndex, r);
+    replace(
+      tbody,
+      [...rows.values()].sort((a, b) => a.stepIndex - b.stepIndex).map((r) => stepRow(sequence, r)),
+    );
+  };
+
+  async function refresh(): Promise<void> {
+    window.clearTimeout(timer);
+    try {
+      const [sequence, results] = await Promise.all([
+        ctx.api.get<Sequence>(`/sequences/${seg(id)}`),
+        ctx.api.get<SequenceResults>(`/sequences/${seg(id)}/results`),
+      ]);
+      if (stopped) return;
+      render(sequence, results);
+      updated.textContent = `Live · updated ${new Date().toLocaleTimeString()}`;
+    } catch (err) {
+      updated.textContent = `Could not refresh: ${(err as Error).message}`;
+    }
+    if (!stopped) timer = window.setTimeout(() => void refresh(), REFRESH_MS);
+  }
+  void refresh();
+
+  const el = h(
+    'section',
+    {},
+    h('p', {}, h('a', { href: BASE }, '← Sequences')),
+    head,
+    meta,
+    tiles,
+    h('h2', {}, 'Over time'),
+    chart,
+    h('h2', {}, 'Per step'),
+    h(
+      'table',
+      { class: 'data', id: 'step-results' },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          [
+            'Step',
+            'When',
+            'Type',
+            'Scheduled',
+            'Pending',
+            'Sent',
+            'Skipped',
+            'Failed',
+            'Cancelled',
+            'Unknown',
+          ]
+            .map((t) => h('th', {}, t))
+            .concat(h('th', { title: 'p50 / p95 / max' }, 'Lateness'), h('th', {}, '')),
+        ),
+      ),
+      tbody,
+    ),
+    updated,
+  );
+  return {
+    title: 'Sequence results',
+    el,
+    dispose() {
+      stopped = true;
+      window.clearTimeout(timer);
+    },
+  };
+};

@@ -1,0 +1,146 @@
+import { seg } from '../api.js';
+import { field, h, replace } from '../dom.js';
+import { phonePreview } from '../editor/phone-preview.js';
+import { offsetLabel } from '../format.js';
+import { summarize } from '../message-summary.js';
+import { BASE, type PageFactory } from '../router.js';
+import type { Message, Sequence } from '../types.js';
+
+/** The operator's openid is not a secret; remembering it saves typing it on every test. */
+const OPENID_KEY = 'wechat-drip.test-openid';
+const FINAL = new Set(['sent', 'skipped', 'failed', 'cancelled', 'unknown']);
+
+/**
+ * Sends one step now to the operator's own openid through the normal path (outbox, broker, window
+ * check), then follows the message until it has an outcome.
+ */
+export const testSendPage: PageFactory = (ctx, _params, query) => {
+  const sequenceSelect = h('select', { name: 'sequence' });
+  const stepSelect = h('select', { name: 'step' });
+  const openid = h('input', { type: 'text', name: 'openid', required: true, spellcheck: false });
+  openid.value = localStorage.getItem(OPENID_KEY) ?? '';
+  const preview = h('div', {});
+  const result = h('div', { class: 'test-result', role: 'status' });
+  const send = h('button', { type: 'submit', class: 'primary' }, 'Send now');
+  let sequences: Sequence[] = [];
+  let poll = 0;
+
+  const current = () => sequences.find((s) => s.id === sequenceSelect.value);
+  const showSteps = () => {
+    const s = current();
+    replace(
+      stepSelect,
+      (s?.steps ?? []).map((st, i) =>
+        h(
+          'option',
+          { value: i },
+          `Step ${i + 1} · ${offsetLabel(st.offsetMs)} · ${summarize(st.message, 40)}`,
+        ),
+      ),
+    );
+    showPreview();
+  };
+  const showPreview = () => {
+    const step = current()?.steps[Number(stepSelect.value)];
+    replace(
+      preview,
+      step
+        ? phonePreview(
+            [
+              {
+                message: step.message,
+                fallback: step.fallback ?? null,
+                verdict: {
+                  index: Number(stepSelect.value),
+                  offsetMs: 0,
+                  outside: null,
+                  hasFallback: false,
+                  note: null,
+                },
+              },
+            ],
+            current()?.appId ?? '',
+          )
+        : null,
+    );
+  };
+  sequenceSelect.addEventListener('change', showSteps);
+  stepSelect.addEventListener('change', showPreview);
+
+  const follow = async (id: string, until: number) => {
+    const m = await ctx.api.get<Message>(`/messages/${seg(id)}`);
+    replace(
+      result,
+      h(
+        'p',
+        {},
+        'Message ',
+        h('code', {}, m.id),
+        ': ',
+        h('span', { class: `badge msg-${m.status}` }, m.status),
+        m.statusReason ? ` (${m.statusReason})` : '',
+      ),
+      h(
+        'p',
+        {},
+        h(
+          'a',
+          { href: `${BASE}followers?appId=${seg(current()?.appId ?? '')}&openid=${seg(openid.value)}` },
+          'See it in the follower lookup',
+        ),
+      ),
+    );
+    if (!FINAL.has(m.status) && Date.now() < until)
+      poll = window.setTimeout(() => void follow(id, until), 1000);
+  };
+
+  const form = h(
+    'form',
+    { class: 'card' },
+    field('Sequence', sequenceSelect),
+    field('Step', stepSelect),
+    field('Your openid', openid, {
+      hint: 'Your own openid for this account. It goes through the contact-window check like any drip: write to the account first so that your window is open.',
+    }),
+    h('div', { class: 'actions' }, send),
+    result,
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const s = current();
+    if (!s || !openid.value.trim()) return;
+    localStorage.setItem(OPENID_KEY, openid.value.trim());
+    send.disabled = true;
+    window.clearTimeout(poll);
+    ctx.api
+      .post<Message>(`/sequences/${seg(s.id)}/test-send`, {
+        openid: openid.value.trim(),
+        stepIndex: Number(stepSelect.value),
+      })
+      .then((m) => follow(m.id, Date.now() + 30_000))
+      .catch((err: unknown) => replace(result, h('p', { class: 'error' }, (err as Error).message)))
+      .finally(() => (send.disabled = false));
+  });
+
+  void ctx.api.get<{ sequences: Sequence[] }>('/sequences').then(({ sequences: list }) => {
+    sequences = list.filter((s) => s.status !== 'archived');
+    replace(
+      sequenceSelect,
+      sequences.map((s) =>
+        h('option', { value: s.id, selected: s.id === query.get('sequence') }, `${s.name} (${s.status})`),
+      ),
+    );
+    showSteps();
+  });
+
+  return {
+    title: 'Test send',
+    el: h(
+      'section',
+      {},
+      h('h1', {}, 'Test send'),
+      h('div', { class: 'editor-grid' }, form, h('aside', {}, preview)),
+    ),
+    dispose: () => window.clearTimeout(poll),
+  };
+};
