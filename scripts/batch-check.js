@@ -3,24 +3,10 @@
 // (default 200,000: "a coupon opens for 200,000 subscribers") without holding it in memory, reads the
 // per-line answers as they stream back, then waits until the simulator has received every one, once.
 // Usage: node scripts/batch-check.js [N]   (reads ADMIN_TOKEN etc. from the environment or .env)
-const fs = require('node:fs');
 const { Readable } = require('node:stream');
 
-const env = { ...Object.fromEntries(readDotEnv()), ...process.env };
-const api = `http://${env.HTTP_HOST || '127.0.0.1'}:${env.HTTP_PORT || 3000}`;
-const sim = env.WECHAT_API_BASE_URL || 'http://127.0.0.1:4100';
-const appId = JSON.parse(env.WECHAT_ACCOUNTS)[0].appId;
+const { env, api, sim, appId } = require('./lib/local-env').localInstance();
 const COUNT = Number(process.argv[2] || 200_000);
-
-function readDotEnv() {
-  if (!fs.existsSync('.env')) return [];
-  return fs
-    .readFileSync('.env', 'utf8')
-    .split('\n')
-    .map((l) => /^([A-Z0-9_]+)=(.*)$/.exec(l.trim()))
-    .filter(Boolean)
-    .map(([, k, v]) => [k, v.replace(/^'(.*)'$/, '$1').replace(/^"(.*)"$/, '$1')]);
-}
 
 async function* lines(run) {
   for (let i = 0; i < COUNT; i++) {

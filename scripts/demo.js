@@ -2,26 +2,12 @@
 // `make demo`: against the service and simulator that run-local.sh started, creates a demo drip
 // (a follow from the `demo` QR code gets 3 messages within the follow window), simulates 1,000 follows at
 // ~50 per second, and shows a live summary until every expected message is sent.
-const fs = require('node:fs');
 
-const env = { ...Object.fromEntries(readDotEnv()), ...process.env };
-const api = `http://${env.HTTP_HOST || '127.0.0.1'}:${env.HTTP_PORT || 3000}`;
-const sim = env.WECHAT_API_BASE_URL || 'http://127.0.0.1:4100';
-const appId = JSON.parse(env.WECHAT_ACCOUNTS)[0].appId;
+const { env, api, sim, appId } = require('./lib/local-env').localInstance();
 const auth = { authorization: `Bearer ${env.ADMIN_TOKEN}`, 'content-type': 'application/json' };
 const FOLLOWS = Number(env.DEMO_FOLLOWS || 1000);
 const PER_SECOND = 50;
 const STEPS = 3;
-
-function readDotEnv() {
-  if (!fs.existsSync('.env')) return [];
-  return fs
-    .readFileSync('.env', 'utf8')
-    .split('\n')
-    .map((l) => /^([A-Z0-9_]+)=(.*)$/.exec(l.trim()))
-    .filter(Boolean)
-    .map(([, k, v]) => [k, v.replace(/^'(.*)'$/, '$1').replace(/^"(.*)"$/, '$1')]);
-}
 
 const bar = (done, total, width = 24) => {
   const full = Math.round((done / total) * width);

@@ -3,24 +3,10 @@
 // cancels 100 (50 by id, 50 by cancel key), and checks from the simulator's record that exactly the
 // other 900 arrived, each once, with the lateness (arrival − due time) it prints.
 // Usage: node scripts/spine-check.js   (reads ADMIN_TOKEN etc. from the environment or .env)
-const fs = require('node:fs');
 
-const env = { ...Object.fromEntries(readDotEnv()), ...process.env };
-const api = `http://${env.HTTP_HOST || '127.0.0.1'}:${env.HTTP_PORT || 3000}`;
-const sim = env.WECHAT_API_BASE_URL || 'http://127.0.0.1:4100';
-const appId = JSON.parse(env.WECHAT_ACCOUNTS)[0].appId;
+const { env, api, sim, appId } = require('./lib/local-env').localInstance();
 const auth = { authorization: `Bearer ${env.ADMIN_TOKEN}` };
 const COUNT = 1000;
-
-function readDotEnv() {
-  if (!fs.existsSync('.env')) return [];
-  return fs
-    .readFileSync('.env', 'utf8')
-    .split('\n')
-    .map((l) => /^([A-Z0-9_]+)=(.*)$/.exec(l.trim()))
-    .filter(Boolean)
-    .map(([, k, v]) => [k, v.replace(/^'(.*)'$/, '$1').replace(/^"(.*)"$/, '$1')]);
-}
 
 async function main() {
   const run = Date.now().toString(36);

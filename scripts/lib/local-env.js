@@ -1,0 +1,26 @@
+// Shared by the scripts that talk to a running `make run`: its settings from the environment or .env.
+const fs = require('node:fs');
+
+function readDotEnv() {
+  if (!fs.existsSync('.env')) return [];
+  return fs
+    .readFileSync('.env', 'utf8')
+    .split('\n')
+    .map((l) => /^([A-Z0-9_]+)=(.*)$/.exec(l.trim()))
+    .filter(Boolean)
+    .map(([, k, v]) => [k, v.replace(/^'(.*)'$/, '$1').replace(/^"(.*)"$/, '$1')]);
+}
+
+/** `{ env, api, sim, appId, adminToken }` of the local instance (environment wins over .env). */
+function localInstance() {
+  const env = { ...Object.fromEntries(readDotEnv()), ...process.env };
+  return {
+    env,
+    api: `http://${env.HTTP_HOST || '127.0.0.1'}:${env.HTTP_PORT || 3000}`,
+    sim: env.WECHAT_API_BASE_URL || 'http://127.0.0.1:4100',
+    appId: JSON.parse(env.WECHAT_ACCOUNTS)[0].appId,
+    adminToken: env.ADMIN_TOKEN,
+  };
+}
+
+module.exports = { localInstance };
