@@ -75,7 +75,7 @@ async function main() {
       await following;
       const ok = sum('sent') === expected;
       console.log(
-        ok ? `done: all ${expected} messages sent, once each` : `stopped: ${sum('sent')} of ${expected} sent`,
+        ok ? `done: all ${expected} messages sent` : `stopped: ${sum('sent')} of ${expected} sent`,
       );
       console.log(`\nAdmin page: ${api}/admin   (sign in with ADMIN_TOKEN from .env)`);
       return ok;
