@@ -2,6 +2,7 @@ import express, { type Express } from 'express';
 import type { Logger } from '../logger';
 import { createAdminRouter } from './admin-routes';
 import { requireBearer } from './auth';
+import { requestId } from './request-id';
 import { errorMiddleware, notFound } from './error-middleware';
 import { healthRoutes, type Readiness } from './health-routes';
 import { createV1Router, type V1Deps } from './v1-routes';
@@ -21,6 +22,7 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
+  app.use(requestId);
 
   app.use(healthRoutes(deps));
   app.use('/admin', createAdminRouter());

@@ -35,11 +35,14 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
     } else if (parserError.status && parserError.status >= 400 && parserError.status < 500) {
       appError = new AppError('bad_request', (err as Error).message, { httpStatus: parserError.status });
     } else {
-      logger.error({ err, path: req.path }, 'unhandled error');
+      logger.error({ err, path: req.path, requestId: req.requestId }, 'unhandled error');
       appError = new AppError('internal', 'internal error');
     }
     if (appError.httpStatus >= 500)
-      logger.error({ code: appError.code, err: appError.message }, 'request failed');
+      logger.error(
+        { code: appError.code, err: appError.message, requestId: req.requestId },
+        'request failed',
+      );
     res.status(appError.httpStatus).json(errorBody(appError));
   };
 }

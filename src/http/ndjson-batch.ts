@@ -95,7 +95,10 @@ export async function handleNdjsonBatch(
       );
     }
     try {
-      pending.push({ line: lineNo, input: parseScheduleRequest(input, context()) });
+      pending.push({
+        line: lineNo,
+        input: { ...parseScheduleRequest(input, context()), requestId: req.requestId },
+      });
     } catch (err) {
       if (err instanceof AppError) return reject(lineNo, err);
       throw err;

@@ -119,6 +119,7 @@ export function createSequenceRouter(deps: ScheduleDeps & { config: Config }): R
         idempotencyKey: null,
         requestHash: null,
         cancelKey: null,
+        requestId: req.requestId,
       },
     ]);
     if (!result.ok) throw result.error;

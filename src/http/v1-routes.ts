@@ -87,10 +87,13 @@ export function createV1Router(deps: V1Deps): Router {
         { path: 'sendAt', message: 'give the new sendAt or delayMs' },
       ]);
     }
-    const input = parseScheduleRequest(
-      { ...body, appId: req.params.appId, cancelKey: req.params.cancelKey },
-      context(),
-    );
+    const input = {
+      ...parseScheduleRequest(
+        { ...body, appId: req.params.appId, cancelKey: req.params.cancelKey },
+        context(),
+      ),
+      requestId: req.requestId,
+    };
     const { message, cancelled } = await rescheduleByKey(
       deps,
       { ...input, cancelKey: input.cancelKey! },
@@ -121,12 +124,17 @@ export function createV1Router(deps: V1Deps): Router {
       },
       context(),
     );
-    const { message, replaces } = await rescheduleMessage(deps, id, input, ACTOR);
+    const { message, replaces } = await rescheduleMessage(
+      deps,
+      id,
+      { ...input, requestId: req.requestId },
+      ACTOR,
+    );
     res.status(201).json({ ...messageView(message), replaces });
   });
 
   router.post('/messages', async (req, res) => {
-    const input = parseScheduleRequest(jsonBody(req.body), context());
+    const input = { ...parseScheduleRequest(jsonBody(req.body), context()), requestId: req.requestId };
     const [result] = await scheduleMessages(deps, [input]);
     if (!result.ok) throw result.error;
     res.status(result.created ? 201 : 200).json(messageView(result.message));

@@ -139,7 +139,7 @@ export function createWebhookRouter(deps: WebhookDeps): Router {
       // Authentic from here on: WeChat gets `success` in time whatever Postgres does; the record keeps
       // being retried in the background (a slow database must not make WeChat retry or the user see
       // "该公众号暂时无法提供服务").
-      const recording = recordUntilStored(deps, endpoint.account.appId, push);
+      const recording = recordUntilStored(deps, endpoint.account.appId, push, req.requestId);
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), ANSWER_WITHIN_MS)));
       const id = await Promise.race([recording, late]).finally(() => clearTimeout(timer));
@@ -161,15 +161,19 @@ export function createWebhookRouter(deps: WebhookDeps): Router {
 async function recordUntilStored(
   deps: WebhookDeps,
   appId: string,
-  push: ReturnType<typeof toPush>,
+  push: Push,
+  requestId: string,
 ): Promise<number | null> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await recordPush(deps.pool, appId, push);
+      return await recordPush(deps.pool, appId, push, requestId);
     } catch (err) {
       if (!isTransientDbError(err)) throw err;
       if (attempt >= RECORD_ATTEMPTS) {
-        deps.logger.error({ appId, err: (err as Error).message }, 'push could not be recorded; lost');
+        deps.logger.error(
+          { appId, requestId, err: (err as Error).message },
+          'push could not be recorded; lost',
+        );
         return null;
       }
       await new Promise((r) => setTimeout(r, RECORD_RETRY_MS * Math.min(8, attempt + 1)));

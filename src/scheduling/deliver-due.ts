@@ -88,6 +88,21 @@ export function createDeliverDue(deps: DeliverDueDeps): (batch: Delivery[]) => P
     }
   }
 
+  /** Ids only — never the message body or a token. Failures at warn, the rest at debug. */
+  function logOutcome(outcome: Outcome, message: ClaimedMessage): void {
+    const fields = {
+      requestId: message.requestId,
+      messageId: message.id,
+      appId: message.appId,
+      status: outcome.status,
+      reason: outcome.reason,
+      errcode: outcome.errcode,
+      attempt: outcome.attempt,
+    };
+    if (outcome.status === 'failed') logger.warn(fields, 'message failed');
+    else logger.debug(fields, 'message outcome');
+  }
+
   async function followUp(kind: FollowUp, outcome: Outcome, message: ClaimedMessage): Promise<void> {
     if (kind === 'pause_account') {
       await deps.gate.run('pause account', () =>
@@ -154,6 +169,7 @@ export function createDeliverDue(deps: DeliverDueDeps): (batch: Delivery[]) => P
       await Promise.all(
         decisions.map(async ({ message, outcome, followUp: kind }) => {
           countOutcome(deps.metrics, outcome, message.channel, message.dueAt);
+          logOutcome(outcome, message);
           await followUp(kind, outcome, message);
           if (kind === 'redelay' || kind === 'pause_account') {
             const reason = kind === 'redelay' ? 'retry' : 'paused';

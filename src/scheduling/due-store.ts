@@ -14,6 +14,8 @@ export interface ClaimedMessage {
   readonly attempts: number;
   /** How the claim let it through: `send` (no window check), `send:window`, `send:fallback`. */
   readonly claimedAs: string;
+  /** The request that scheduled it, for the logs. */
+  readonly requestId: string | null;
 }
 
 export interface ClaimResult {
@@ -56,6 +58,7 @@ export async function claimDue(
     channel: Channel | null;
     payload: Record<string, unknown> | null;
     attempts: number | null;
+    request_id: string | null;
   }>(CLAIM_SQL, [ids, toleranceMs, uncheckedAppIds]);
   const result = {
     claimed: [] as ClaimedMessage[],
@@ -78,6 +81,7 @@ export async function claimDue(
         dueAt: r.due_at!,
         attempts: r.attempts!,
         claimedAs: r.reason!,
+        requestId: r.request_id,
       });
     }
   }
@@ -133,16 +137,16 @@ WITH cand AS (
       payload = CASE WHEN j.verdict = 'send:fallback' THEN m.fallback ELSE m.payload END,
       status_reason = CASE WHEN j.verdict = 'send:fallback' THEN 'fallback:window_closed' END
   FROM judged j WHERE m.id = j.id AND j.verdict LIKE 'send%' AND ${OPEN}
-  RETURNING m.id, m.due_at, m.app_id, m.openid, m.channel, m.payload, m.attempts, j.verdict
+  RETURNING m.id, m.due_at, m.app_id, m.openid, m.channel, m.payload, m.attempts, j.verdict, m.request_id
 )
 SELECT 'claimed' AS verdict, id, due_at, NULL::float8 AS remaining_ms, verdict AS reason, app_id, openid, channel,
-       payload, attempts FROM claimed
-UNION ALL SELECT 'cancelled', id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM cancelled
-UNION ALL SELECT 'skipped', id, NULL, NULL, status_reason, NULL, NULL, NULL, NULL, NULL FROM skipped
-UNION ALL SELECT 'early', id, due_at, extract(epoch FROM due_at - now()) * 1000, NULL, NULL, NULL, NULL, NULL, NULL
-  FROM paused
-UNION ALL SELECT 'early', id, due_at, extract(epoch FROM due_at - now()) * 1000, NULL, NULL, NULL, NULL, NULL, NULL
-  FROM cand WHERE NOT covered AND paused_until IS NULL AND due_at > now() + $2 * interval '1 millisecond'`;
+       payload, attempts, request_id FROM claimed
+UNION ALL SELECT 'cancelled', id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM cancelled
+UNION ALL SELECT 'skipped', id, NULL, NULL, status_reason, NULL, NULL, NULL, NULL, NULL, NULL FROM skipped
+UNION ALL SELECT 'early', id, due_at, extract(epoch FROM due_at - now()) * 1000, NULL, NULL, NULL, NULL, NULL, NULL,
+  NULL FROM paused
+UNION ALL SELECT 'early', id, due_at, extract(epoch FROM due_at - now()) * 1000, NULL, NULL, NULL, NULL, NULL, NULL,
+  NULL FROM cand WHERE NOT covered AND paused_until IS NULL AND due_at > now() + $2 * interval '1 millisecond'`;
 
 /** What happened to one claimed message, to be recorded. */
 export interface Outcome {

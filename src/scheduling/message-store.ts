@@ -35,6 +35,8 @@ export interface NewMessage {
   readonly cancelKey: string | null;
   /** Skip rather than send when this much later than due (ms); null: always send. */
   readonly maxLatenessMs?: number | null;
+  /** The request (or webhook push) that created it, for the logs. */
+  readonly requestId?: string | null;
   /** Template payload sent instead when the contact window is closed at due time. */
   readonly fallback?: Record<string, unknown> | null;
   /** Set for the steps of a sequence enrollment. */
@@ -96,9 +98,9 @@ export async function insertMessages(
   const { rows } = await db.query<MessageRow>(
     `INSERT INTO scheduled_messages
        (id, app_id, openid, channel, payload, due_at, idempotency_key, request_hash, cancel_key,
-        sequence_id, enrollment_id, step_index, fallback, max_lateness_ms)
+        sequence_id, enrollment_id, step_index, fallback, max_lateness_ms, request_id)
      SELECT * FROM unnest($9::uuid[], $1::text[], $2::text[], $3::text[], $4::jsonb[], $5::timestamptz[],
-                          $6::text[], $7::text[], $8::text[], $10::uuid[], $11::uuid[], $12::int[], $13::jsonb[], $14::int[])
+                          $6::text[], $7::text[], $8::text[], $10::uuid[], $11::uuid[], $12::int[], $13::jsonb[], $14::int[], $15::text[])
      ON CONFLICT (app_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
      RETURNING ${COLUMNS}`,
     [
@@ -116,6 +118,7 @@ export async function insertMessages(
       messages.map((m) => m.step?.index ?? null),
       messages.map((m) => (m.fallback ? JSON.stringify(m.fallback) : null)),
       messages.map((m) => m.maxLatenessMs ?? null),
+      messages.map((m) => m.requestId ?? null),
     ],
   );
   const created = rows.map(toMessage);

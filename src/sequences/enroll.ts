@@ -42,7 +42,14 @@ export function matchSequences(active: readonly Sequence[], event: TriggerEvent)
  */
 export async function enrollFollower(
   db: PoolClient,
-  input: { appId: string; openid: string; event: TriggerEvent; pushKey: string; at: Date },
+  input: {
+    appId: string;
+    openid: string;
+    event: TriggerEvent;
+    pushKey: string;
+    at: Date;
+    requestId: string | null;
+  },
 ): Promise<Message[]> {
   const scheduled: Message[] = [];
   for (const sequence of matchSequences(await listActive(db, input.appId), input.event)) {
@@ -72,6 +79,7 @@ export async function enrollFollower(
         requestHash: null,
         cancelKey: null,
         maxLatenessMs: step.maxLatenessMs ?? null,
+        requestId: input.requestId,
         step: {
           sequenceId: sequence.id,
           enrollmentId,

@@ -31,8 +31,9 @@ export async function processPush(deps: ProcessDeps, pushId: number): Promise<st
       app_id: string;
       fields: Record<string, string> | null;
       received_at: Date;
+      request_id: string | null;
     }>(
-      `SELECT app_id, fields, received_at FROM webhook_pushes WHERE id = $1 AND processed_at IS NULL
+      `SELECT app_id, fields, received_at, request_id FROM webhook_pushes WHERE id = $1 AND processed_at IS NULL
        FOR UPDATE SKIP LOCKED`,
       [pushId],
     );
@@ -64,6 +65,7 @@ export async function processPush(deps: ProcessDeps, pushId: number): Promise<st
             ...base,
             event: meaning.trigger,
             pushKey: pushDedupeKey(push),
+            requestId: row.request_id,
           });
         }
         outcome = `${meaning.interaction}:${scheduled.length}`;

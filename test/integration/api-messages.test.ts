@@ -338,3 +338,21 @@ describe('POST /v1/messages/batch', () => {
     expect(await writtenRows(h.db)).toEqual(before);
   });
 });
+
+describe('request ids', () => {
+  it('echoes a caller X-Request-Id (or a new one) and keeps it on the message for the send logs', async () => {
+    const res = await post(
+      { appId: APP_ID, openid: 'o-rid', message: text('x'), delayMs: 60_000 },
+      { headers: { 'x-request-id': 'caller-abc-123' } },
+    );
+    expect(res.headers.get('x-request-id')).toBe('caller-abc-123');
+    const { id } = (await res.json()) as { id: string };
+    const { rows } = await h.db.pool.query('SELECT request_id FROM scheduled_messages WHERE id = $1', [id]);
+    expect(rows[0].request_id).toBe('caller-abc-123');
+    const fresh = await post(
+      { appId: APP_ID, openid: 'o-rid', message: text('y'), delayMs: 60_000 },
+      { headers: { 'x-request-id': 'bad id with spaces' } },
+    );
+    expect(fresh.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});

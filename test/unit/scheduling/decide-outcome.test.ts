@@ -15,6 +15,7 @@ function claimed(attempts: number): ClaimedMessage {
     dueAt: at,
     attempts,
     claimedAs: 'send:window',
+    requestId: null,
   };
 }
 
