@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Acceptance check against a running `make run`: schedules 1,000 messages with delays of 1–10 s,
+// Acceptance check against a running `make run`: 1,000 followers write in (opening their contact
+// windows), then it schedules 1,000 customer-service messages with delays of 1–10 s,
 // cancels 100 (50 by id, 50 by cancel key), and checks from the simulator's record that exactly the
 // other 900 arrived, each once, with the lateness (arrival − due time) it prints.
 // Usage: node scripts/spine-check.js   (reads ADMIN_TOKEN etc. from the environment or .env)
@@ -10,11 +11,24 @@ const COUNT = 1000;
 
 async function main() {
   const run = Date.now().toString(36);
+  // Customer-service messages need an open contact window: each follower first writes in (through the
+  // simulator, which pushes the message to the webhook), opening 5 messages / 48 h under the official rules.
+  for (let i = 0; i < COUNT; i += 25) {
+    await Promise.all(
+      Array.from({ length: 25 }, (_, k) =>
+        fetch(`${sim}/__sim/users/o-check-${run}-${i + k}/message`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ appId, content: 'hi' }),
+        }),
+      ),
+    );
+  }
   const since = (await (await fetch(`${sim}/__sim/stats`)).json()).received;
   const lines = Array.from({ length: COUNT }, (_, i) =>
     JSON.stringify({
       appId,
-      openid: `o-check-${i % 50}`,
+      openid: `o-check-${run}-${i}`,
       message: { msgtype: 'text', text: { content: `check ${run} ${i}` } },
       delayMs: 1000 + Math.floor((i * 9000) / COUNT),
       ...(i >= 50 && i < 100 ? { cancelKey: `check-${run}-${i % 5}` } : {}),
