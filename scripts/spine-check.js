@@ -31,7 +31,8 @@ async function main() {
       openid: `o-check-${run}-${i}`,
       message: { msgtype: 'text', text: { content: `check ${run} ${i}` } },
       delayMs: 1000 + Math.floor((i * 9000) / COUNT),
-      ...(i >= 50 && i < 100 ? { cancelKey: `check-${run}-${i % 5}` } : {}),
+      // The cancelled ones are the last 100 (due 9–10 s ahead), so the cancellations surely come first.
+      ...(i >= COUNT - 50 ? { cancelKey: `check-${run}-${i % 5}` } : {}),
     }),
   );
   const res = await fetch(`${api}/v1/messages/batch`, {
@@ -47,11 +48,13 @@ async function main() {
   if (accepted.length !== COUNT)
     throw new Error(`accepted ${accepted.length} of ${COUNT}: ${JSON.stringify(results.at(-1))}`);
   const dueByTag = new Map(accepted.map((r) => [`check ${run} ${r.line - 1}`, Date.parse(r.dueAt)]));
-  await Promise.all(
+  const deletes = await Promise.all(
     accepted
-      .slice(0, 50)
+      .slice(COUNT - 100, COUNT - 50)
       .map((r) => fetch(`${api}/v1/messages/${r.id}`, { method: 'DELETE', headers: auth })),
   );
+  const refused = deletes.filter((r) => r.status !== 200).length;
+  if (refused > 0) throw new Error(`${refused} cancellations by id were refused`);
   for (let k = 0; k < 5; k++) {
     await fetch(`${api}/v1/cancellations`, {
       method: 'POST',
@@ -72,9 +75,9 @@ async function main() {
     counts.set(tag, (counts.get(tag) || 0) + 1);
     lateness.push(m.receivedAt - dueByTag.get(tag));
   }
-  const cancelled = [...dueByTag.keys()].slice(0, 100).filter((t) => counts.has(t)).length;
+  const cancelled = [...dueByTag.keys()].slice(COUNT - 100).filter((t) => counts.has(t)).length;
   const twice = [...counts.values()].filter((n) => n > 1).length;
-  const missing = [...dueByTag.keys()].slice(100).filter((t) => !counts.has(t)).length;
+  const missing = [...dueByTag.keys()].slice(0, COUNT - 100).filter((t) => !counts.has(t)).length;
   lateness.sort((a, b) => a - b);
   const pct = (p) => lateness[Math.min(lateness.length - 1, Math.ceil((p / 100) * lateness.length) - 1)];
   console.log(
