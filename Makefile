@@ -2,8 +2,9 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 JEST_RESULTS := test-artifacts/jest-results.json
+COMPOSE := docker compose -p wechat-drip -f docker/compose.yaml
 
-.PHONY: help install build migrate run demo batch-check spine-check test test-unit test-integration test-e2e lint typecheck clean
+.PHONY: help install build migrate run demo batch-check spine-check up down logs test test-unit test-integration test-e2e lint typecheck clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
@@ -34,6 +35,17 @@ batch-check: ## Against a running `make run`: 200,000 template reminders in one 
 
 spine-check: ## Against a running `make run`: 1,000 messages, 100 cancelled, 900 must arrive once
 	node scripts/spine-check.js
+
+up: ## Build and start the docker compose stack (Postgres, RabbitMQ 4.2 + plugin, api, worker, simulator, Prometheus, Grafana)
+	$(COMPOSE) up -d --build
+	@echo "  API http://127.0.0.1:3000   simulator http://127.0.0.1:4100/__sim/messages"
+	@echo "  RabbitMQ http://127.0.0.1:15672 (drip/drip)   Prometheus http://127.0.0.1:9090   Grafana http://127.0.0.1:3002"
+
+down: ## Stop the compose stack, keeping its data (docker compose … down -v wipes it)
+	$(COMPOSE) down
+
+logs: ## Follow the api and worker logs of the compose stack
+	$(COMPOSE) logs -f --tail=100 api worker
 
 lint: install ## ESLint + Prettier
 	npm run lint

@@ -74,9 +74,7 @@ async function main() {
       process.stdout.write('\n');
       await following;
       const ok = sum('sent') === expected;
-      console.log(
-        ok ? `done: all ${expected} messages sent` : `stopped: ${sum('sent')} of ${expected} sent`,
-      );
+      console.log(ok ? `done: all ${expected} messages sent` : `stopped: ${sum('sent')} of ${expected} sent`);
       console.log(`\nAdmin page: ${api}/admin   (sign in with ADMIN_TOKEN from .env)`);
       return ok;
     }

@@ -1,0 +1,557 @@
+/**
+ * The docker/ and rabbitmq/ files, checked without a Docker engine: `docker-compose config` (Debian's
+ * docker-compose 1.29) validates and expands docker/compose.yaml, promtool checks the Prometheus config and
+ * the dashboard's queries, and the files are cross-checked against each other and against the service's
+ * own configuration loaders and metrics registry.
+ */
+import { execFile, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { loadConfig, loadMigrateConfig } from '../../src/config';
+import { createMetrics } from '../../src/metrics';
+import { loadSimulatorConfig } from '../../src/simulator/config';
+
+const run = promisify(execFile);
+const ROOT = resolve(__dirname, '../..');
+const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+const has = (bin: string) => spawnSync('sh', ['-c', `command -v ${bin}`]).status === 0;
+
+/** The service's metrics and their labels, as the dashboard uses them (issue 5's list). */
+const SERVICE_METRICS: Record<string, readonly string[]> = {
+  wechat_drip_messages_scheduled_total: ['channel'],
+  wechat_drip_wakeups_published_total: ['transport', 'reason'],
+  wechat_drip_wakeups_delivered_total: ['verdict'],
+  wechat_drip_messages_sent_total: ['channel'],
+  wechat_drip_messages_skipped_total: ['reason'],
+  wechat_drip_messages_cancelled_total: ['scope'],
+  wechat_drip_messages_failed_total: ['reason'],
+  wechat_drip_send_retries_total: ['reason'],
+  wechat_drip_dead_lettered_total: ['reason'],
+  wechat_drip_token_refreshes_total: ['app_id', 'outcome'],
+  wechat_drip_webhook_pushes_total: ['type', 'verdict'],
+  wechat_drip_window_checks_total: ['verdict'],
+  wechat_drip_lateness_seconds: [],
+  wechat_drip_wechat_request_duration_seconds: ['endpoint', 'outcome'],
+  wechat_drip_outbox_backlog: [],
+  wechat_drip_queued_messages: ['transport'],
+  wechat_drip_transport_info: ['mode'],
+};
+const HISTOGRAMS = new Set(['wechat_drip_lateness_seconds', 'wechat_drip_wechat_request_duration_seconds']);
+/** Labels Prometheus adds to every scraped series (`role` comes from docker/prometheus.yml). */
+const TARGET_LABELS = ['job', 'instance', 'role'];
+
+/** prom-client's default process metrics (process_cpu_seconds_total, nodejs_eventloop_lag_seconds, …). */
+function defaultMetricNames(): Set<string> {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const names = new Set(registry.getMetricsAsArray().map((m) => m.name));
+  registry.clear();
+  return names;
+}
+
+/** Turns YAML into JSON with Python's PyYAML, a dependency of Debian's docker-compose. */
+function yamlToJson(text: string): unknown {
+  const out = spawnSync(
+    'python3',
+    ['-c', 'import json, sys, yaml; json.dump(yaml.safe_load(sys.stdin), sys.stdout)'],
+    { input: text, encoding: 'utf8' },
+  );
+  if (out.status !== 0) throw new Error(`YAML parse failed: ${out.stderr}`);
+  return JSON.parse(out.stdout);
+}
+const hasPyYaml = () => spawnSync('python3', ['-c', 'import yaml']).status === 0;
+
+/**
+ * Installs docker-compose (Debian package, without the Docker engine it recommends) when it is missing
+ * and this runs as root. Answers why it is still missing, or null when it is there.
+ */
+async function ensureDockerCompose(): Promise<string | null> {
+  if (has('docker-compose')) return null;
+  if (process.getuid?.() !== 0) {
+    return 'docker-compose is missing and installing it needs root: apt-get install docker-compose';
+  }
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const install = () =>
+    run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'docker-compose'], {
+      env,
+      timeout: 300_000,
+    });
+  try {
+    await install();
+  } catch {
+    // A fresh machine has no package lists yet.
+    await run('apt-get', ['update', '-qq'], { env, timeout: 300_000 }).catch(() => undefined);
+    await install().catch(() => undefined);
+  }
+  return has('docker-compose') ? null : 'docker-compose is missing and apt-get could not install it';
+}
+
+type Env = Record<string, string>;
+interface HealthCheck {
+  test: string[];
+  disable?: boolean;
+}
+interface Service {
+  image?: string;
+  build?: { context: string; dockerfile?: string };
+  command?: string[];
+  environment?: Env;
+  ports?: unknown[];
+  expose?: string[];
+  container_name?: string;
+  hostname?: string;
+  healthcheck?: HealthCheck;
+  depends_on?: Record<string, { condition: string }>;
+  volumes?: string[];
+}
+interface ComposeConfig {
+  services: Record<string, Service>;
+  volumes: Record<string, unknown>;
+}
+
+let compose: ComposeConfig | null = null;
+
+beforeAll(async () => {
+  const skipReason =
+    (await ensureDockerCompose()) ??
+    (hasPyYaml() ? '' : 'python3-yaml, a dependency of docker-compose, is missing');
+  if (skipReason) {
+    // Said once here; the tests that need docker-compose then return early.
+    console.warn(`compose.test.ts: SKIPPING the docker-compose checks: ${skipReason}`);
+    return;
+  }
+  // A clean environment: the defaults of ${ADMIN_TOKEN:-…}, ${DELAY_MODE:-…} and ${LOG_LEVEL:-…} apply.
+  const { stdout } = await run('docker-compose', ['-f', 'docker/compose.yaml', 'config'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp' },
+    timeout: 60_000,
+  });
+  compose = yamlToJson(stdout) as ComposeConfig;
+}, 660_000);
+
+/** The expanded compose file, or null: the test then returns early (beforeAll printed why). */
+const expanded = (): ComposeConfig | null => compose;
+const service = (c: ComposeConfig, name: string): Service => {
+  const s = c.services[name];
+  if (!s) throw new Error(`no service ${name}`);
+  return s;
+};
+const healthTest = (s: Service) => (s.healthcheck?.test ?? []).join(' ');
+
+describe('docker/compose.yaml, as docker-compose config expands it', () => {
+  it('defines the whole stack, the application services sharing one image built from docker/Dockerfile', () => {
+    const c = expanded();
+    if (!c) return;
+    expect(Object.keys(c.services).sort()).toEqual(
+      ['api', 'grafana', 'migrate', 'postgres', 'prometheus', 'rabbitmq', 'simulator', 'worker'].sort(),
+    );
+    for (const name of ['api', 'worker', 'migrate', 'simulator']) {
+      const s = service(c, name);
+      expect({ name, image: s.image, context: s.build?.context, dockerfile: s.build?.dockerfile }).toEqual({
+        name,
+        image: 'wechat-drip:local',
+        context: ROOT,
+        dockerfile: 'docker/Dockerfile',
+      });
+    }
+    expect(service(c, 'simulator').command).toEqual([
+      'node',
+      '--enable-source-maps',
+      'dist/main/simulator.js',
+    ]);
+    expect(service(c, 'migrate').command).toEqual(['node', '--enable-source-maps', 'dist/main/migrate.js']);
+    expect(service(c, 'api').environment!.ROLE).toBe('api');
+    expect(service(c, 'worker').environment!.ROLE).toBe('worker');
+    expect(service(c, 'postgres').image).toBe('postgres:16');
+    expect(service(c, 'rabbitmq').build!.context).toBe(join(ROOT, 'rabbitmq'));
+  });
+
+  it('lets `--scale worker=3` run: the worker publishes no host port and has no fixed container name', () => {
+    const c = expanded();
+    if (!c) return;
+    const worker = service(c, 'worker');
+    expect(worker.ports ?? []).toEqual([]);
+    expect(worker.container_name).toBeUndefined();
+    expect(worker.expose).toEqual([worker.environment!.WORKER_HTTP_PORT]);
+    // Only services that run once publish ports, each on the host's loopback.
+    for (const [name, s] of Object.entries(c.services)) {
+      for (const port of s.ports ?? [])
+        expect({ name, port: String(port) }).toMatchObject({ port: /^127\.0\.0\.1:/ });
+    }
+  });
+
+  it('gives every long-running service a healthcheck on the right port, and none to the one-shot migration', () => {
+    const c = expanded();
+    if (!c) return;
+    expect(healthTest(service(c, 'postgres'))).toMatch(/pg_isready .*-U drip -d wechat_drip/);
+    expect(healthTest(service(c, 'rabbitmq'))).toMatch(/rabbitmq-diagnostics -q ping/);
+    const api = service(c, 'api');
+    const worker = service(c, 'worker');
+    expect(healthTest(api)).toContain(`127.0.0.1:${api.environment!.HTTP_PORT}/healthz`);
+    expect(healthTest(worker)).toContain(`127.0.0.1:${worker.environment!.WORKER_HTTP_PORT}/healthz`);
+    expect(healthTest(service(c, 'simulator'))).toContain(
+      `127.0.0.1:${service(c, 'simulator').environment!.SIM_PORT}/__sim/stats`,
+    );
+    expect(service(c, 'migrate').healthcheck!.test).toEqual(['NONE']);
+  });
+
+  it('starts in order: migrate after a healthy Postgres; api and worker after it completed and RabbitMQ is healthy', () => {
+    const c = expanded();
+    if (!c) return;
+    expect(service(c, 'migrate').depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
+    for (const name of ['api', 'worker']) {
+      expect(service(c, name).depends_on).toMatchObject({
+        migrate: { condition: 'service_completed_successfully' },
+        rabbitmq: { condition: 'service_healthy' },
+      });
+    }
+  });
+
+  it('gives each process an environment its own configuration loader accepts', () => {
+    const c = expanded();
+    if (!c) return;
+    for (const name of ['api', 'worker']) {
+      const config = loadConfig(service(c, name).environment);
+      expect(config).toMatchObject({
+        role: name,
+        httpHost: '0.0.0.0',
+        httpPort: 3000,
+        workerHttpPort: 3001,
+        delayMode: 'plugin',
+        rabbitmqUrl: 'amqp://drip:drip@rabbitmq:5672',
+        wechatApiBaseUrl: 'http://simulator:4100',
+      });
+      expect(config.wechatAccounts.map((a) => a.appId)).toEqual(['wxdemo0000000001']);
+    }
+    expect(loadMigrateConfig(service(c, 'migrate').environment).databaseUrl).toBe(
+      service(c, 'api').environment!.DATABASE_URL,
+    );
+    expect(loadSimulatorConfig(service(c, 'simulator').environment)).toMatchObject({
+      host: '0.0.0.0',
+      port: 4100,
+      webhookBaseUrl: 'http://api:3000',
+    });
+  });
+
+  it('uses the demo account of .env.example, in the service and in the simulator alike', () => {
+    const c = expanded();
+    if (!c) return;
+    const line = read('.env.example')
+      .split('\n')
+      .find((l) => l.startsWith('WECHAT_ACCOUNTS='))!;
+    const example = JSON.parse(line.slice('WECHAT_ACCOUNTS='.length).replace(/^'|'$/g, '')) as unknown;
+    expect(JSON.parse(service(c, 'api').environment!.WECHAT_ACCOUNTS)).toEqual(example);
+    expect(service(c, 'simulator').environment!.WECHAT_ACCOUNTS).toBe(
+      service(c, 'api').environment!.WECHAT_ACCOUNTS,
+    );
+  });
+
+  it('has credentials that agree: the broker user of the definitions and the Postgres superuser', () => {
+    const c = expanded();
+    if (!c) return;
+    const amqp = new URL(service(c, 'api').environment!.RABBITMQ_URL);
+    const definitions = JSON.parse(read('rabbitmq/definitions.json')) as Definitions;
+    const user = definitions.users.find((u) => u.name === amqp.username)!;
+    expect(user).toBeDefined();
+    expect(isRabbitSha256Hash(user.password_hash, amqp.password)).toBe(true);
+    const db = new URL(service(c, 'api').environment!.DATABASE_URL);
+    expect(service(c, 'postgres').environment).toMatchObject({
+      POSTGRES_USER: db.username,
+      POSTGRES_PASSWORD: db.password,
+      POSTGRES_DB: db.pathname.slice(1),
+    });
+  });
+
+  it('keeps the broker data, including the plugin-held messages, across container re-creation', () => {
+    const c = expanded();
+    if (!c) return;
+    const rabbitmq = service(c, 'rabbitmq');
+    expect(rabbitmq.hostname).toBe('rabbitmq');
+    expect(rabbitmq.volumes).toEqual(['rabbitmq-data:/var/lib/rabbitmq:rw']);
+    expect(service(c, 'postgres').volumes).toEqual(['postgres-data:/var/lib/postgresql/data:rw']);
+  });
+
+  it('mounts files that exist: the Prometheus config and the Grafana provisioning and dashboards', () => {
+    const c = expanded();
+    if (!c) return;
+    const binds = ['prometheus', 'grafana'].flatMap((name) =>
+      (service(c, name).volumes ?? []).filter((v) => v.startsWith('/')).map((v) => v.split(':')),
+    );
+    expect(binds.map(([, target]) => target).sort()).toEqual([
+      '/etc/grafana/dashboards',
+      '/etc/grafana/provisioning',
+      '/etc/prometheus/prometheus.yml',
+    ]);
+    for (const [source] of binds) expect(existsSync(source)).toBe(true);
+  });
+});
+
+describe('docker/Dockerfile', () => {
+  const stages = read('docker/Dockerfile')
+    .split(/^FROM\s+/m)
+    .slice(1)
+    .map((s) => s.replace(/\s*\\\n\s*/g, ' '));
+  const final = stages.at(-1)!;
+  const directives = (stage: string, name: string) =>
+    stage
+      .split('\n')
+      .filter((l) => l.startsWith(`${name} `))
+      .map((l) => l.slice(name.length + 1).trim());
+
+  it('builds in a stage of its own: npm ci (npm install when npm ci rejects the lock file), npm run build', () => {
+    expect(stages.length).toBeGreaterThanOrEqual(2);
+    expect(stages[0]).toMatch(/^node:20-bookworm-slim AS build\n/);
+    expect(stages[0]).toMatch(/RUN npm ci [^\n]*\|\| npm install /);
+    expect(stages[0]).toContain('RUN npm run build');
+  });
+
+  it('runs production dependencies and dist/ only, as the non-root user node, with NODE_ENV=production', () => {
+    expect(final).toMatch(/^node:20-bookworm-slim\n/);
+    expect(final).toMatch(/npm ci --omit=dev [^\n]*\|\| npm install --omit=dev /);
+    expect(final).not.toMatch(/npm run build|COPY \. /);
+    expect(directives(final, 'COPY')).toContain('--from=build /app/dist ./dist');
+    expect(directives(final, 'ENV')).toContain('NODE_ENV=production');
+    expect(directives(final, 'USER').at(-1)).toBe('node');
+    expect(directives(final, 'EXPOSE')).toEqual(['3000 3001']);
+    expect(directives(final, 'HEALTHCHECK')[0]).toMatch(/WORKER_HTTP_PORT.*HTTP_PORT.*\/healthz/);
+    expect(JSON.parse(directives(final, 'CMD')[0])).toEqual([
+      'node',
+      '--enable-source-maps',
+      'dist/main/all.js',
+    ]);
+  });
+
+  it('has a .dockerignore that keeps dependencies, build output and secrets out of the context', () => {
+    const ignored = read('.dockerignore').split('\n');
+    for (const entry of ['node_modules', 'dist', 'test-artifacts', '.env', '.git']) {
+      expect(ignored).toContain(entry);
+    }
+  });
+});
+
+interface Definitions {
+  vhosts: { name: string }[];
+  users: { name: string; password_hash: string; hashing_algorithm: string; tags: string[] }[];
+  permissions: { user: string; vhost: string; configure: string; write: string; read: string }[];
+  queues?: unknown[];
+  exchanges?: unknown[];
+  bindings?: unknown[];
+}
+
+/** RabbitMQ's rabbit_password_hashing_sha256: base64(salt ‖ sha256(salt ‖ password)), a 4-byte salt. */
+function isRabbitSha256Hash(hash: string, password: string): boolean {
+  const bytes = Buffer.from(hash, 'base64');
+  const salt = bytes.subarray(0, 4);
+  const digest = createHash('sha256')
+    .update(Buffer.concat([salt, Buffer.from(password, 'utf8')]))
+    .digest();
+  return bytes.length === 36 && digest.equals(bytes.subarray(4));
+}
+
+describe('rabbitmq/', () => {
+  const dockerfile = read('rabbitmq/Dockerfile').replace(/\s*\\\n\s*/g, ' ');
+  const conf = Object.fromEntries(
+    read('rabbitmq/rabbitmq.conf')
+      .split('\n')
+      .map((l) => l.replace(/#.*/, '').trim())
+      .filter(Boolean)
+      .map((l) => l.split('=').map((p) => p.trim()) as [string, string]),
+  );
+
+  it('builds RabbitMQ 4.2 with the delayed-message plugin release made for it, v4.2.0, checksummed', () => {
+    expect(dockerfile).toMatch(/^FROM rabbitmq:4\.2-management$/m);
+    expect(dockerfile).toMatch(
+      /^ADD --checksum=sha256:[0-9a-f]{64} --chmod=644 https:\/\/github\.com\/rabbitmq\/rabbitmq-delayed-message-exchange\/releases\/download\/v4\.2\.0\/rabbitmq_delayed_message_exchange-4\.2\.0\.ez \/opt\/rabbitmq\/plugins\/$/m,
+    );
+    expect(dockerfile).toMatch(
+      /^COPY --chown=rabbitmq:rabbitmq enabled_plugins rabbitmq\.conf advanced\.config definitions\.json \/etc\/rabbitmq\/$/m,
+    );
+  });
+
+  it('enables the management UI, the Prometheus endpoint and the delayed-message exchange', () => {
+    expect(read('rabbitmq/enabled_plugins').trim()).toBe(
+      '[rabbitmq_management,rabbitmq_prometheus,rabbitmq_delayed_message_exchange].',
+    );
+  });
+
+  it('loads the definitions the image copies, lowers the quorum-queue WAL, and sets no key 4.2 lacks', () => {
+    expect(conf).toMatchObject({
+      load_definitions: '/etc/rabbitmq/definitions.json',
+      'raft.wal_max_size_bytes': '64000000',
+      'management.tcp.port': '15672',
+      'prometheus.tcp.port': '15692',
+    });
+    // dead_letter_worker_consumer_prefetch has no rabbitmq.conf key; advanced.config sets it.
+    expect(Object.keys(conf).filter((k) => k.includes('dead_letter'))).toEqual([]);
+    expect(read('rabbitmq/advanced.config')).toMatch(/\{dead_letter_worker_consumer_prefetch, \d+\}/);
+  });
+
+  it('defines the vhost /, the local user drip/drip and its permissions, and no topology', () => {
+    const definitions = JSON.parse(read('rabbitmq/definitions.json')) as Definitions;
+    expect(definitions.vhosts.map((v) => v.name)).toEqual(['/']);
+    expect(definitions.users).toHaveLength(1);
+    expect(definitions.users[0]).toMatchObject({
+      name: 'drip',
+      hashing_algorithm: 'rabbit_password_hashing_sha256',
+    });
+    expect(isRabbitSha256Hash(definitions.users[0].password_hash, 'drip')).toBe(true);
+    expect(definitions.permissions).toEqual([
+      { user: 'drip', vhost: '/', configure: '.*', write: '.*', read: '.*' },
+    ]);
+    expect(definitions.queues ?? []).toEqual([]);
+    expect(definitions.exchanges ?? []).toEqual([]);
+    expect(definitions.bindings ?? []).toEqual([]);
+  });
+});
+
+interface ScrapeConfig {
+  job_name: string;
+  static_configs?: { targets: string[] }[];
+  dns_sd_configs?: { names: string[]; type: string; port: number }[];
+}
+
+describe('docker/prometheus.yml', () => {
+  it('is a valid Prometheus configuration (promtool check config)', async () => {
+    if (!has('promtool')) return console.warn('skipped: promtool (Debian package prometheus) is missing');
+    await expect(
+      run('promtool', ['check', 'config', join(ROOT, 'docker/prometheus.yml')]),
+    ).resolves.toBeDefined();
+  });
+
+  it('scrapes the api, every worker replica found by DNS, and RabbitMQ, on the ports compose gives them', () => {
+    const c = expanded();
+    if (!c) return;
+    const { scrape_configs: jobs } = yamlToJson(read('docker/prometheus.yml')) as {
+      scrape_configs: ScrapeConfig[];
+    };
+    const job = (name: string) => jobs.find((j) => j.job_name === name)!;
+    const apiEnv = service(c, 'api').environment!;
+    const workerEnv = service(c, 'worker').environment!;
+    expect(job('wechat-drip-api').static_configs).toEqual([
+      expect.objectContaining({ targets: [`api:${apiEnv.HTTP_PORT}`] }),
+    ]);
+    expect(job('wechat-drip-worker').static_configs).toBeUndefined();
+    expect(job('wechat-drip-worker').dns_sd_configs).toEqual([
+      expect.objectContaining({ names: ['worker'], type: 'A', port: Number(workerEnv.WORKER_HTTP_PORT) }),
+    ]);
+    expect(job('rabbitmq').static_configs).toEqual([{ targets: ['rabbitmq:15692'] }]);
+  });
+});
+
+interface Panel {
+  type: string;
+  title: string;
+  datasource?: { type: string; uid: string };
+  targets?: { expr: string; legendFormat?: string; datasource?: { uid: string } }[];
+}
+
+describe('the Grafana dashboard and its provisioning', () => {
+  const dashboard = JSON.parse(read('docker/grafana/dashboards/wechat-drip.json')) as {
+    uid: string;
+    panels: Panel[];
+  };
+  const queries = dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => ({ panel: p.title, ...t })));
+  const defaults = defaultMetricNames();
+  const metricsIn = (expr: string) => expr.match(/\b(?:wechat_drip|process|nodejs)_[a-z0-9_]+\b/g) ?? [];
+  /** The metric a series name belongs to: histogram series (_bucket, _sum, _count) map to their histogram. */
+  const metricOf = (series: string) => {
+    const base = series.replace(/_(bucket|sum|count)$/, '');
+    return HISTOGRAMS.has(base) ? base : series;
+  };
+
+  it('has panels whose every query reads metrics the service exports, grouped by labels they carry', () => {
+    expect(queries.length).toBeGreaterThan(15);
+    for (const q of queries) {
+      const series = metricsIn(q.expr);
+      expect({ panel: q.panel, expr: q.expr, metrics: series.length > 0 }).toMatchObject({ metrics: true });
+      const labels = new Set(TARGET_LABELS);
+      for (const s of series) {
+        const metric = metricOf(s);
+        const known = metric in SERVICE_METRICS || defaults.has(metric);
+        expect({ panel: q.panel, metric, known }).toEqual({ panel: q.panel, metric, known: true });
+        for (const l of SERVICE_METRICS[metric] ?? []) labels.add(l);
+        if (s.endsWith('_bucket')) labels.add('le');
+      }
+      const grouped = [...q.expr.matchAll(/\b(?:by|without)\s*\(([^)]*)\)/g)].flatMap((m) =>
+        m[1].split(',').map((l) => l.trim()),
+      );
+      for (const l of grouped)
+        expect({ panel: q.panel, label: l, known: labels.has(l) }).toMatchObject({ known: true });
+      // A legend can only name labels the query keeps.
+      for (const [, l] of (q.legendFormat ?? '').matchAll(/\{\{\s*(\w+)\s*\}\}/g)) {
+        expect({ panel: q.panel, legend: l, kept: grouped.includes(l) && l !== 'le' }).toMatchObject({
+          kept: true,
+        });
+      }
+    }
+  });
+
+  it('shows every metric of the service somewhere, and event-loop lag', () => {
+    const used = new Set(queries.flatMap((q) => metricsIn(q.expr).map(metricOf)));
+    expect(Object.keys(SERVICE_METRICS).filter((m) => !used.has(m))).toEqual([]);
+    expect(used.has('nodejs_eventloop_lag_seconds')).toBe(true);
+  });
+
+  it('names the metrics, with the labels, that src/metrics.ts registers', () => {
+    const pool = { query: () => Promise.resolve({ rows: [{ n: 0 }] }) };
+    const { registry } = createMetrics({
+      pool: pool as unknown as Parameters<typeof createMetrics>[0]['pool'],
+      transportMode: 'plugin',
+    });
+    for (const [name, labels] of Object.entries(SERVICE_METRICS)) {
+      const metric = registry.getSingleMetric(name) as unknown as { labelNames?: string[] } | undefined;
+      expect({ name, registered: metric !== undefined }).toEqual({ name, registered: true });
+      expect({ name, labels: [...(metric!.labelNames ?? [])].sort() }).toEqual({
+        name,
+        labels: [...labels].sort(),
+      });
+    }
+    registry.clear();
+  });
+
+  it('has queries that are valid PromQL (promtool check rules)', async () => {
+    if (!has('promtool')) return console.warn('skipped: promtool (Debian package prometheus) is missing');
+    const dir = mkdtempSync(join(tmpdir(), 'dashboard-'));
+    try {
+      // JSON is YAML: one recording rule per query, Grafana's interval variables replaced.
+      const rules = queries.map((q, i) => ({
+        record: `dashboard:query_${i}`,
+        expr: q.expr.replace(/\$__(rate_)?interval/g, '1m'),
+      }));
+      writeFileSync(join(dir, 'rules.yml'), JSON.stringify({ groups: [{ name: 'dashboard', rules }] }));
+      await expect(run('promtool', ['check', 'rules', join(dir, 'rules.yml')])).resolves.toBeDefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('is provisioned with the Prometheus datasource its panels name, from the folder compose mounts', () => {
+    if (!expanded()) return;
+    const datasources = yamlToJson(read('docker/grafana/provisioning/datasources/prometheus.yaml')) as {
+      datasources: { uid: string; type: string; url: string }[];
+    };
+    const [prometheus] = datasources.datasources;
+    expect(prometheus).toMatchObject({ type: 'prometheus', url: 'http://prometheus:9090' });
+    const uids = new Set(
+      dashboard.panels.flatMap((p) => [
+        p.datasource?.uid,
+        ...(p.targets ?? []).map((t) => t.datasource?.uid),
+      ]),
+    );
+    uids.delete(undefined);
+    expect([...uids]).toEqual([prometheus.uid]);
+    const providers = yamlToJson(read('docker/grafana/provisioning/dashboards/wechat-drip.yaml')) as {
+      providers: { type: string; options: { path: string } }[];
+    };
+    expect(providers.providers).toEqual([
+      expect.objectContaining({
+        type: 'file',
+        options: expect.objectContaining({ path: '/etc/grafana/dashboards' }),
+      }),
+    ]);
+  });
+});
