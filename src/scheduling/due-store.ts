@@ -92,7 +92,7 @@ const OPEN = `m.status IN ('pending', 'queued')`;
 const CLAIM_SQL = `
 WITH cand AS (
   SELECT m.id, m.app_id, m.openid, m.channel, m.fallback IS NOT NULL AS has_fallback, m.due_at,
-         m.due_at + m.max_lateness_ms * interval '1 millisecond' < now() AS stale,
+         m.intended_at + m.max_lateness_ms * interval '1 millisecond' < now() AS stale,
          ${LEDGER_COVERS('m')} AS covered, a.paused_until
   FROM scheduled_messages m
   LEFT JOIN account_states a ON a.app_id = m.app_id AND a.paused_until > now()

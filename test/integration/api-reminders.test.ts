@@ -209,3 +209,26 @@ describe('what the admin page reads', () => {
     ).toBe(400);
   });
 });
+
+describe('stale after a retry', () => {
+  it('counts maxLatenessMs from the time the reminder was meant for, not from its last retry', async () => {
+    await h.simulator.push('follow', 'o-retried', { appId: APP_ID });
+    // Meant for 10 s ago, worth 2 s of lateness, but retried since: due_at moved to now.
+    const { rows } = await h.db.pool.query(
+      `INSERT INTO scheduled_messages (app_id, openid, channel, payload, due_at, max_lateness_ms, attempts, updated_at)
+       VALUES ($1, 'o-retried', 'template', $2, now() - interval '10 seconds', 2000, 1, now() - interval '1 minute')
+       RETURNING id`,
+      [APP_ID, JSON.stringify(template('retried too late'))],
+    );
+    await h.db.pool.query(`UPDATE scheduled_messages SET due_at = now() WHERE id = $1`, [rows[0].id]);
+    await waitFor(
+      async () => (await call('GET', `/v1/messages/${rows[0].id}`)).body.status === 'skipped',
+      5000,
+    );
+    expect((await call('GET', `/v1/messages/${rows[0].id}`)).body).toMatchObject({
+      status: 'skipped',
+      statusReason: 'stale',
+    });
+    expect(firsts('o-retried')).toEqual([]);
+  });
+});
