@@ -9,6 +9,13 @@ import type { NewMessage } from './message-store';
 /** An ISO 8601 instant with an explicit offset: a time without a zone would be guessed, so it is refused. */
 const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 
+/** How late a message is still worth sending, in ms: a second to 30 days (messages and sequence steps). */
+export const maxLatenessMsSchema = z
+  .number()
+  .int()
+  .min(1000)
+  .max(30 * 86_400_000);
+
 const requestSchema = z
   .object({
     appId: z.string().min(1),
@@ -23,12 +30,7 @@ const requestSchema = z
     delayMs: z.number().int().min(0).optional(),
     idempotencyKey: z.string().min(1).max(200).optional(),
     cancelKey: z.string().min(1).max(200).optional(),
-    maxLatenessMs: z
-      .number()
-      .int()
-      .min(1000)
-      .max(30 * 86_400_000)
-      .optional(),
+    maxLatenessMs: maxLatenessMsSchema.optional(),
   })
   .strict()
   .refine((r) => r.sendAt === undefined || r.delayMs === undefined, {

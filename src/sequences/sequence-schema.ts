@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ValidationError } from '../errors';
+import { maxLatenessMsSchema } from '../scheduling/schedule-request';
 import { type IssueDetail, readableIssue, zodIssueDetails } from '../validation';
 import {
   parseCustomMessage,
@@ -56,12 +57,7 @@ const stepSchema = z
     offsetMs: z.number().int().min(0).max(MAX_OFFSET_MS),
     message: z.record(z.string(), z.unknown()),
     fallback: z.record(z.string(), z.unknown()).nullable().optional(),
-    maxLatenessMs: z
-      .number()
-      .int()
-      .min(1000)
-      .max(30 * 86_400_000)
-      .optional(),
+    maxLatenessMs: maxLatenessMsSchema.optional(),
   })
   .strict();
 
