@@ -120,3 +120,37 @@ describe('npm run replay-dead', () => {
     expect(await queueDepth(h.env.RABBITMQ_URL, `${h.prefix}.dead`)).toBe(0);
   });
 });
+
+describe('npm run resume-account', () => {
+  it('lifts a 45009 pause so the held messages go out now instead of at the quota reset', async () => {
+    h = await createHarness();
+    const service = await h.start();
+    h.simulator.setFaults({ forceErrcode: 45009, count: 1 });
+    const tag = randomUUID();
+    const res = await h.api(service, '/v1/messages', {
+      method: 'POST',
+      body: JSON.stringify({
+        appId: APP_ID,
+        openid: 'o-quota',
+        message: { msgtype: 'text', text: { content: tag } },
+      }),
+    });
+    const { id } = (await res.json()) as { id: string };
+    const paused = await waitFor(async () => {
+      const { rows } = await h.db.pool.query('SELECT due_at FROM scheduled_messages WHERE id = $1', [id]);
+      return rows[0].due_at.getTime() > Date.now() + 60_000;
+    }, 10_000);
+    expect(paused).toBe(true);
+
+    const resume = spawn(process.execPath, ['dist/main/resume-account.js', APP_ID], {
+      env: { ...process.env, ...h.env, DATABASE_URL: withSearchPath(h.env.DATABASE_URL!, h.db.schema) },
+    });
+    let out = '';
+    resume.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    expect(await new Promise((r) => resume.once('exit', r))).toBe(0);
+    expect(out).toContain(`resumed ${APP_ID}: 1 held messages due again, 1 woken`);
+    expect(await waitFor(() => h.simulator.messages().length === 1, 5000)).toBe(true);
+    const { rows } = await h.db.pool.query('SELECT app_id FROM account_states WHERE app_id = $1', [APP_ID]);
+    expect(rows).toEqual([]);
+  });
+});
