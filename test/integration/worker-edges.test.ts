@@ -143,7 +143,7 @@ describe('npm run resume-account', () => {
     expect(paused).toBe(true);
 
     const resume = spawn(process.execPath, ['dist/main/resume-account.js', APP_ID], {
-      env: { ...process.env, ...h.env, DATABASE_URL: withSearchPath(h.env.DATABASE_URL!, h.db.schema) },
+      env: { ...process.env, ...h.env, DATABASE_URL: withSearchPath(h.env.DATABASE_URL, h.db.schema) },
     });
     let out = '';
     resume.stdout.on('data', (d: Buffer) => (out += d.toString()));
