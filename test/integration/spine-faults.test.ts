@@ -131,6 +131,27 @@ describe('faults: nothing lost, nothing sent twice', () => {
     expect(rows).toEqual([{ status: 'sent', n: 200 }]);
   }, 60_000);
 
+  it('two workers competing, every message woken twice: each is sent once', async () => {
+    h = await createHarness({ ROLE: 'api' });
+    const api = await h.start();
+    h.simulator.setFaults({ latencyMs: 5 });
+    const tags = await schedule(h, api, 500, 1500, 2500);
+    // A second wake-up for every message, as after a crash between publish and mark-queued: the rows go
+    // back to pending and the workers' relays publish them again while the first wake-ups still wait.
+    await h.db.pool.query(
+      `UPDATE scheduled_messages SET status = 'pending', updated_at = now() - interval '1 minute'`,
+    );
+    const worker = {
+      ROLE: 'worker',
+      WORKER_HTTP_PORT: '0',
+      WORKER_BATCH_SIZE: '25',
+      RELAY_INTERVAL_MS: '100',
+    };
+    await h.start(worker);
+    await h.start(worker);
+    await expectAllOnce(h, tags, 30_000);
+  }, 60_000);
+
   it('a worker killed mid-batch: nothing is sent twice, and what it had in hand ends sent or unknown', async () => {
     h = await createHarness({ ROLE: 'api' });
     const api = await h.start();
