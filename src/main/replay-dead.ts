@@ -4,34 +4,17 @@
  * whose row is not `failed` (already replayed, or not a wake-up at all) are dropped with a log line.
  */
 import amqplib from 'amqplib';
-import { chooseTransport } from '../broker/choose-transport';
-import { createBrokerConnection } from '../broker/connection';
-import { createPublisher } from '../broker/publisher';
-import { brokerNames } from '../broker/topology';
 import { parseWakeUp } from '../broker/wake-up';
 import { loadConfig } from '../config';
-import { createPool } from '../db/pool';
 import { createLogger } from '../logger';
+import { openCliContext } from './cli-context';
 
 async function main(): Promise<void> {
   const limitArg = process.argv.indexOf('--limit');
   const limit = limitArg > 0 ? Number(process.argv[limitArg + 1]) : Number.POSITIVE_INFINITY;
   const config = loadConfig();
   const logger = createLogger({ level: config.logLevel, name: 'wechat-drip-replay' });
-  const pool = createPool({ connectionString: config.databaseUrl, max: 2, logger });
-  const levels = { unitMs: config.levelsUnitMs, count: config.levelsCount };
-  const names = brokerNames(config.brokerPrefix, levels);
-  const { transport } = await chooseTransport(config, names, logger);
-  const connection = createBrokerConnection(config.rabbitmqUrl, logger, 'wechat-drip replay');
-  const publisher = createPublisher({
-    connection,
-    names,
-    transport,
-    levels,
-    publishTimeoutMs: 10_000,
-    logger,
-  });
-  await publisher.waitUntilReady(10_000);
+  const { pool, names, publisher, close } = await openCliContext(config, logger, 'wechat-drip replay');
   const model = await amqplib.connect(config.rabbitmqUrl);
   const channel = await model.createChannel();
   let replayed = 0;
@@ -59,9 +42,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await model.close();
-    await publisher.close();
-    await connection.close();
-    await pool.end();
+    await close();
   }
   process.stdout.write(`replayed ${replayed}, dropped ${dropped}\n`);
 }

@@ -2,13 +2,9 @@
  * `npm run resume-account -- <appId>`: lifts a 45009 pause once the quota was reset (`clear_quota`), so
  * the messages it held go out now instead of at 00:00 China time.
  */
-import { chooseTransport } from '../broker/choose-transport';
-import { createBrokerConnection } from '../broker/connection';
-import { createPublisher } from '../broker/publisher';
-import { brokerNames } from '../broker/topology';
 import { loadConfig } from '../config';
-import { createPool } from '../db/pool';
 import { createLogger } from '../logger';
+import { openCliContext } from './cli-context';
 import { dispatch } from '../scheduling/dispatch';
 import { resumeAccount } from '../scheduling/resume-account';
 
@@ -21,21 +17,8 @@ async function main(): Promise<void> {
     );
   }
   const logger = createLogger({ level: config.logLevel, name: 'wechat-drip-resume' });
-  const pool = createPool({ connectionString: config.databaseUrl, max: 2, logger });
-  const levels = { unitMs: config.levelsUnitMs, count: config.levelsCount };
-  const names = brokerNames(config.brokerPrefix, levels);
-  const { transport } = await chooseTransport(config, names, logger);
-  const connection = createBrokerConnection(config.rabbitmqUrl, logger, 'wechat-drip resume');
-  const publisher = createPublisher({
-    connection,
-    names,
-    transport,
-    levels,
-    publishTimeoutMs: 10_000,
-    logger,
-  });
+  const { pool, publisher, close } = await openCliContext(config, logger, 'wechat-drip resume');
   try {
-    await publisher.waitUntilReady(10_000);
     const { lifted, held } = await resumeAccount(pool, appId);
     // A wake-up that is not confirmed leaves its row for the relay's overdue sweep.
     const { queued } = await dispatch({ pool, publisher, logger }, held, 'relay');
@@ -45,9 +28,7 @@ async function main(): Promise<void> {
         : `${appId} was not paused\n`,
     );
   } finally {
-    await publisher.close();
-    await connection.close();
-    await pool.end();
+    await close();
   }
 }
 

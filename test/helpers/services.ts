@@ -38,3 +38,22 @@ export function withSearchPath(databaseUrl: string, schema: string): string {
   url.searchParams.set('options', `-c search_path=${schema}`);
   return url.toString();
 }
+
+/** Runs a compiled operator command (`dist/main/<name>.js`) on a harness's schema; its exit code and stdout. */
+export async function runCli(
+  name: string,
+  args: string[],
+  env: Record<string, string>,
+  schema: string,
+): Promise<{ code: number | null; out: string }> {
+  const entry = path.join(ROOT, 'dist/main', `${name}.js`);
+  if (!existsSync(entry))
+    throw new Error(`${entry} is missing: run \`npm run build\` (make test does) first`);
+  const child = spawn(process.execPath, [entry, ...args], {
+    env: { ...process.env, ...env, DATABASE_URL: withSearchPath(env.DATABASE_URL, schema) },
+  });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  const code = await new Promise<number | null>((r) => child.once('exit', r));
+  return { code, out };
+}

@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import amqplib from 'amqplib';
 import { queueDepth } from '../helpers/broker';
 import { APP_ID, createHarness, type Harness, waitFor } from '../helpers/harness';
-import { withSearchPath } from '../helpers/services';
+import { runCli } from '../helpers/services';
 
 let h: Harness;
 afterEach(() => h?.close());
@@ -107,12 +106,8 @@ describe('npm run replay-dead', () => {
     expect(dead).toBe(true);
     h.simulator.clearFaults();
 
-    const replay = spawn(process.execPath, ['dist/main/replay-dead.js'], {
-      env: { ...process.env, ...h.env, DATABASE_URL: withSearchPath(h.env.DATABASE_URL, h.db.schema) },
-    });
-    let out = '';
-    replay.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    expect(await new Promise((r) => replay.once('exit', r))).toBe(0);
+    const { code, out } = await runCli('replay-dead', [], h.env, h.db.schema);
+    expect(code).toBe(0);
     expect(out).toContain('replayed 1, dropped 0');
     expect(await waitFor(() => h.simulator.messages().length === 1, 5000)).toBe(true);
     const { rows } = await h.db.pool.query('SELECT status FROM scheduled_messages WHERE id = $1', [id]);
@@ -142,12 +137,8 @@ describe('npm run resume-account', () => {
     }, 10_000);
     expect(paused).toBe(true);
 
-    const resume = spawn(process.execPath, ['dist/main/resume-account.js', APP_ID], {
-      env: { ...process.env, ...h.env, DATABASE_URL: withSearchPath(h.env.DATABASE_URL, h.db.schema) },
-    });
-    let out = '';
-    resume.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    expect(await new Promise((r) => resume.once('exit', r))).toBe(0);
+    const { code, out } = await runCli('resume-account', [APP_ID], h.env, h.db.schema);
+    expect(code).toBe(0);
     expect(out).toContain(`resumed ${APP_ID}: 1 held messages due again, 1 woken`);
     expect(await waitFor(() => h.simulator.messages().length === 1, 5000)).toBe(true);
     const { rows } = await h.db.pool.query('SELECT app_id FROM account_states WHERE app_id = $1', [APP_ID]);

@@ -1,0 +1,44 @@
+import { chooseTransport } from '../broker/choose-transport';
+import { createBrokerConnection } from '../broker/connection';
+import { createPublisher, type Publisher } from '../broker/publisher';
+import { brokerNames, type BrokerNames } from '../broker/topology';
+import type { Config } from '../config';
+import { createPool, type Pool } from '../db/pool';
+import type { Logger } from '../logger';
+
+const CLI_PUBLISH_TIMEOUT_MS = 10_000;
+
+export interface CliContext {
+  readonly pool: Pool;
+  readonly names: BrokerNames;
+  readonly publisher: Publisher;
+  close(): Promise<void>;
+}
+
+/** What the operator commands share: a small pool and a publisher on the configured transport, ready. */
+export async function openCliContext(config: Config, logger: Logger, name: string): Promise<CliContext> {
+  const pool = createPool({ connectionString: config.databaseUrl, max: 2, logger });
+  const levels = { unitMs: config.levelsUnitMs, count: config.levelsCount };
+  const names = brokerNames(config.brokerPrefix, levels);
+  const { transport } = await chooseTransport(config, names, logger);
+  const connection = createBrokerConnection(config.rabbitmqUrl, logger, name);
+  const publisher = createPublisher({
+    connection,
+    names,
+    transport,
+    levels,
+    publishTimeoutMs: CLI_PUBLISH_TIMEOUT_MS,
+    logger,
+  });
+  await publisher.waitUntilReady(CLI_PUBLISH_TIMEOUT_MS);
+  return {
+    pool,
+    names,
+    publisher,
+    async close() {
+      await publisher.close();
+      await connection.close();
+      await pool.end();
+    },
+  };
+}
