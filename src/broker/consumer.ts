@@ -24,9 +24,12 @@ export interface DueConsumer {
   readonly paused: boolean;
 }
 
+/** Messages a delivery stands for (a wake-up carries several; a poison body counts as one). */
+const weight = (d: Delivery) => d.wakeUp?.ids.length ?? 1;
+
 /**
- * Consumes the due queue with a bounded prefetch and hands wake-ups over in batches (up to `batchSize`,
- * waiting at most `batchWaitMs` for one to fill). Acks go to the very channel a message came on: after a
+ * Consumes the due queue with a bounded prefetch and hands wake-ups over in batches (up to `batchSize`
+ * messages — wake-ups carry several — waiting at most `batchWaitMs` for one to fill). Acks go to the very channel a message came on: after a
  * reconnect, acking an old delivery tag on the new channel would close it (amqp-connection-manager
  * #294); an ack on a dead channel is dropped, and the broker redelivers that message.
  */
@@ -38,7 +41,8 @@ export function createDueConsumer(deps: {
   batchWaitMs: number;
   /** Batches handled at once; the rest of the prefetched wake-ups wait unclaimed. */
   maxConcurrentBatches: number;
-  onBatch: (batch: Delivery[]) => Promise<void>;
+  /** Handles a batch; `stopping()` turns true once stop() was called (hand back what is not started). */
+  onBatch: (batch: Delivery[], stopping: () => boolean) => Promise<void>;
   logger: Logger;
 }): DueConsumer {
   const { connection, names, logger } = deps;
@@ -46,6 +50,7 @@ export function createDueConsumer(deps: {
   let paused = false;
   let current: { channel: AmqpChannel; consumerTag: string | null } | null = null;
   const buffer: Delivery[] = [];
+  let buffered = 0;
   let timer: NodeJS.Timeout | null = null;
   const running = new Set<Promise<void>>();
 
@@ -77,11 +82,18 @@ export function createDueConsumer(deps: {
     if (timer) clearTimeout(timer);
     timer = null;
     while (buffer.length > 0 && running.size < deps.maxConcurrentBatches) {
-      const batch = buffer.splice(0, deps.batchSize);
-      const run = deps.onBatch(batch).catch((err: unknown) => {
-        logger.error({ err: (err as Error).message }, 'batch handler failed; requeueing its wake-ups');
-        for (const d of batch) d.nack(true);
-      });
+      let size = 0;
+      let take = 0;
+      while (take < buffer.length && (take === 0 || size + weight(buffer[take]) <= deps.batchSize))
+        size += weight(buffer[take++]);
+      const batch = buffer.splice(0, take);
+      buffered -= size;
+      const run = deps
+        .onBatch(batch, () => !started)
+        .catch((err: unknown) => {
+          logger.error({ err: (err as Error).message }, 'batch handler failed; requeueing its wake-ups');
+          for (const d of batch) d.nack(true);
+        });
       running.add(run);
       void run.finally(() => {
         running.delete(run);
@@ -96,7 +108,8 @@ export function createDueConsumer(deps: {
       const delivery = toDelivery(channel, msg);
       if (!started) return delivery.nack(true); // arrived while stopping: hand it back
       buffer.push(delivery);
-      if (buffer.length >= deps.batchSize) pump();
+      buffered += weight(delivery);
+      if (buffered >= deps.batchSize) pump();
       else timer ??= setTimeout(pump, deps.batchWaitMs);
     });
     if (current?.channel === channel) current.consumerTag = consumerTag;
@@ -152,6 +165,7 @@ export function createDueConsumer(deps: {
       // batches already claimed (their rows are in `sending`: leaving them would strand them).
       if (timer) clearTimeout(timer);
       for (const d of buffer.splice(0)) d.nack(true);
+      buffered = 0;
       while (running.size > 0) await Promise.all(running);
       await wrapper.close();
     },

@@ -78,7 +78,7 @@ export function createPublisher(deps: {
     opts: { mandatory: boolean; headers?: Record<string, unknown> },
   ): Promise<void> {
     if (!ready) throw new UnavailableError('broker_unavailable', 'RabbitMQ is not connected');
-    const messageId = `${wakeUp.id}.${(counter = (counter + 1) % Number.MAX_SAFE_INTEGER)}`;
+    const messageId = `${wakeUp.ids[0]}.${(counter = (counter + 1) % Number.MAX_SAFE_INTEGER)}`;
     try {
       await channel.publish(exchange, routingKey, encodeWakeUp(wakeUp), {
         persistent: true,

@@ -27,16 +27,17 @@ async function main(): Promise<void> {
       const { rows } = wakeUp
         ? await pool.query<{ id: string }>(
             `UPDATE scheduled_messages SET status = 'queued', attempts = 0, status_reason = 'replayed',
-               due_at = now(), updated_at = now() WHERE id = $1 AND status = 'failed' RETURNING id`,
-            [wakeUp.id],
+               due_at = now(), updated_at = now() WHERE id = ANY($1::uuid[]) AND status = 'failed' RETURNING id`,
+            [wakeUp.ids],
           )
         : { rows: [] };
-      if (wakeUp && rows[0]) {
-        await publisher.publishWakeUp({ id: wakeUp.id, dueAt: Date.now() }, 'relay');
-        replayed++;
-      } else {
-        logger.warn({ id: wakeUp?.id ?? null }, 'dead-letter without a failed message; dropped');
-        dropped++;
+      if (rows.length > 0) {
+        await publisher.publishWakeUp({ ids: rows.map((r) => r.id), dueAt: Date.now() }, 'relay');
+        replayed += rows.length;
+      }
+      if (!wakeUp || rows.length < wakeUp.ids.length) {
+        logger.warn({ ids: wakeUp?.ids ?? null }, 'dead-letter without a failed message; dropped');
+        dropped += wakeUp ? wakeUp.ids.length - rows.length : 1;
       }
       channel.ack(msg);
     }

@@ -70,6 +70,7 @@ export function startWorker(deps: {
       maxDelayMs: config.retryMaxDelayMs,
     },
     earlyToleranceMs: config.earlyToleranceMs,
+    batchSize: config.workerBatchSize,
     uncheckedAppIds: config.wechatAccounts.filter((a) => a.windowPolicy === null).map((a) => a.appId),
     metrics,
     logger,

@@ -35,6 +35,8 @@ export interface DeliverDueDeps {
   readonly gate: DbGate;
   readonly policy: RetryPolicy;
   readonly earlyToleranceMs: number;
+  /** Most messages claimed in one round-trip. */
+  readonly batchSize: number;
   /** Accounts whose contact window is not checked here (window policy `none`). */
   readonly uncheckedAppIds: readonly string[];
   readonly metrics: Metrics;
@@ -51,17 +53,20 @@ const CONFIG_ERROR_PAUSE_MS = 5 * 60 * 1000;
  * arrivals are re-delayed for the remainder, claimed messages are sent, all outcomes are recorded in one
  * round-trip, retries get new wake-ups, and only then is each wake-up acknowledged. Never rejects.
  */
-export function createDeliverDue(deps: DeliverDueDeps): (batch: Delivery[]) => Promise<void> {
+export function createDeliverDue(
+  deps: DeliverDueDeps,
+): (batch: Delivery[], stopping?: () => boolean) => Promise<void> {
   const { logger } = deps;
 
-  async function republish(id: string, dueAt: number, deliveries: Delivery[], reason: string): Promise<void> {
+  /** Re-delays one message with a wake-up of its own; its delivery is settled once that is confirmed. */
+  async function republish(id: string, dueAt: number, acks: WakeUpAcks, reason: string): Promise<void> {
     try {
-      await deps.publisher.publishWakeUp({ id, dueAt }, reason);
-      for (const d of deliveries) d.ack();
+      await deps.publisher.publishWakeUp({ ids: [id], dueAt }, reason);
+      acks.done(id);
     } catch (err) {
       logger.warn({ id, err: (err as Error).message }, 're-delay failed; the wake-up will be redelivered');
       await new Promise((r) => setTimeout(r, REQUEUE_PAUSE_MS));
-      for (const d of deliveries) d.nack(true);
+      acks.redeliver(id);
     }
   }
 
@@ -116,42 +121,27 @@ export function createDeliverDue(deps: DeliverDueDeps): (batch: Delivery[]) => P
     if (kind === 'dead_letter') {
       deps.metrics.deadLettered.inc({ reason: outcome.reason ?? 'failed' });
       await deps.publisher
-        .publishDead({ id: message.id, dueAt: message.dueAt.getTime() }, outcome.reason ?? 'failed')
+        .publishDead({ ids: [message.id], dueAt: message.dueAt.getTime() }, outcome.reason ?? 'failed')
         .catch((err: Error) =>
           logger.error({ id: message.id, err: err.message }, 'dead-letter publish failed'),
         );
     }
   }
 
-  return async function deliverDue(batch: Delivery[]): Promise<void> {
-    const byId = new Map<string, Delivery[]>();
-    for (const d of batch) {
-      if (!d.wakeUp) {
-        logger.error('a message on the due queue is not a wake-up; dead-lettering it');
-        deps.metrics.deadLettered.inc({ reason: 'not_a_wakeup' });
-        d.nack(false);
-        continue;
-      }
-      const list = byId.get(d.wakeUp.id);
-      if (list) list.push(d);
-      else byId.set(d.wakeUp.id, [d]);
-    }
-    if (byId.size === 0) return;
-
+  /** Claims, sends and records one slice of a batch; false when it failed (its wake-ups are requeued). */
+  async function deliverSlice(ids: string[], acks: WakeUpAcks): Promise<boolean> {
     try {
       const claim = await deps.gate.run('claim', () =>
-        claimDue(deps.pool, [...byId.keys()], deps.earlyToleranceMs, deps.uncheckedAppIds),
+        claimDue(deps.pool, ids, deps.earlyToleranceMs, deps.uncheckedAppIds),
       );
-      const early = claim.early.map((e) =>
-        republish(e.id, Date.now() + e.remainingMs, byId.get(e.id)!, 'early'),
-      );
+      const early = claim.early.map((e) => republish(e.id, Date.now() + e.remainingMs, acks, 'early'));
       const claimedIds = new Set(claim.claimed.map((m) => m.id));
       const earlyIds = new Set(claim.early.map((e) => e.id));
       let settled = 0;
-      for (const [id, deliveries] of byId) {
+      for (const id of ids) {
         if (claimedIds.has(id) || earlyIds.has(id)) continue;
         settled++;
-        for (const d of deliveries) d.ack();
+        acks.done(id);
       }
       countClaim(deps.metrics, claim, settled - claim.cancelled.length - claim.skipped.length);
 
@@ -173,16 +163,86 @@ export function createDeliverDue(deps: DeliverDueDeps): (batch: Delivery[]) => P
           await followUp(kind, outcome, message);
           if (kind === 'redelay' || kind === 'pause_account') {
             const reason = kind === 'redelay' ? 'retry' : 'paused';
-            await republish(message.id, outcome.nextDueAt!.getTime(), byId.get(message.id)!, reason);
+            await republish(message.id, outcome.nextDueAt!.getTime(), acks, reason);
           } else {
-            for (const d of byId.get(message.id)!) d.ack();
+            acks.done(message.id);
           }
         }),
       );
       await Promise.all(early);
+      return true;
     } catch (err) {
       logger.error({ err: (err as Error).message }, 'batch failed; its wake-ups will be redelivered');
-      for (const deliveries of byId.values()) for (const d of deliveries) d.nack(true);
+      acks.redeliverAll();
+      return false;
     }
+  }
+
+  /**
+   * A batch's messages are claimed `batchSize` at a time (a wake-up may carry more), which bounds what a
+   * crash can strand in `sending`. When the worker is stopping, the slices not yet claimed are handed
+   * back: their wake-ups are requeued, and whatever of them was already handled is dropped on arrival.
+   */
+  return async function deliverDue(batch: Delivery[], stopping: () => boolean = () => false): Promise<void> {
+    const acks = trackAcks(batch, () => {
+      logger.error('a message on the due queue is not a wake-up; dead-lettering it');
+      deps.metrics.deadLettered.inc({ reason: 'not_a_wakeup' });
+    });
+    for (let from = 0; from < acks.ids.length; from += deps.batchSize) {
+      if (from > 0 && stopping()) return acks.redeliverAll();
+      if (!(await deliverSlice(acks.ids.slice(from, from + deps.batchSize), acks))) return;
+    }
+  };
+}
+
+/** Settles a batch's deliveries as their messages are handled. */
+interface WakeUpAcks {
+  /** Every message id of the batch's wake-ups, once each. */
+  readonly ids: string[];
+  /** This message is handled: a wake-up whose messages are all handled is acked. */
+  done(id: string): void;
+  /** This message must come again: its wake-ups are requeued (their handled messages are then dropped
+   * by the claim as finished, so a redelivery never sends twice). */
+  redeliver(id: string): void;
+  redeliverAll(): void;
+}
+
+/**
+ * A wake-up carries several messages and one message may come in several wake-ups (a relay republish,
+ * a redelivery): a delivery is acked once every message it carries is handled, and requeued as soon as
+ * one of them must come again. Deliveries that are not wake-ups are dead-lettered at once.
+ */
+function trackAcks(batch: readonly Delivery[], onPoison: () => void): WakeUpAcks {
+  const byId = new Map<string, Delivery[]>();
+  const remaining = new Map<Delivery, number>();
+  for (const d of batch) {
+    if (!d.wakeUp) {
+      onPoison();
+      d.nack(false);
+      continue;
+    }
+    const ids = new Set(d.wakeUp.ids);
+    remaining.set(d, ids.size);
+    for (const id of ids) {
+      const list = byId.get(id);
+      if (list) list.push(d);
+      else byId.set(id, [d]);
+    }
+  }
+  return {
+    ids: [...byId.keys()],
+    done(id) {
+      for (const d of byId.get(id) ?? []) {
+        const left = remaining.get(d)! - 1;
+        remaining.set(d, left);
+        if (left === 0) d.ack();
+      }
+    },
+    redeliver(id) {
+      for (const d of byId.get(id) ?? []) d.nack(true);
+    },
+    redeliverAll() {
+      for (const d of remaining.keys()) d.nack(true);
+    },
   };
 }

@@ -1,4 +1,5 @@
 import type { Publisher } from '../broker/publisher';
+import { groupWakeUps } from '../broker/wake-up';
 import type { Pool } from '../db/pool';
 import type { Logger } from '../logger';
 import { markQueued } from './message-store';
@@ -9,19 +10,19 @@ export interface Dispatchable {
 }
 
 /**
- * Publishes wake-ups for rows already committed as `pending`, then marks the confirmed ones `queued` in
- * one statement. Never throws: whatever is not confirmed stays `pending` and the relay publishes it later,
- * so an accepted schedule does not depend on RabbitMQ being up at that instant.
+ * Publishes wake-ups for rows already committed as `pending` (messages due together share one), then
+ * marks the confirmed ones `queued` in one statement. Never throws: whatever is not confirmed stays
+ * `pending` and the relay publishes it later, so an accepted schedule does not depend on RabbitMQ being
+ * up at that instant.
  */
 export async function dispatch(
   deps: { pool: Pool; publisher: Publisher; logger: Logger },
   rows: readonly Dispatchable[],
   reason: 'schedule' | 'relay' = 'schedule',
 ): Promise<{ queued: number; failed: number }> {
-  const results = await Promise.allSettled(
-    rows.map((r) => deps.publisher.publishWakeUp({ id: r.id, dueAt: r.dueAt.getTime() }, reason)),
-  );
-  const confirmed = rows.filter((_, i) => results[i].status === 'fulfilled').map((r) => r.id);
+  const wakeUps = groupWakeUps(rows.map((r) => ({ id: r.id, dueAt: r.dueAt.getTime() })));
+  const results = await Promise.allSettled(wakeUps.map((w) => deps.publisher.publishWakeUp(w, reason)));
+  const confirmed = wakeUps.filter((_, i) => results[i].status === 'fulfilled').flatMap((w) => w.ids);
   const failed = rows.length - confirmed.length;
   if (failed > 0) {
     const first = results.find((r) => r.status === 'rejected');

@@ -42,7 +42,7 @@ async function withTransport(
     logger: silentLogger,
     onBatch: async (batch: Delivery[]) => {
       for (const d of batch) {
-        const id = d.wakeUp!.id;
+        const [id] = d.wakeUp!.ids;
         arrivals.set(id, [...(arrivals.get(id) ?? []), Date.now()]);
         // A chained wait arrives early: re-delay the remainder, as the worker does.
         if (d.wakeUp!.dueAt - Date.now() > 20) await publisher.publishWakeUp(d.wakeUp!);
@@ -53,7 +53,7 @@ async function withTransport(
   try {
     await consumer.start();
     expect(await publisher.waitUntilReady(10_000)).toBe(true);
-    await fn((id, dueAt) => publisher.publishWakeUp({ id, dueAt }), arrivals);
+    await fn((id, dueAt) => publisher.publishWakeUp({ ids: [id], dueAt }), arrivals);
   } finally {
     await consumer.stop();
     await publisher.close();
