@@ -21,6 +21,8 @@ export interface Publisher {
   queueLength(): number;
   /** True once the channel is up and its topology declared; false while disconnected. */
   readonly ready: boolean;
+  /** When the channel last came back after a lost connection (epoch ms); null before the first reconnect. */
+  readonly reconnectedAt: number | null;
   /** Resolves when ready, or after `timeoutMs` regardless (a process may start while RabbitMQ is down). */
   waitUntilReady(timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
@@ -64,8 +66,11 @@ export function createPublisher(deps: {
   // memory during an outage (its issue #61) and from sending them later with a wait computed before
   // the outage: the outbox keeps them `pending` and the relay publishes them afresh.
   let ready = false;
+  let connects = 0;
+  let reconnectedAt: number | null = null;
   channel.on('connect', () => {
     ready = true;
+    if (++connects > 1) reconnectedAt = Date.now();
   });
   connection.on('disconnect', () => {
     ready = false;
@@ -115,6 +120,9 @@ export function createPublisher(deps: {
     queueLength: () => channel.queueLength(),
     get ready() {
       return ready;
+    },
+    get reconnectedAt() {
+      return reconnectedAt;
     },
     async waitUntilReady(timeoutMs) {
       if (ready) return true;

@@ -231,11 +231,19 @@ export interface RelayRow {
 /**
  * Leases up to `limit` rows that need a wake-up published: `pending` rows older than `pendingAfterMs`
  * (the api crashed or the broker was down between commit and confirm) and `queued` rows overdue by more
- * than `overdueAfterMs` (a lost wake-up). The lease (updated_at = now) keeps other relays off them.
+ * than `overdueAfterMs` (a lost wake-up). With `recovery` (the broker came back at `since`), also `queued`
+ * rows overdue by more than `recovery.graceMs` that nobody touched since then: their wake-up was
+ * published before the outage and may be stranded in the broker (see relay.ts). The lease
+ * (updated_at = now) keeps other relays off them, and gives each row one such recovery wake-up.
  */
 export async function leaseForRelay(
   pool: Pool,
-  opts: { pendingAfterMs: number; overdueAfterMs: number; limit: number },
+  opts: {
+    pendingAfterMs: number;
+    overdueAfterMs: number;
+    limit: number;
+    recovery?: { since: Date; graceMs: number } | null;
+  },
 ): Promise<RelayRow[]> {
   const { rows } = await pool.query<{ id: string; due_at: Date }>(
     `UPDATE scheduled_messages SET updated_at = now()
@@ -244,10 +252,18 @@ export async function leaseForRelay(
        WHERE (status = 'pending' AND updated_at < now() - $1 * interval '1 millisecond')
           OR (status = 'queued' AND updated_at < now() - $2 * interval '1 millisecond'
               AND due_at < now() - $2 * interval '1 millisecond')
+          OR (status = 'queued' AND updated_at < $4::timestamptz
+              AND due_at < now() - $5 * interval '1 millisecond')
        ORDER BY updated_at LIMIT $3
        FOR UPDATE SKIP LOCKED)
      RETURNING id, due_at`,
-    [opts.pendingAfterMs, opts.overdueAfterMs, opts.limit],
+    [
+      opts.pendingAfterMs,
+      opts.overdueAfterMs,
+      opts.limit,
+      opts.recovery?.since.toISOString() ?? null,
+      opts.recovery?.graceMs ?? 0,
+    ],
   );
   return rows.map((r) => ({ id: r.id, dueAt: r.due_at }));
 }

@@ -5,6 +5,19 @@ import type { Logger } from '../logger';
 import { dispatch } from './dispatch';
 import { leaseForRelay, sweepStuckSending } from './due-store';
 
+/**
+ * After RabbitMQ comes back from a restart, wake-ups that fell due to move from one delay level to the
+ * next while it was down can be stranded for minutes: at boot, a level queue's at-least-once
+ * dead-lettering may run before the broker has recovered the next level's exchange or bindings, find no
+ * route, and retry only after `dead_letter_worker_publisher_confirm_timeout` (180 s by default on 3.10).
+ * So, once the due queue has had RECOVERY_GRACE_MS to drain after a reconnect, and for RECOVERY_WINDOW_MS,
+ * `queued` rows overdue by more than RECOVERY_GRACE_MS that nobody touched since the reconnect get one
+ * new wake-up each, instead of waiting RELAY_OVERDUE_AFTER_MS. The stranded wake-up, when it finally
+ * arrives, finds the row sent and is dropped.
+ */
+export const RECOVERY_GRACE_MS = 15_000;
+export const RECOVERY_WINDOW_MS = 10 * 60_000;
+
 export interface RelayOptions {
   readonly intervalMs: number;
   readonly pendingAfterMs: number;
@@ -13,6 +26,9 @@ export interface RelayOptions {
   readonly sendingTimeoutMs: number;
   /** Accounts whose stuck `sending` rows are sent again rather than marked `unknown`. */
   readonly atLeastOnceAppIds: readonly string[];
+  /** After a broker reconnect: see RECOVERY_GRACE_MS (the default) and RECOVERY_WINDOW_MS. */
+  readonly recoveryGraceMs?: number;
+  readonly recoveryWindowMs?: number;
 }
 
 export interface Relay {
@@ -24,8 +40,9 @@ export interface Relay {
 
 /**
  * The outbox relay: publishes wake-ups for rows left `pending` (crash or broker outage between commit and
- * confirm), for `queued` rows whose wake-up was lost, and for stuck `sending` rows of at-least-once
- * accounts; marks the other stuck `sending` rows `unknown`. Runs in every worker; leases keep them apart.
+ * confirm), for `queued` rows whose wake-up was lost (or, just after a broker restart, may be stranded),
+ * and for stuck `sending` rows of at-least-once accounts; marks the other stuck `sending` rows `unknown`.
+ * Runs in every worker; leases keep them apart.
  */
 export function createRelay(deps: {
   pool: Pool;
@@ -39,6 +56,16 @@ export function createRelay(deps: {
   let timer: NodeJS.Timeout | null = null;
   let current: Promise<unknown> | null = null;
   let stopped = false;
+  const graceMs = options.recoveryGraceMs ?? RECOVERY_GRACE_MS;
+  const windowMs = options.recoveryWindowMs ?? RECOVERY_WINDOW_MS;
+
+  /** The recovery sweep's terms while it applies (see RECOVERY_GRACE_MS), else null. */
+  function recovery(): { since: Date; graceMs: number } | null {
+    const at = deps.publisher.reconnectedAt;
+    if (at === null) return null;
+    const sinceMs = Date.now() - at;
+    return sinceMs >= graceMs && sinceMs <= windowMs ? { since: new Date(at), graceMs } : null;
+  }
 
   async function runOnce(): Promise<number> {
     let published = 0;
@@ -53,6 +80,7 @@ export function createRelay(deps: {
           pendingAfterMs: options.pendingAfterMs,
           overdueAfterMs: options.overdueAfterMs,
           limit: options.batchSize,
+          recovery: recovery(),
         })),
       );
       if (rows.length === 0) break;

@@ -53,10 +53,27 @@ export async function queueDepth(url: string, queue: string): Promise<number> {
 
 const run = promisify(execFile);
 
+/** `rabbitmqctl stop_app`: the node stays up, the broker stops (every connection is closed). */
+export async function stopRabbitApp(): Promise<void> {
+  await run('rabbitmqctl', ['stop_app']);
+}
+
+/** `rabbitmqctl start_app` (or, if the node itself died, `rabbitmq-server -detached`), then waits for it. */
+export async function startRabbitApp(): Promise<void> {
+  try {
+    await run('rabbitmqctl', ['start_app']);
+  } catch {
+    await run('rabbitmq-server', ['-detached']);
+  }
+  await run('rabbitmqctl', ['await_startup']);
+}
+
 /** `rabbitmqctl stop_app` then `start_app` after `downMs`; quorum queues keep their messages. */
 export async function restartRabbitApp(downMs: number): Promise<void> {
-  await run('rabbitmqctl', ['stop_app']);
-  await new Promise((r) => setTimeout(r, downMs));
-  await run('rabbitmqctl', ['start_app']);
-  await run('rabbitmqctl', ['await_startup']);
+  await stopRabbitApp();
+  try {
+    await new Promise((r) => setTimeout(r, downMs));
+  } finally {
+    await startRabbitApp();
+  }
 }

@@ -20,7 +20,7 @@ export interface Harness {
   /** Starts a service process (in-process) on this harness's schema, broker prefix and simulator. */
   start(overrides?: Record<string, string>): Promise<Service>;
   /** Authorised fetch against a service's API. */
-  api(service: Service, path: string, init?: RequestInit): Promise<Response>;
+  api(service: Pick<Service, 'url'>, path: string, init?: RequestInit): Promise<Response>;
   /** Stops every service started, the simulator, drops the schema and the broker topology. */
   close(): Promise<void>;
 }

@@ -5,17 +5,26 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 const PG_VERSION = process.env.PG_CLUSTER_VERSION ?? '15';
+const pgCtl = (action: string, ...extra: string[]) =>
+  run('pg_ctlcluster', ['--skip-systemctl-redirect', PG_VERSION, 'main', action, ...extra]);
 
 /** Stops the local PostgreSQL cluster for `downMs`, then starts it again (tests that stop it restart it). */
 export async function restartPostgres(downMs: number): Promise<void> {
-  const ctl = (action: string, ...extra: string[]) =>
-    run('pg_ctlcluster', ['--skip-systemctl-redirect', PG_VERSION, 'main', action, ...extra]);
-  await ctl('stop', '-m', 'fast');
+  await pgCtl('stop', '-m', 'fast');
   try {
     await new Promise((r) => setTimeout(r, downMs));
   } finally {
-    await ctl('start');
+    await startPostgres();
   }
+}
+
+/** Starts the local PostgreSQL cluster unless it is running. */
+export async function startPostgres(): Promise<void> {
+  const status = await pgCtl('status').then(
+    () => 'running',
+    () => 'down',
+  );
+  if (status === 'down') await pgCtl('start');
 }
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -56,4 +65,27 @@ export async function runCli(
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   const code = await new Promise<number | null>((r) => child.once('exit', r));
   return { code, out };
+}
+
+/** Polls `url` until it answers 200 (a spawned process is up and ready), or throws after `timeoutMs`. */
+export async function waitUntilReady(url: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const status = await fetch(url).then(
+      (r) => r.status,
+      () => 0,
+    );
+    if (status === 200) return;
+    if (Date.now() > deadline)
+      throw new Error(`${url} not ready after ${timeoutMs} ms (last status ${status})`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Sends `signal` to a child process (unless it already exited) and waits for it to exit. */
+export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill(signal);
+  await exited;
 }

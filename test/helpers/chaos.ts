@@ -1,0 +1,224 @@
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { Service } from '../../src/main/start-service';
+import type { ReceivedMessage } from '../../src/simulator/store';
+import { APP_ID, type Harness, waitFor } from './harness';
+
+/**
+ * Messages per fault scenario: bounded inside `make test`, 10,000 with `make chaos`. Every wait scales
+ * with it (`scaledMs`), so one set of scenarios runs at both sizes.
+ */
+export const CHAOS_MESSAGES = Number(process.env.CHAOS_MESSAGES ?? 500);
+
+/** `baseMs` plus `perMessageMs` for each message of the scenario. */
+export const scaledMs = (baseMs: number, perMessageMs: number): number =>
+  Math.round(baseMs + perMessageMs * CHAOS_MESSAGES);
+
+const run = promisify(execFile);
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** The text a scheduled message carries: its tag, unique per message. */
+export const tagOf = (body: unknown): string => (body as { text: { content: string } }).text.content;
+
+/**
+ * Schedules `count` tagged text messages through `POST /v1/messages/batch`, with delays spread evenly over
+ * [fromMs, toMs), round-robin over `appIds` and 31 followers; returns the tags, all accepted.
+ */
+export async function scheduleTagged(
+  h: Harness,
+  service: Pick<Service, 'url'>,
+  count: number,
+  opts: { fromMs: number; toMs: number; appIds?: readonly string[] },
+): Promise<string[]> {
+  const appIds = opts.appIds ?? [APP_ID];
+  const tags = Array.from({ length: count }, () => randomUUID());
+  const lines = tags.map((tag, i) =>
+    JSON.stringify({
+      appId: appIds[i % appIds.length],
+      openid: `o-${i % 31}`,
+      message: { msgtype: 'text', text: { content: tag } },
+      delayMs: opts.fromMs + Math.floor(((opts.toMs - opts.fromMs) * i) / count),
+    }),
+  );
+  const res = await h.api(service, '/v1/messages/batch', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-ndjson' },
+    body: lines.join('\n'),
+  });
+  const summary = JSON.parse((await res.text()).trim().split('\n').at(-1)!) as {
+    summary: { accepted: number };
+  };
+  expect(summary.summary.accepted).toBe(count);
+  return tags;
+}
+
+/**
+ * Counts, from the simulator's record, how many times each tag (`keyOf` a received message; by default
+ * its text) was received. Reads only what arrived since the last call, so polling it is cheap even at
+ * 10,000 messages.
+ */
+export function createReceivedCounter(
+  h: Harness,
+  keyOf: (m: ReceivedMessage) => string = (m) => tagOf(m.body),
+): { counts(): Map<string, number> } {
+  const counts = new Map<string, number>();
+  let since = 0;
+  return {
+    counts() {
+      for (const m of h.simulator.messages({ since })) {
+        since = m.seq;
+        const key = keyOf(m);
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+      }
+      return counts;
+    },
+  };
+}
+
+/** One scenario's verdict, counted from the simulator's record. */
+export interface Tally {
+  readonly scenario: string;
+  /** Scheduled and not cancelled: each must be received exactly once. */
+  readonly messages: number;
+  readonly deliveredOnce: number;
+  /** Never received, and not excused by the delivery policy (see `excused`). */
+  readonly lost: number;
+  /** Received more than once, or received without having been scheduled, against the policy. */
+  readonly duplicates: number;
+  /**
+   * What the delivery policy allows and this scenario saw: rows recorded `unknown` and never received (a
+   * worker killed after claiming, before recording), or an at-least-once account's resends. Usually 0.
+   */
+  readonly excused: number;
+  /** What `excused` counts, e.g. `unknown`; empty when nothing is excused. */
+  readonly policy: string;
+  readonly seconds: number;
+  /** What else the scenario saw worth a line in the report (the relay re-issuing wake-ups, say). */
+  readonly note?: string;
+}
+
+/**
+ * Counts `tags` against `counts`: lost = never received, duplicates = received more than once, plus any
+ * received tag that was not scheduled. `excuse.lost` are tags the policy lets go unreceived (recorded
+ * `unknown`), `excuse.repeats` tags it lets arrive twice (an at-least-once resend): counted as `excused`.
+ */
+export function tally(
+  scenario: string,
+  tags: readonly string[],
+  counts: ReadonlyMap<string, number>,
+  startedAt: number,
+  excuse: { lost?: ReadonlySet<string>; repeats?: ReadonlySet<string>; policy?: string } = {},
+): Tally {
+  const expected = new Set(tags);
+  let deliveredOnce = 0;
+  let lost = 0;
+  let duplicates = 0;
+  let excused = 0;
+  for (const tag of tags) {
+    const n = counts.get(tag) ?? 0;
+    if (n === 1) deliveredOnce++;
+    else if (n === 0 && excuse.lost?.has(tag)) excused++;
+    else if (n === 0) lost++;
+    else if (n === 2 && excuse.repeats?.has(tag)) excused++;
+    else duplicates++;
+  }
+  for (const tag of counts.keys()) if (!expected.has(tag)) duplicates++;
+  return {
+    scenario,
+    messages: tags.length,
+    deliveredOnce,
+    lost,
+    duplicates,
+    excused,
+    policy: excuse.policy ?? '',
+    seconds: Math.round((Date.now() - startedAt) / 100) / 10,
+  };
+}
+
+/**
+ * Rows by status (and reason), the messages in each broker queue of the harness's prefix (by
+ * `rabbitmqctl`, which also counts wake-ups a level holds for dead-lettering, unlike a passive declare),
+ * and the simulator's counters: where undelivered messages stand.
+ */
+export async function diagnose(h: Harness): Promise<string> {
+  const { rows } = await h.db.pool.query<{ status: string; reason: string | null; n: number }>(
+    `SELECT status, status_reason AS reason, count(*)::int AS n FROM scheduled_messages GROUP BY 1, 2 ORDER BY 1, 2`,
+  );
+  const queues = await run('rabbitmqctl', [
+    'list_queues',
+    '-q',
+    '--no-table-headers',
+    'name',
+    'messages',
+  ]).then(
+    ({ stdout }) =>
+      stdout
+        .split('\n')
+        .map((line) => line.trim().split(/\s+/))
+        .filter(([name, n]) => name?.startsWith(`${h.prefix}.`) && Number(n) > 0)
+        .map(([name, n]) => `${name.slice(h.prefix.length + 1)}=${n}`)
+        .join(' ') || 'empty',
+    (err: Error) => `unknown (${err.message})`,
+  );
+  const stats = h.simulator.stats();
+  return (
+    `rows: ${rows.map((r) => `${r.status}${r.reason ? `(${r.reason})` : ''}=${r.n}`).join(' ')}; ` +
+    `queues: ${queues}; simulator: received=${stats.received} ` +
+    `injected=${stats.errorsInjected} rejected=${JSON.stringify(stats.rejectedByErrcode)}`
+  );
+}
+
+/** Waits until `done`, or `timeoutMs`; then a moment more, in which a duplicate would arrive. */
+export async function settle(done: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
+  await waitFor(done, timeoutMs, 100);
+  await sleep(1500);
+}
+
+/**
+ * The scenario's assertion: lost = 0 and duplicates = 0, with a diagnosis of where the rows and the
+ * wake-ups stand when not.
+ */
+export async function expectNoneLostNoneTwice(h: Harness, t: Tally): Promise<void> {
+  if (t.lost > 0 || t.duplicates > 0) {
+    throw new Error(
+      `${t.scenario}: ${t.lost} lost, ${t.duplicates} duplicates of ${t.messages}; ${await diagnose(h)}`,
+    );
+  }
+  expect(t.deliveredOnce + t.excused).toBe(t.messages);
+}
+
+/** Writes the per-scenario table to `test-artifacts/chaos-report.txt` (`make chaos` prints it). */
+export function writeChaosReport(
+  tallies: readonly Tally[],
+  file = 'test-artifacts/chaos-report.txt',
+): string {
+  const header = ['scenario', 'messages', 'delivered once', 'lost', 'duplicates', 'allowed by policy', 's'];
+  const rows = tallies.map((t) => [
+    t.scenario,
+    String(t.messages),
+    String(t.deliveredOnce),
+    String(t.lost),
+    String(t.duplicates),
+    t.policy ? `${t.excused} ${t.policy}` : '-',
+    t.seconds.toFixed(1),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 || i === 5 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  const notes = tallies.filter((t) => t.note).map((t) => `  ${t.scenario}: ${t.note}`);
+  const text = [
+    `fault suite, ${CHAOS_MESSAGES} messages per scenario`,
+    line(header),
+    ...rows.map(line),
+    ...(notes.length > 0 ? ['', 'notes:', ...notes] : []),
+    '',
+  ].join('\n');
+  const target = path.resolve(__dirname, '../..', file);
+  mkdirSync(path.dirname(target), { recursive: true });
+  writeFileSync(target, text);
+  return text;
+}
