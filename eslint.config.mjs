@@ -5,6 +5,7 @@ export default tseslint.config(
   {
     ignores: [
       'dist/**',
+      'dist-bench/**',
       'node_modules/**',
       'coverage/**',
       'test-artifacts/**',

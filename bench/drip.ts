@@ -1,0 +1,223 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { loadConfig } from '../src/config';
+import { createPool } from '../src/db/pool';
+import { createLogger } from '../src/logger';
+import { startService, type Service } from '../src/main/start-service';
+import { scheduleMessages } from '../src/scheduling/schedule-messages';
+import { parseScheduleRequest } from '../src/scheduling/schedule-request';
+import { deleteTopology } from '../test/helpers/broker';
+import { freePort } from '../test/helpers/harness';
+import { withSearchPath } from '../test/helpers/services';
+import type { BenchEnv, BenchMessage, SystemUnderTest } from './system';
+
+const ADMIN_TOKEN = 'bench-admin-token-0123456789';
+const LEVELS = { unitMs: 100, count: 26 };
+
+/** The worker tuning every wechat-drip run uses (stated in the report). */
+export const DRIP_TUNING: Record<string, string> = {
+  WORKER_PREFETCH: '1000',
+  WORKER_BATCH_SIZE: '200',
+  WORKER_CONCURRENT_BATCHES: '4',
+  WORKER_BATCH_WAIT_MS: '5',
+  DATABASE_POOL_SIZE: '10',
+};
+
+/** wechat-drip also has a second front door: a producer linking the library (no HTTP). */
+export interface DripSystem extends SystemUnderTest {
+  /** Commits the rows and waits for the broker's confirms of their wake-ups, in this process. */
+  schedulePublishPath(messages: readonly BenchMessage[]): Promise<string[]>;
+}
+
+function line(env: BenchEnv, m: BenchMessage): Record<string, unknown> {
+  return {
+    appId: env.appId,
+    openid: m.openid,
+    message: { msgtype: 'text', text: { content: m.tag } },
+    sendAt: new Date(m.dueAt).toISOString(),
+    ...(m.cancelKey ? { cancelKey: m.cancelKey } : {}),
+  };
+}
+
+async function waitReady(url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${url}: the process exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${url}/readyz`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url}/readyz did not answer ready within 30 s`);
+}
+
+/**
+ * wechat-drip as deployed: one api process (the front door) and `env.workers` worker processes, in a
+ * schema and under a broker prefix of their own, in `levels` or `plugin` mode.
+ */
+export function createDripSystem(env: BenchEnv, mode: 'levels' | 'plugin', rabbitmqUrl: string): DripSystem {
+  const logger = createLogger({ level: 'warn', name: 'bench-drip' });
+  let schema = '';
+  let prefix = '';
+  let apiUrl = '';
+  let children: ChildProcess[] = [];
+  // Started by the first publish-path call (concurrent calls share the one promise).
+  let producer: Promise<Service> | null = null;
+  const sendRate = 1_000_000;
+  const serviceEnv = (): Record<string, string> => ({
+    ADMIN_TOKEN,
+    WECHAT_ACCOUNTS: JSON.stringify([
+      { appId: env.appId, secret: env.secret, sendRatePerSecond: sendRate, windowPolicy: 'none' },
+    ]),
+    WECHAT_API_BASE_URL: env.simUrl,
+    DATABASE_URL: withSearchPath(env.databaseUrl, schema),
+    RABBITMQ_URL: rabbitmqUrl,
+    BROKER_PREFIX: prefix,
+    DELAY_MODE: mode,
+    LEVELS_UNIT_MS: String(LEVELS.unitMs),
+    LEVELS_COUNT: String(LEVELS.count),
+    LOG_LEVEL: 'warn',
+    ...DRIP_TUNING,
+  });
+
+  function entry(name: string): string {
+    return path.resolve(env.benchDir, '../../dist/main', `${name}.js`);
+  }
+
+  async function runMigrations(): Promise<void> {
+    const child = spawn(process.execPath, [entry('migrate')], {
+      env: { ...process.env, ...serviceEnv() },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    const code = await new Promise<number | null>((r) => child.once('exit', r));
+    if (code !== 0) throw new Error(`migrations failed (exit ${code})`);
+  }
+
+  function spawnRole(role: 'api' | 'worker', extra: Record<string, string>): ChildProcess {
+    // BENCH_PROFILE_DIR: each service process writes a CPU profile there when it stops.
+    const profile = process.env.BENCH_PROFILE_DIR;
+    const args = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`, entry(role)] : [entry(role)];
+    const child = spawn(process.execPath, args, {
+      env: { ...process.env, ...serviceEnv(), ...extra },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    children.push(child);
+    return child;
+  }
+
+  async function post(body: string): Promise<{ ok: boolean; id?: string; error?: unknown }[]> {
+    const res = await fetch(`${apiUrl}/v1/messages/batch`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/x-ndjson' },
+      body,
+    });
+    if (!res.ok) throw new Error(`batch answered ${res.status}: ${await res.text()}`);
+    return (await res.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { ok: boolean; id?: string; error?: unknown });
+  }
+
+  async function api(pathname: string, body: unknown, method = 'POST'): Promise<void> {
+    const res = await fetch(`${apiUrl}${pathname}`, {
+      method,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${method} ${pathname} answered ${res.status}: ${await res.text()}`);
+  }
+
+  return {
+    name: `wechat-drip (${mode})`,
+    settings:
+      `1 api + ${env.workers} worker processes; prefetch ${DRIP_TUNING.WORKER_PREFETCH}, claim batches of ` +
+      `${DRIP_TUNING.WORKER_BATCH_SIZE} × ${DRIP_TUNING.WORKER_CONCURRENT_BATCHES} in flight per worker, ` +
+      `pg pool ${DRIP_TUNING.DATABASE_POOL_SIZE}` +
+      (mode === 'levels' ? `; ${LEVELS.count} levels × ${LEVELS.unitMs} ms unit` : '; x-delay on the plugin'),
+
+    async start() {
+      schema = `bench_drip_${randomBytes(4).toString('hex')}`;
+      prefix = `bench.${randomBytes(4).toString('hex')}`;
+      const pool = createPool({ connectionString: env.databaseUrl, max: 1, logger });
+      await pool.query(`CREATE SCHEMA ${schema}`);
+      await pool.end();
+      await runMigrations();
+      const apiPort = await freePort();
+      apiUrl = `http://127.0.0.1:${apiPort}`;
+      const waits = [waitReady(apiUrl, spawnRole('api', { HTTP_PORT: String(apiPort) }))];
+      for (let i = 0; i < env.workers; i++) {
+        const port = await freePort();
+        waits.push(
+          waitReady(`http://127.0.0.1:${port}`, spawnRole('worker', { WORKER_HTTP_PORT: String(port) })),
+        );
+      }
+      await Promise.all(waits);
+    },
+
+    async schedule(messages) {
+      const results = await post(messages.map((m) => JSON.stringify(line(env, m))).join('\n'));
+      const lines = results.filter((r) => 'ok' in r);
+      const refused = lines.find((r) => !r.ok);
+      if (refused || lines.length !== messages.length)
+        throw new Error(`the batch refused a line: ${JSON.stringify(refused ?? results.at(-1))}`);
+      return lines.map((r) => r.id as string);
+    },
+
+    async schedulePublishPath(messages) {
+      producer ??= startService(loadConfig({ ...serviceEnv(), ROLE: 'api', HTTP_PORT: '0' }), logger, {
+        searchPath: schema,
+      });
+      const service = await producer;
+      const ctx = { appIds: new Set([env.appId]), maxAheadMs: 400 * 86_400_000, now: new Date() };
+      const published: Promise<unknown>[] = [];
+      const results = await scheduleMessages(
+        {
+          pool: service.pool,
+          publisher: service.publisher,
+          logger,
+          metrics: service.metrics,
+          track: (work) => published.push(work),
+        },
+        messages.map((m) => parseScheduleRequest(line(env, m), ctx)),
+      );
+      await Promise.all(published);
+      return results.map((r) => {
+        if (!r.ok) throw r.error;
+        return r.message.id;
+      });
+    },
+
+    async cancelById(ids) {
+      for (const id of ids) await api(`/v1/messages/${id}`, undefined, 'DELETE');
+    },
+
+    async cancelByKey(key) {
+      await api('/v1/cancellations', { appId: env.appId, cancelKey: key, reason: 'benchmark' });
+    },
+
+    async stop() {
+      await (await producer)?.stop();
+      producer = null;
+      await Promise.all(
+        children.map(
+          (c) =>
+            new Promise<void>((resolve) => {
+              if (c.exitCode !== null) return resolve();
+              c.once('exit', () => resolve());
+              c.kill('SIGTERM');
+            }),
+        ),
+      );
+      children = [];
+      if (schema === '') return;
+      const pool = createPool({ connectionString: env.databaseUrl, max: 1, logger });
+      await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await pool.end();
+      await deleteTopology(rabbitmqUrl, prefix, LEVELS);
+      schema = '';
+    },
+  };
+}

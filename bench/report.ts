@@ -1,0 +1,175 @@
+import type { Footprint } from './footprint';
+import type { BacklogResult, BurstResult, SteadyResult, ThroughputResult } from './scenarios';
+import { median } from './tally';
+
+/** One system's results in one run of scenarios 1–4. */
+export interface SystemRun {
+  readonly throughput: ThroughputResult;
+  readonly burst: BurstResult;
+  readonly steady: SteadyResult;
+}
+
+export interface SystemResults {
+  readonly name: string;
+  readonly settings: string;
+  readonly peer: boolean;
+  readonly runs: SystemRun[];
+  readonly backlogs: BacklogResult[];
+}
+
+const fmt = (n: number, digits = 0) =>
+  Number.isNaN(n)
+    ? '–'
+    : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const mb = (bytes: number) => (Number.isNaN(bytes) ? '–' : `${fmt(bytes / 2 ** 20)} MB`);
+
+function table(head: string[], rows: string[][]): string {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [line(head), line(head.map((_, i) => (i === 0 ? '---' : '---:'))), ...rows.map(line)].join('\n');
+}
+
+/** The median over runs of one number. */
+function med<T>(items: readonly T[], pick: (t: T) => number | undefined): number {
+  return median(items.map((t) => pick(t) ?? NaN));
+}
+
+/** `ours ÷ best peer` for a higher-is-better (or lower-is-better) metric; '–' without peers. */
+function ratio(
+  all: readonly SystemResults[],
+  s: SystemResults,
+  pick: (r: SystemResults) => number,
+  lower = false,
+) {
+  if (s.peer) return '';
+  const peers = all
+    .filter((p) => p.peer)
+    .map(pick)
+    .filter((v) => !Number.isNaN(v));
+  if (peers.length === 0) return '–';
+  const best = lower ? Math.min(...peers) : Math.max(...peers);
+  return `${fmt(lower ? best / pick(s) : pick(s) / best, 2)}×`;
+}
+
+/** Markdown of every table, medians of the runs, with ratios of wechat-drip against the best peer. */
+export function renderTables(all: readonly SystemResults[]): string {
+  const runs = (s: SystemResults) => s.runs;
+  const front = (s: SystemResults) => med(runs(s), (r) => r.throughput.perSecond);
+  const sends = (s: SystemResults) => med(runs(s), (r) => r.burst.sendsPerSecond);
+  const steadyP99 = (s: SystemResults) => med(runs(s), (r) => r.steady.lateness.p99);
+  const total = (s: SystemResults, pick: (r: SystemRun) => number) =>
+    runs(s).reduce((n, r) => n + pick(r), 0);
+  const parts: string[] = [];
+
+  parts.push(
+    '### 1. Schedule throughput (messages/s until durably accepted; higher is better)',
+    table(
+      ['system', 'front door', 'publish path (library)', 'front door vs best peer'],
+      all.map((s) => [
+        s.name,
+        fmt(front(s)),
+        fmt(med(runs(s), (r) => r.throughput.publishPathPerSecond)),
+        ratio(all, s, front),
+      ]),
+    ),
+  );
+  parts.push(
+    '### 2. Burst (all due at one instant)',
+    table(
+      ['system', 'sends/s', 'due → last sent', 'lateness p50', 'p99', 'max', 'sends/s vs best peer'],
+      all.map((s) => [
+        s.name,
+        fmt(sends(s)),
+        `${fmt(
+          med(runs(s), (r) => r.burst.drainSeconds),
+          1,
+        )} s`,
+        `${fmt(med(runs(s), (r) => r.burst.lateness.p50))} ms`,
+        `${fmt(med(runs(s), (r) => r.burst.lateness.p99))} ms`,
+        `${fmt(med(runs(s), (r) => r.burst.lateness.max))} ms`,
+        ratio(all, s, sends),
+      ]),
+    ),
+  );
+  parts.push(
+    '### 3. Steady (falling due at a constant rate; lower is better)',
+    table(
+      ['system', 'lateness p50', 'p99', 'max', 'p99: best peer ÷ ours'],
+      all.map((s) => [
+        s.name,
+        `${fmt(med(runs(s), (r) => r.steady.lateness.p50))} ms`,
+        `${fmt(steadyP99(s))} ms`,
+        `${fmt(med(runs(s), (r) => r.steady.lateness.max))} ms`,
+        ratio(all, s, steadyP99, true),
+      ]),
+    ),
+  );
+  parts.push(
+    '### 4. Cancellation (10 % of the steady scenario, half by id one request at a time, half by key)',
+    table(
+      ['system', 'cancelled per run', 'of them by key', 'cancellations/s', 'cancelled but sent (all runs)'],
+      all.map((s) => [
+        s.name,
+        fmt(med(runs(s), (r) => r.steady.cancelled)),
+        fmt(med(runs(s), (r) => r.steady.cancelledByKey)),
+        fmt(med(runs(s), (r) => r.steady.cancelPerSecond)),
+        fmt(total(s, (r) => r.steady.cancelledSent)),
+      ]),
+    ),
+  );
+  const withBacklog = all.filter((s) => s.backlogs.length > 0);
+  if (withBacklog.length > 0) {
+    const grown = (s: SystemResults, pick: (g: Footprint) => number) =>
+      mb(med(s.backlogs, (b) => pick(b.growth)));
+    parts.push(
+      '### 5. Backlog (pending messages due a day ahead; growth of each store while it filled)',
+      table(
+        [
+          'system',
+          'fill rate',
+          'RabbitMQ memory',
+          'RabbitMQ disk',
+          'Redis memory',
+          'Postgres disk',
+          'burst sends/s empty → with backlog',
+          'burst p99 empty → with backlog',
+        ],
+        withBacklog.map((s) => [
+          s.name,
+          `${fmt(med(s.backlogs, (b) => b.fillPerSecond))}/s`,
+          grown(s, (g) => g.rabbitmqMemory),
+          grown(s, (g) => g.rabbitmqDisk),
+          grown(s, (g) => g.redisMemory),
+          grown(s, (g) => g.postgresDisk),
+          `${fmt(med(s.backlogs, (b) => b.before.sendsPerSecond))} → ${fmt(med(s.backlogs, (b) => b.after.sendsPerSecond))}`,
+          `${fmt(med(s.backlogs, (b) => b.before.lateness.p99))} → ${fmt(med(s.backlogs, (b) => b.after.lateness.p99))} ms`,
+        ]),
+      ),
+    );
+  }
+  const lostOrDup = (s: SystemResults) => {
+    const bursts = [...s.runs.map((r) => r.burst), ...s.backlogs.flatMap((b) => [b.before, b.after])];
+    return {
+      checked: bursts.reduce((n, b) => n + b.expected, 0) + total(s, (r) => r.steady.expected),
+      lost: bursts.reduce((n, b) => n + b.lost, 0) + total(s, (r) => r.steady.lost),
+      dup: bursts.reduce((n, b) => n + b.duplicates, 0) + total(s, (r) => r.steady.duplicates),
+    };
+  };
+  parts.push(
+    '### 6. Correctness (every run, counted from the simulator’s record)',
+    table(
+      ['system', 'messages checked', 'lost', 'duplicates', 'cancelled but sent'],
+      all.map((s) => {
+        const c = lostOrDup(s);
+        return [
+          s.name,
+          fmt(c.checked),
+          fmt(c.lost),
+          fmt(c.dup),
+          fmt(total(s, (r) => r.steady.cancelledSent)),
+        ];
+      }),
+    ),
+  );
+  parts.push('### Settings', all.map((s) => `- **${s.name}**: ${s.settings}`).join('\n'));
+  return parts.join('\n\n');
+}

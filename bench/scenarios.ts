@@ -1,0 +1,243 @@
+import { growth, readFootprint, type Footprint } from './footprint';
+import type { SimulatorProcess } from './simulator';
+import type { BenchEnv, BenchMessage, SystemUnderTest } from './system';
+import { tally, type Tally } from './tally';
+
+/** How big each scenario is (the issue's numbers at BENCH_SCALE=1). */
+export interface Sizes {
+  readonly schedule: number;
+  readonly burst: number;
+  readonly steadyRate: number;
+  readonly steadySeconds: number;
+  readonly backlog: number;
+  /** The burst run before and after the backlog fills. */
+  readonly backlogBurst: number;
+  /** Messages per `schedule()` call, and calls in flight at once (the same for every system). */
+  readonly chunk: number;
+  readonly concurrency: number;
+}
+
+export interface Scenario {
+  readonly system: SystemUnderTest;
+  readonly sim: SimulatorProcess;
+  readonly env: BenchEnv;
+  readonly sizes: Sizes;
+  /** Unique per run and system: prefixes every tag, openid and cancel key. */
+  readonly tag: string;
+  readonly log: (line: string) => void;
+}
+
+type Schedule = (messages: readonly BenchMessage[]) => Promise<string[]>;
+
+const DAY_MS = 86_400_000;
+/** Waiting for arrivals ends this long after the last new one (a system that stalls is reported short). */
+const STALL_MS = 30_000;
+/** After the last expected arrival, a duplicate would come within this. */
+const DUPLICATE_WATCH_MS = 3_000;
+
+function message(s: Scenario, i: number, dueAt: number, cancelKey?: string): BenchMessage {
+  return { tag: `${s.tag}-${i}`, openid: `o-${s.tag}-${i % 1000}`, dueAt, cancelKey };
+}
+
+/** Schedules `count` messages made by `make` through `via`, in chunks; the ids (when kept) and the rate. */
+async function scheduleAll(
+  s: Scenario,
+  count: number,
+  make: (i: number) => BenchMessage,
+  via: Schedule,
+  keepIds = true,
+): Promise<{ ids: string[]; perSecond: number; doneAt: number }> {
+  const ids: string[] = keepIds ? new Array<string>(count) : [];
+  let next = 0;
+  const started = performance.now();
+  const lane = async () => {
+    while (next < count) {
+      const from = next;
+      next = Math.min(count, next + s.sizes.chunk);
+      const chunk = Array.from({ length: next - from }, (_, k) => make(from + k));
+      const got = await via(chunk);
+      if (keepIds) got.forEach((id, k) => (ids[from + k] = id));
+    }
+  };
+  await Promise.all(Array.from({ length: s.sizes.concurrency }, lane));
+  const seconds = (performance.now() - started) / 1000;
+  return { ids, perSecond: count / seconds, doneAt: Date.now() };
+}
+
+/** Waits until `expected` sends arrived (or arrivals stall), then watches for duplicates a little longer. */
+async function awaitArrivals(s: Scenario, expected: number, notBefore: number): Promise<void> {
+  let last = -1;
+  let lastChange = Date.now();
+  for (;;) {
+    const n = await s.sim.count();
+    if (n !== last) [last, lastChange] = [n, Date.now()];
+    if (n >= expected && Date.now() >= notBefore) break;
+    if (Date.now() > Math.max(notBefore, lastChange) + STALL_MS) {
+      s.log(`  arrivals stalled at ${n} of ${expected}`);
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  await new Promise((r) => setTimeout(r, DUPLICATE_WATCH_MS));
+}
+
+async function counted(s: Scenario, due: Map<string, number>, cancelled = new Set<string>()): Promise<Tally> {
+  return tally(await s.sim.received(), due, cancelled);
+}
+
+export interface ThroughputResult {
+  /** Messages per second durably accepted through the front door. */
+  readonly perSecond: number;
+  /** wechat-drip only: through the library's publish path (commit + broker confirms). */
+  readonly publishPathPerSecond?: number;
+}
+
+/** Scenario 1: `sizes.schedule` messages due a day ahead, as fast as the front door takes them. */
+export async function scheduleThroughput(s: Scenario, publishPath?: Schedule): Promise<ThroughputResult> {
+  const dueAt = Date.now() + DAY_MS;
+  const front = await scheduleAll(
+    s,
+    s.sizes.schedule,
+    (i) => message(s, i, dueAt + i),
+    s.system.schedule,
+    false,
+  );
+  s.log(`  schedule: ${Math.round(front.perSecond)}/s`);
+  if (!publishPath) return { perSecond: front.perSecond };
+  const lib = await scheduleAll(
+    s,
+    s.sizes.schedule,
+    (i) => message(s, -i - 1, dueAt + i),
+    publishPath,
+    false,
+  );
+  s.log(`  publish path: ${Math.round(lib.perSecond)}/s`);
+  return { perSecond: front.perSecond, publishPathPerSecond: lib.perSecond };
+}
+
+export interface BurstResult extends Tally {
+  /** Delivered ÷ (last arrival − due), per second. */
+  readonly sendsPerSecond: number;
+  /** Last arrival − due, seconds. */
+  readonly drainSeconds: number;
+  /** Scheduling finished this many ms after the due time (0 when in time; the burst is then distorted). */
+  readonly overrunMs: number;
+}
+
+/** Scenario 2 (and the backlog's probes): `count` messages due at one instant, `leadMs` from now. */
+export async function burst(s: Scenario, count: number, leadMs: number, offset = 0): Promise<BurstResult> {
+  await s.sim.clear();
+  const dueAt = Date.now() + leadMs;
+  const due = new Map<string, number>();
+  const made = await scheduleAll(
+    s,
+    count,
+    (i) => {
+      const m = message(s, offset + i, dueAt);
+      due.set(m.tag, dueAt);
+      return m;
+    },
+    s.system.schedule,
+    false,
+  );
+  const overrunMs = Math.max(0, made.doneAt - dueAt);
+  await awaitArrivals(s, count, dueAt);
+  const t = await counted(s, due);
+  const drainSeconds = (t.lastAt - dueAt) / 1000;
+  s.log(
+    `  burst ${count}: ${Math.round(t.delivered / drainSeconds)}/s, p50 ${t.lateness.p50} p99 ${t.lateness.p99} ms` +
+      `, lost ${t.lost}, dup ${t.duplicates}${overrunMs > 0 ? `, scheduling overran by ${overrunMs} ms` : ''}`,
+  );
+  return { ...t, sendsPerSecond: t.delivered / drainSeconds, drainSeconds, overrunMs };
+}
+
+export interface SteadyResult extends Tally {
+  readonly cancelled: number;
+  readonly cancelledByKey: number;
+  /** Cancellations per second (10 % of the messages: half one by one by id, half by key). */
+  readonly cancelPerSecond: number;
+  readonly overrunMs: number;
+}
+
+/**
+ * Scenarios 3 and 4: `steadyRate` messages per second fall due for `steadySeconds`; 10 % of them are
+ * cancelled before they fall due, half by id (20 requests in flight) and half by key (30 keys).
+ */
+export async function steady(s: Scenario, leadMs: number): Promise<SteadyResult> {
+  await s.sim.clear();
+  const { steadyRate, steadySeconds } = s.sizes;
+  const count = steadyRate * steadySeconds;
+  const t0 = Date.now() + leadMs;
+  const dueAt = (i: number) => t0 + Math.floor((i * 1000) / steadyRate);
+  const byKey = (i: number) => i % 20 === 10;
+  const byId = (i: number) => i % 20 === 0;
+  const keyOf = (i: number) => `${s.tag}-k${Math.floor(i / 20) % 30}`;
+  const made = await scheduleAll(
+    s,
+    count,
+    (i) => message(s, i, dueAt(i), byKey(i) ? keyOf(i) : undefined),
+    s.system.schedule,
+  );
+  const due = new Map<string, number>();
+  const cancelled = new Set<string>();
+  const idsToCancel: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const tag = `${s.tag}-${i}`;
+    if (byId(i) || byKey(i)) cancelled.add(tag);
+    else due.set(tag, dueAt(i));
+    if (byId(i)) idsToCancel.push(made.ids[i]);
+  }
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 20 }, async () => {
+      while (next < idsToCancel.length) await s.system.cancelById([idsToCancel[next++]]);
+    }),
+  );
+  for (let k = 0; k < Math.min(30, count); k++) await s.system.cancelByKey(`${s.tag}-k${k}`);
+  const cancelPerSecond = cancelled.size / ((performance.now() - started) / 1000);
+  const overrunMs = Math.max(0, Date.now() - t0);
+  await awaitArrivals(s, due.size, dueAt(count - 1));
+  const t = await counted(s, due, cancelled);
+  s.log(
+    `  steady ${count}: p50 ${t.lateness.p50} p99 ${t.lateness.p99} max ${t.lateness.max} ms, lost ${t.lost}` +
+      `, dup ${t.duplicates}, cancelled-but-sent ${t.cancelledSent} of ${cancelled.size}` +
+      (overrunMs > 0 ? `, scheduling + cancelling overran by ${overrunMs} ms` : ''),
+  );
+  return {
+    ...t,
+    cancelled: cancelled.size,
+    cancelledByKey: [...Array(count).keys()].filter(byKey).length,
+    cancelPerSecond,
+    overrunMs,
+  };
+}
+
+export interface BacklogResult {
+  readonly fillPerSecond: number;
+  readonly growth: Footprint;
+  readonly before: BurstResult;
+  readonly after: BurstResult;
+}
+
+/**
+ * Scenario 5: a `backlogBurst` burst, then `backlog` messages due a day ahead, the stores' growth, and
+ * the same burst again on top of the backlog.
+ */
+export async function backlog(s: Scenario, leadMs: (count: number) => number): Promise<BacklogResult> {
+  const { backlogBurst } = s.sizes;
+  const before = await burst(s, backlogBurst, leadMs(backlogBurst));
+  const empty = await readFootprint(s.env);
+  const dueAt = Date.now() + DAY_MS;
+  const fill = await scheduleAll(
+    s,
+    s.sizes.backlog,
+    (i) => message(s, 10_000_000 + i, dueAt + (i % 3_600_000)),
+    s.system.schedule,
+    false,
+  );
+  s.log(`  backlog of ${s.sizes.backlog} filled at ${Math.round(fill.perSecond)}/s`);
+  const full = await readFootprint(s.env);
+  const after = await burst(s, backlogBurst, leadMs(backlogBurst), 20_000_000);
+  return { fillPerSecond: fill.perSecond, growth: growth(empty, full), before, after };
+}

@@ -1,0 +1,80 @@
+import type { Sizes } from './scenarios';
+
+/** Every system the benchmark knows, in the order they run. */
+export const SYSTEM_KEYS = ['drip-levels', 'drip-plugin', 'bullmq', 'pg-boss'] as const;
+
+export interface BenchSettings {
+  readonly sizes: Sizes;
+  readonly runs: number;
+  readonly backlogRuns: number;
+  readonly workers: number;
+  readonly systems: readonly string[];
+  readonly databaseUrl: string;
+  readonly rabbitmqUrl: string;
+  /** A broker with the delayed-message plugin; '' runs no plugin-mode system. */
+  readonly pluginUrl: string;
+  readonly redisUrl: string;
+  readonly simPort: number;
+  readonly appId: string;
+  readonly secret: string;
+  /** One line for the report. */
+  describe(): string;
+}
+
+function positive(env: Record<string, string | undefined>, name: string, def: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`);
+  return n;
+}
+
+/**
+ * Reads the BENCH_* variables. BENCH_SCALE (default 1: the issue's sizes) multiplies every count, for a
+ * quick smoke run; BENCH_RUNS (3) runs of scenarios 1–4; BENCH_BACKLOG_RUNS (1) of the backlog, which
+ * is the slowest; BENCH_WORKERS (2) worker processes per system; BENCH_SYSTEMS a comma list of SYSTEM_KEYS.
+ */
+export function readSettings(env: Record<string, string | undefined>): BenchSettings {
+  const scale = positive(env, 'BENCH_SCALE', 1);
+  const count = (n: number) => Math.max(100, Math.round(n * scale));
+  const systems = (env.BENCH_SYSTEMS ?? SYSTEM_KEYS.join(','))
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const unknown = systems.filter((s) => !(SYSTEM_KEYS as readonly string[]).includes(s));
+  if (unknown.length > 0)
+    throw new Error(`BENCH_SYSTEMS: unknown ${unknown.join(', ')} (known: ${SYSTEM_KEYS.join(', ')})`);
+  const sizes: Sizes = {
+    schedule: count(100_000),
+    burst: count(200_000),
+    steadyRate: 500,
+    steadySeconds: Math.max(10, Math.round(120 * scale)),
+    backlog: count(1_000_000),
+    backlogBurst: count(20_000),
+    chunk: Math.round(positive(env, 'BENCH_CHUNK', 1000)),
+    concurrency: Math.round(positive(env, 'BENCH_CONCURRENCY', 4)),
+  };
+  const runs = Math.round(positive(env, 'BENCH_RUNS', 3));
+  const backlogRuns = env.BENCH_BACKLOG_RUNS === '0' ? 0 : Math.round(positive(env, 'BENCH_BACKLOG_RUNS', 1));
+  const workers = Math.round(positive(env, 'BENCH_WORKERS', 2));
+  return {
+    sizes,
+    runs,
+    backlogRuns,
+    workers,
+    systems,
+    databaseUrl: env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+    rabbitmqUrl: env.RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
+    pluginUrl: env.RABBITMQ_PLUGIN_URL ?? '',
+    redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    simPort: Math.round(positive(env, 'BENCH_SIM_PORT', 4170)),
+    appId: 'wxbench0000000001',
+    secret: 'bench-secret',
+    describe: () =>
+      `Sizes: schedule ${sizes.schedule.toLocaleString('en-US')}, burst ${sizes.burst.toLocaleString('en-US')}, ` +
+      `steady ${sizes.steadyRate}/s for ${sizes.steadySeconds} s, backlog ${sizes.backlog.toLocaleString('en-US')} ` +
+      `(bursts of ${sizes.backlogBurst.toLocaleString('en-US')} before and after); ${runs} runs of scenarios 1–4 ` +
+      `(medians shown), ${backlogRuns} of the backlog; ${workers} worker processes per system; producers send ` +
+      `chunks of ${sizes.chunk} with ${sizes.concurrency} in flight.`,
+  };
+}
