@@ -11,26 +11,14 @@ export async function cancelMessage(
   pool: Pool,
   input: { id: string; reason: string; actor: string },
 ): Promise<Message> {
-  return withTransaction(pool, async (client) => {
-    const { cancelled, message } = await cancelOpenMessage(client, input.id, input.reason);
-    if (!message) throw new NotFoundError(`message ${input.id}`);
-    if (cancelled) {
-      await appendCancellation(client, {
-        appId: message.appId,
-        scope: 'message',
-        target: message.id,
-        reason: input.reason,
-        actor: input.actor,
-      });
-      return message;
-    }
-    if (message.status === 'cancelled') return message;
-    throw new ConflictError(
-      'message_not_cancellable',
-      `message ${message.id} is ${message.status} and can no longer be cancelled`,
-      { status: message.status },
-    );
-  });
+  const { cancelled, message } = await cancelOpenMessage(pool, input);
+  if (!message) throw new NotFoundError(`message ${input.id}`);
+  if (cancelled || message.status === 'cancelled') return message;
+  throw new ConflictError(
+    'message_not_cancellable',
+    `message ${message.id} is ${message.status} and can no longer be cancelled`,
+    { status: message.status },
+  );
 }
 
 export type CancelTarget = { cancelKey: string } | { openid: string };

@@ -193,17 +193,25 @@ export async function markQueued(db: Pool | PoolClient, ids: readonly string[]):
   return res.rowCount ?? 0;
 }
 
-/** Cancels one open message directly (guarded); returns the row as it is afterwards, or null if absent. */
+/**
+ * Cancels one open message (guarded) and appends its ledger row, in one statement: one round-trip, atomic
+ * without a transaction of its own. Returns the row as it is afterwards, or null if there is none.
+ */
 export async function cancelOpenMessage(
   db: Pool | PoolClient,
-  id: string,
-  reason: string,
+  input: { id: string; reason: string; actor: string },
 ): Promise<{ cancelled: boolean; message: Message | null }> {
   const res = await db.query<MessageRow>(
-    `UPDATE scheduled_messages SET status = 'cancelled', status_reason = $2, updated_at = now()
-     WHERE id = $1 AND status IN ('pending', 'queued') RETURNING ${COLUMNS}`,
-    [id, reason],
+    `WITH cancelled AS (
+       UPDATE scheduled_messages SET status = 'cancelled', status_reason = $2, updated_at = now()
+       WHERE id = $1 AND status IN ('pending', 'queued') RETURNING ${COLUMNS}
+     ), ledger AS (
+       INSERT INTO cancellations (app_id, scope, target, reason, actor)
+       SELECT app_id, 'message', id::text, $2, $3 FROM cancelled
+     )
+     SELECT * FROM cancelled`,
+    [input.id, input.reason, input.actor],
   );
   if (res.rows[0]) return { cancelled: true, message: toMessage(res.rows[0]) };
-  return { cancelled: false, message: await findMessage(db, id) };
+  return { cancelled: false, message: await findMessage(db, input.id) };
 }

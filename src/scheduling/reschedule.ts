@@ -2,7 +2,6 @@ import { withTransaction } from '../db/pool';
 import { ConflictError, NotFoundError } from '../errors';
 import { dispatch } from './dispatch';
 import { cancelTargetIn } from './cancel';
-import { appendCancellation } from './ledger';
 import { cancelOpenMessage, insertMessages, type Message, type NewMessage } from './message-store';
 import type { ScheduleDeps } from './schedule-messages';
 
@@ -17,7 +16,7 @@ export async function rescheduleMessage(
   actor: string,
 ): Promise<{ message: Message; replaces: string }> {
   const message = await withTransaction(deps.pool, async (client) => {
-    const { cancelled, message: old } = await cancelOpenMessage(client, id, 'rescheduled');
+    const { cancelled, message: old } = await cancelOpenMessage(client, { id, reason: 'rescheduled', actor });
     if (!old) throw new NotFoundError(`message ${id}`);
     if (!cancelled) {
       throw new ConflictError(
@@ -25,13 +24,6 @@ export async function rescheduleMessage(
         `message ${id} is ${old.status} and can no longer be moved`,
       );
     }
-    await appendCancellation(client, {
-      appId: old.appId,
-      scope: 'message',
-      target: id,
-      reason: 'rescheduled',
-      actor,
-    });
     return (await insertMessages(client, [replacement])).created[0];
   });
   deps.track(dispatch(deps, [message]));
