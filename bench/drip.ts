@@ -205,7 +205,7 @@ export function createDripSystem(env: BenchEnv, mode: 'levels' | 'plugin', rabbi
         children.map(
           (c) =>
             new Promise<void>((resolve) => {
-              if (c.exitCode !== null) return resolve();
+              if (c.exitCode !== null || c.signalCode !== null) return resolve();
               c.once('exit', () => resolve());
               c.kill('SIGTERM');
             }),

@@ -1,3 +1,4 @@
+import { CPU_COMPONENTS, type CpuComponent, type CpuUse } from './cpu';
 import type { Footprint } from './footprint';
 import type { BacklogResult, BurstResult, SteadyResult, ThroughputResult } from './scenarios';
 import { median } from './tally';
@@ -90,6 +91,48 @@ export function renderTables(all: readonly SystemResults[]): string {
       ]),
     ),
   );
+  const withCpu = all.filter((s) => runs(s).some((r) => r.burst.cpu));
+  if (withCpu.length > 0) {
+    const cpu = (s: SystemResults, pick: (c: CpuUse) => number) =>
+      med(runs(s), (r) => r.burst.cpu && pick(r.burst.cpu));
+    const used = (c: CpuUse) => CPU_COMPONENTS.reduce((n, k) => n + c[k], 0);
+    const share = (s: SystemResults, k: CpuComponent) =>
+      `${fmt(
+        cpu(s, (c) => c[k]),
+        1,
+      )} s (${fmt(cpu(s, (c) => (100 * c[k]) / used(c)))} %)`;
+    parts.push(
+      '### 2b. Where the CPU went in the burst (core-seconds from the due time to the last send, read from /proc)',
+      table(
+        [
+          'system',
+          'cores busy',
+          "system's processes",
+          'Postgres',
+          'RabbitMQ',
+          'Redis',
+          'simulator',
+          'bench + other',
+        ],
+        withCpu.map((s) => [
+          s.name,
+          `${fmt(
+            cpu(s, (c) => used(c) / c.seconds),
+            2,
+          )} of ${fmt(cpu(s, (c) => c.cores))}`,
+          share(s, 'system'),
+          share(s, 'postgres'),
+          share(s, 'rabbitmq'),
+          share(s, 'redis'),
+          share(s, 'simulator'),
+          `${fmt(
+            cpu(s, (c) => c.bench + c.other),
+            1,
+          )} s`,
+        ]),
+      ),
+    );
+  }
   parts.push(
     '### 3. Steady (falling due at a constant rate; lower is better)',
     table(

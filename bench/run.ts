@@ -11,7 +11,7 @@ import { describeMachine } from './machine';
 import { renderTables, type SystemResults } from './report';
 import { backlog, burst, scheduleThroughput, steady, type Scenario } from './scenarios';
 import { readSettings, type BenchSettings } from './settings';
-import { startSimulator } from './simulator';
+import { startSimulator, type SimulatorProcess } from './simulator';
 import type { BenchEnv, SystemUnderTest } from './system';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -28,12 +28,26 @@ function leadFor(count: number, perSecond: number): number {
   return Math.max(10_000, Math.round((count / perSecond) * 1000 * 1.3) + 5_000);
 }
 
+/** What a Ctrl-C (or SIGTERM) stops before the bench exits, so that no process, queue or schema is left. */
+const running: { system?: SystemUnderTest; sim?: SimulatorProcess; interrupted?: boolean } = {};
+
+function stopOnSignals(): void {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => {
+      running.interrupted = true;
+      log(`${signal}: stopping the running system and the simulator`);
+      void Promise.allSettled([running.system?.stop(), running.sim?.stop()]).then(() => process.exit(130));
+    });
+}
+
 async function withSystem<T>(system: SystemUnderTest, work: () => Promise<T>): Promise<T> {
+  running.system = system;
   try {
     await system.start();
     return await work();
   } finally {
     await system.stop();
+    running.system = undefined;
   }
 }
 
@@ -81,12 +95,14 @@ async function main(): Promise<void> {
     process.stdout.write(`${await writeReport(results, settings)}\n`);
     return;
   }
+  stopOnSignals();
   const sim = await startSimulator({
     root: ROOT,
     port: settings.simPort,
     appId: settings.appId,
     secret: settings.secret,
   });
+  running.sim = sim;
   const env: BenchEnv = {
     databaseUrl: settings.databaseUrl,
     rabbitmqUrl: settings.rabbitmqUrl,
@@ -160,6 +176,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
+  if (running.interrupted) return; // the signal handler stops what runs and exits
   process.stderr.write(`bench failed: ${(err as Error).stack ?? String(err)}\n`);
   process.exit(1);
 });

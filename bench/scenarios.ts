@@ -1,3 +1,4 @@
+import { CPU_COMPONENTS, cpuBetween, cpuSnapshot, type CpuUse } from './cpu';
 import { growth, readFootprint, type Footprint } from './footprint';
 import type { SimulatorProcess } from './simulator';
 import type { BenchEnv, BenchMessage, SystemUnderTest } from './system';
@@ -35,6 +36,10 @@ const STALL_MS = 30_000;
 /** After the last expected arrival, a duplicate would come within this. */
 const DUPLICATE_WATCH_MS = 3_000;
 
+function describeCpu(cpu: CpuUse): string {
+  return CPU_COMPONENTS.map((c) => `${c} ${cpu[c].toFixed(1)}`).join(', ');
+}
+
 function message(s: Scenario, i: number, dueAt: number, cancelKey?: string): BenchMessage {
   return { tag: `${s.tag}-${i}`, openid: `o-${s.tag}-${i % 1000}`, dueAt, cancelKey };
 }
@@ -64,8 +69,16 @@ async function scheduleAll(
   return { ids, perSecond: count / seconds, doneAt: Date.now() };
 }
 
-/** Waits until `expected` sends arrived (or arrivals stall), then watches for duplicates a little longer. */
-async function awaitArrivals(s: Scenario, expected: number, notBefore: number): Promise<void> {
+/**
+ * Waits until `expected` sends arrived (or arrivals stall), calls `arrived`, then watches for duplicates a
+ * little longer.
+ */
+async function awaitArrivals(
+  s: Scenario,
+  expected: number,
+  notBefore: number,
+  arrived = () => {},
+): Promise<void> {
   let last = -1;
   let lastChange = Date.now();
   for (;;) {
@@ -78,6 +91,7 @@ async function awaitArrivals(s: Scenario, expected: number, notBefore: number): 
     }
     await new Promise((r) => setTimeout(r, 250));
   }
+  arrived();
   await new Promise((r) => setTimeout(r, DUPLICATE_WATCH_MS));
 }
 
@@ -122,6 +136,8 @@ export interface BurstResult extends Tally {
   readonly drainSeconds: number;
   /** Scheduling finished this many ms after the due time (0 when in time; the burst is then distorted). */
   readonly overrunMs: number;
+  /** The machine's CPU from the due time until the last send arrived (absent in older results). */
+  readonly cpu?: CpuUse;
 }
 
 /** Scenario 2 (and the backlog's probes): `count` messages due at one instant, `leadMs` from now. */
@@ -141,14 +157,18 @@ export async function burst(s: Scenario, count: number, leadMs: number, offset =
     false,
   );
   const overrunMs = Math.max(0, made.doneAt - dueAt);
-  await awaitArrivals(s, count, dueAt);
+  await new Promise((r) => setTimeout(r, dueAt - Date.now()));
+  const fromDue = cpuSnapshot();
+  let cpu: CpuUse | undefined;
+  await awaitArrivals(s, count, dueAt, () => (cpu = cpuBetween(fromDue, cpuSnapshot(), s.sim.pid)));
   const t = await counted(s, due);
   const drainSeconds = (t.lastAt - dueAt) / 1000;
   s.log(
     `  burst ${count}: ${Math.round(t.delivered / drainSeconds)}/s, p50 ${t.lateness.p50} p99 ${t.lateness.p99} ms` +
       `, lost ${t.lost}, dup ${t.duplicates}${overrunMs > 0 ? `, scheduling overran by ${overrunMs} ms` : ''}`,
   );
-  return { ...t, sendsPerSecond: t.delivered / drainSeconds, drainSeconds, overrunMs };
+  if (cpu) s.log(`  burst CPU (core-seconds over ${cpu.seconds.toFixed(1)} s): ${describeCpu(cpu)}`);
+  return { ...t, sendsPerSecond: t.delivered / drainSeconds, drainSeconds, overrunMs, cpu };
 }
 
 export interface SteadyResult extends Tally {

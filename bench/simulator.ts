@@ -10,6 +10,7 @@ export interface Received {
 /** The WeChat simulator in a process of its own: the judge of what every system actually sent. */
 export interface SimulatorProcess {
   readonly url: string;
+  readonly pid: number;
   /** Everything received since the last `clear()`, paged from its record. */
   received(): Promise<Received[]>;
   /** How many sends it has accepted since the last `clear()`. */
@@ -60,6 +61,7 @@ export async function startSimulator(opts: {
   }
   return {
     url,
+    pid: child.pid ?? -1,
     async received() {
       const out: Received[] = [];
       let from = since;
@@ -82,7 +84,7 @@ export async function startSimulator(opts: {
       since = (await stats()).received;
     },
     async stop() {
-      child.kill('SIGTERM');
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;
     },
   };
