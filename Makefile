@@ -37,7 +37,7 @@ batch-check: ## Against a running `make run`: 200,000 template reminders in one 
 spine-check: ## Against a running `make run`: 1,000 messages, 100 cancelled, 900 must arrive once
 	node scripts/spine-check.js
 
-bench: build ## Benchmark against BullMQ and pg-boss (about 1 h; BENCH_SCALE=0.05 for a quick look); writes docs/BENCHMARKS.md
+bench: build ## Benchmark against BullMQ and pg-boss (about 45 min; BENCH_SCALE=0.05 for a quick look); writes docs/BENCHMARKS.md
 	npx tsc -p tsconfig.bench.json
 	node --enable-source-maps dist-bench/bench/run.js
 

@@ -22,7 +22,9 @@ const fmt = (n: number, digits = 0) =>
   Number.isNaN(n)
     ? '–'
     : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-const mb = (bytes: number) => (Number.isNaN(bytes) ? '–' : `${fmt(bytes / 2 ** 20)} MB`);
+/** Growth in MB; under 1 MB (a store's own churn can make it negative) as `< 1 MB`. */
+const mb = (bytes: number) =>
+  Number.isNaN(bytes) ? '–' : bytes < 2 ** 20 ? '< 1 MB' : `${fmt(bytes / 2 ** 20)} MB`;
 
 function table(head: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;

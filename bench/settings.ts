@@ -54,7 +54,8 @@ export function readSettings(env: Record<string, string | undefined>): BenchSett
     chunk: Math.round(positive(env, 'BENCH_CHUNK', 1000)),
     concurrency: Math.round(positive(env, 'BENCH_CONCURRENCY', 4)),
   };
-  const runs = Math.round(positive(env, 'BENCH_RUNS', 3));
+  // 0 runs of either kind skips it (BENCH_RUNS=0 measures only the backlog).
+  const runs = env.BENCH_RUNS === '0' ? 0 : Math.round(positive(env, 'BENCH_RUNS', 3));
   const backlogRuns = env.BENCH_BACKLOG_RUNS === '0' ? 0 : Math.round(positive(env, 'BENCH_BACKLOG_RUNS', 1));
   const workers = Math.round(positive(env, 'BENCH_WORKERS', 2));
   return {
