@@ -3,13 +3,8 @@
  * for its one message. Forked by bullmq.ts (see worker-processes.ts).
  */
 import { Worker } from 'bullmq';
-import { createDueWork, type DueWorkOptions } from './due-work';
+import { createDueWork, type DueJobData, type DueWorkOptions } from './due-work';
 import { runWorkerProcess } from './worker-processes';
-
-/** A job's data: the message's id (also its jobId). */
-export interface DueJobData {
-  readonly id: string;
-}
 
 /** What bullmq.ts hands each worker process. */
 export interface BullmqWorkerConfig extends DueWorkOptions {

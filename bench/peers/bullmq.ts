@@ -1,21 +1,10 @@
-import type { ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Queue } from 'bullmq';
-import type pg from 'pg';
 import type { BenchEnv, SystemUnderTest } from '../system';
-import {
-  DUE_WORK_POOLS,
-  cancelByIds,
-  cancelByKey,
-  createMessagesTable,
-  createPgPool,
-  dropSchema,
-  recordScheduled,
-} from './due-work';
-import type { BullmqWorkerConfig, DueJobData } from './bullmq-worker';
+import { DUE_WORK_POOLS, type DueJobData } from './due-work';
+import type { BullmqWorkerConfig } from './bullmq-worker';
 import { packageVersion } from '../package-version';
-import { forkWorkers, stopWorkers } from './worker-processes';
+import { createPeerSystem } from './peer-system';
 
 /** How the BullMQ peer is tuned (the defaults are what the benchmark runs). */
 export interface BullmqTuning {
@@ -36,99 +25,48 @@ const BACKOFF_MS = 1000;
 /** Failed jobs kept in Redis (completed ones are removed at once). */
 const KEEP_FAILED = 1000;
 
-interface Running {
-  readonly schema: string;
-  readonly queueName: string;
-  readonly pool: pg.Pool;
-  queue: Queue<DueJobData> | null;
-  workers: ChildProcess[];
-}
-
 /**
  * BullMQ delayed jobs, as its docs recommend: `Queue.addBulk` with a `delay` and the message id as
  * `jobId`, and `env.workers` processes each running one `Worker` with `concurrency`. Each job claims,
  * sends and records its one message through due-work.
  */
 export function createBullmqSystem(env: BenchEnv, tuning: BullmqTuning = BULLMQ_TUNING): SystemUnderTest {
-  let run: Running | null = null;
-  const current = (): Running => {
-    if (!run) throw new Error('BullMQ peer: start() first');
-    return run;
-  };
-
-  async function stop(): Promise<void> {
-    if (!run) return;
-    const { pool, schema, queue, workers } = run;
-    run = null;
-    try {
-      await stopWorkers(workers);
-      if (queue) {
-        try {
-          await queue.obliterate({ force: true });
-        } finally {
-          await queue.close();
-        }
-      }
-      await dropSchema(pool, schema);
-    } finally {
-      await pool.end();
-    }
-  }
-
-  return {
+  return createPeerSystem<Queue<DueJobData>>(env, {
     name: `BullMQ ${packageVersion('bullmq')}`,
     settings:
       `${env.workers} worker processes × concurrency ${tuning.concurrency}; addBulk per schedule() chunk; ` +
       `${ATTEMPTS} attempts, exponential backoff from ${BACKOFF_MS / 1000} s; removeOnComplete; per process ` +
       `pg pool ${DUE_WORK_POOLS.postgres}, ${DUE_WORK_POOLS.http} keep-alive HTTP connections`,
+    schemaPrefix: 'bench_bullmq',
+    workerEntry: path.join('peers', 'bullmq-worker.js'),
 
-    async start() {
-      const suffix = randomBytes(4).toString('hex');
-      const started: Running = {
-        schema: `bench_bullmq_${suffix}`,
-        queueName: `bench-${suffix}`,
-        pool: createPgPool(env.databaseUrl, DUE_WORK_POOLS.postgres),
-        queue: null,
-        workers: [],
-      };
-      run = started;
+    async open(suffix) {
+      const queue = new Queue<DueJobData>(`bench-${suffix}`, {
+        connection: { url: env.redisUrl },
+        defaultJobOptions: {
+          attempts: ATTEMPTS,
+          backoff: { type: 'exponential', delay: BACKOFF_MS },
+          removeOnComplete: true,
+          removeOnFail: { count: KEEP_FAILED },
+        },
+      });
       try {
-        await createMessagesTable(started.pool, started.schema);
-        started.queue = new Queue<DueJobData>(started.queueName, {
-          connection: { url: env.redisUrl },
-          defaultJobOptions: {
-            attempts: ATTEMPTS,
-            backoff: { type: 'exponential', delay: BACKOFF_MS },
-            removeOnComplete: true,
-            removeOnFail: { count: KEEP_FAILED },
-          },
-        });
-        await started.queue.waitUntilReady();
-        const config: BullmqWorkerConfig = {
-          databaseUrl: env.databaseUrl,
-          schema: started.schema,
-          simUrl: env.simUrl,
-          appId: env.appId,
-          secret: env.secret,
-          redisUrl: env.redisUrl,
-          queueName: started.queueName,
-          concurrency: tuning.concurrency,
-        };
-        started.workers = await forkWorkers(
-          path.join(env.benchDir, 'peers/bullmq-worker.js'),
-          env.workers,
-          config,
-        );
+        await queue.waitUntilReady();
+        return queue;
       } catch (err) {
-        await stop();
+        await queue.close();
         throw err;
       }
     },
 
-    async schedule(messages) {
-      const { pool, schema, queue } = current();
-      if (!queue) throw new Error('BullMQ peer: the queue is not open');
-      const ids = await recordScheduled(pool, schema, messages);
+    workerConfig: (queue, due): BullmqWorkerConfig => ({
+      ...due,
+      redisUrl: env.redisUrl,
+      queueName: queue.name,
+      concurrency: tuning.concurrency,
+    }),
+
+    async enqueue(queue, messages, ids) {
       const now = Date.now();
       await queue.addBulk(
         messages.map((m, i) => ({
@@ -137,19 +75,14 @@ export function createBullmqSystem(env: BenchEnv, tuning: BullmqTuning = BULLMQ_
           opts: { jobId: ids[i], delay: Math.max(0, m.dueAt - now) },
         })),
       );
-      return ids;
     },
 
-    async cancelById(ids) {
-      const { pool, schema } = current();
-      await cancelByIds(pool, schema, ids);
+    async close(queue) {
+      try {
+        await queue.obliterate({ force: true });
+      } finally {
+        await queue.close();
+      }
     },
-
-    async cancelByKey(key) {
-      const { pool, schema } = current();
-      await cancelByKey(pool, schema, key);
-    },
-
-    stop,
-  };
+  });
 }

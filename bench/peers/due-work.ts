@@ -87,6 +87,11 @@ export async function cancelByKey(pool: pg.Pool, schema: string, key: string): P
 }
 
 /** Where a worker process finds the record and WeChat. */
+/** A job's data in either peer: the message's id (also the job's id). */
+export interface DueJobData {
+  readonly id: string;
+}
+
 export interface DueWorkOptions {
   readonly databaseUrl: string;
   readonly schema: string;

@@ -3,13 +3,8 @@
  * fetching batches of due jobs and doing the due work for the whole batch at once. Forked by pg-boss.ts.
  */
 import PgBoss from 'pg-boss';
-import { createDueWork, type DueWorkOptions } from './due-work';
+import { createDueWork, type DueJobData, type DueWorkOptions } from './due-work';
 import { runWorkerProcess } from './worker-processes';
-
-/** A job's data: the message's id (also the job's id). */
-export interface DueJobData {
-  readonly id: string;
-}
 
 /** What pg-boss.ts hands each worker process. */
 export interface PgBossWorkerConfig extends DueWorkOptions {

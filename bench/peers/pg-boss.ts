@@ -1,21 +1,11 @@
-import type { ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import PgBoss from 'pg-boss';
 import type pg from 'pg';
 import type { BenchEnv, SystemUnderTest } from '../system';
-import {
-  DUE_WORK_POOLS,
-  cancelByIds,
-  cancelByKey,
-  createMessagesTable,
-  createPgPool,
-  dropSchema,
-  recordScheduled,
-} from './due-work';
+import { DUE_WORK_POOLS, dropSchema, type DueJobData } from './due-work';
 import { packageVersion } from '../package-version';
-import type { DueJobData, PgBossWorkerConfig } from './pg-boss-worker';
-import { forkWorkers, stopWorkers } from './worker-processes';
+import type { PgBossWorkerConfig } from './pg-boss-worker';
+import { createPeerSystem } from './peer-system';
 
 /** How the pg-boss peer is tuned (the defaults are what the benchmark runs). */
 export interface PgBossTuning {
@@ -38,14 +28,20 @@ const BOSS_POOL_SIZE = 10;
 /** Retries of a job whose send failed (10 attempts in all, like BullMQ's), backing off from 1 s. */
 const RETRY = { retryLimit: 9, retryDelay: 1, retryBackoff: true } as const;
 
-interface Running {
+/** The started pg-boss of the front door, in a schema of its own. */
+interface Boss {
+  readonly boss: PgBoss;
   readonly schema: string;
-  readonly bossSchema: string;
-  readonly queueName: string;
-  readonly pool: pg.Pool;
-  boss: PgBoss | null;
-  workers: ChildProcess[];
 }
+
+/** Stops the front door's pg-boss and drops its schema (jobs, queues). */
+async function closeBoss({ boss, schema }: Boss, pool: pg.Pool): Promise<void> {
+  await boss.stop({ graceful: false });
+  await dropSchema(pool, schema);
+}
+
+/** All jobs go to one queue (per pg-boss schema). */
+const QUEUE = 'bench-due';
 
 /**
  * pg-boss jobs deferred with `startAfter`, as its docs recommend: a schema of its own, `createQueue`
@@ -53,105 +49,59 @@ interface Running {
  * `work({ batchSize })`. Each batch claims, sends and records its messages through due-work.
  */
 export function createPgBossSystem(env: BenchEnv, tuning: PgBossTuning = PG_BOSS_TUNING): SystemUnderTest {
-  let run: Running | null = null;
-  const current = (): Running => {
-    if (!run) throw new Error('pg-boss peer: start() first');
-    return run;
-  };
-
-  async function stop(): Promise<void> {
-    if (!run) return;
-    const { pool, schema, bossSchema, boss, workers } = run;
-    run = null;
-    try {
-      await stopWorkers(workers);
-      await boss?.stop({ graceful: false });
-      await dropSchema(pool, bossSchema);
-      await dropSchema(pool, schema);
-    } finally {
-      await pool.end();
-    }
-  }
-
-  return {
+  return createPeerSystem<Boss>(env, {
     name: `pg-boss ${packageVersion('pg-boss')}`,
     settings:
       `${env.workers} worker processes × ${tuning.loops} work() loops, batchSize ${tuning.batchSize}, ` +
       `polling every ${tuning.pollingIntervalSeconds} s; insert per schedule() chunk; ` +
       `${RETRY.retryLimit} retries, backoff from ${RETRY.retryDelay} s; per process pg-boss pool ` +
       `${BOSS_POOL_SIZE}, pg pool ${DUE_WORK_POOLS.postgres}, ${DUE_WORK_POOLS.http} keep-alive HTTP connections`,
+    schemaPrefix: 'bench_pgboss',
+    workerEntry: path.join('peers', 'pg-boss-worker.js'),
 
-    async start() {
-      const suffix = randomBytes(4).toString('hex');
-      const started: Running = {
-        schema: `bench_pgboss_${suffix}`,
-        bossSchema: `pgboss_${suffix}`,
-        queueName: 'bench-due',
-        pool: createPgPool(env.databaseUrl, DUE_WORK_POOLS.postgres),
-        boss: null,
-        workers: [],
-      };
-      run = started;
-      try {
-        await createMessagesTable(started.pool, started.schema);
-        // The front door only inserts: no maintenance (the workers supervise) and no cron.
-        started.boss = new PgBoss({
+    async open(suffix, pool) {
+      // The front door only inserts: no maintenance (the workers supervise) and no cron.
+      const schema = `pgboss_${suffix}`;
+      const started: Boss = {
+        boss: new PgBoss({
           connectionString: env.databaseUrl,
-          schema: started.bossSchema,
+          schema,
           max: BOSS_POOL_SIZE,
           supervise: false,
           schedule: false,
-        });
-        started.boss.on('error', (err) => process.stderr.write(`pg-boss: ${err.message}\n`));
+        }),
+        schema,
+      };
+      started.boss.on('error', (err) => process.stderr.write(`pg-boss: ${err.message}\n`));
+      try {
         await started.boss.start();
-        await started.boss.createQueue(started.queueName, { name: started.queueName, ...RETRY });
-        const config: PgBossWorkerConfig = {
-          databaseUrl: env.databaseUrl,
-          schema: started.schema,
-          simUrl: env.simUrl,
-          appId: env.appId,
-          secret: env.secret,
-          bossSchema: started.bossSchema,
-          queueName: started.queueName,
-          bossPoolSize: BOSS_POOL_SIZE,
-          ...tuning,
-        };
-        started.workers = await forkWorkers(
-          path.join(env.benchDir, 'peers/pg-boss-worker.js'),
-          env.workers,
-          config,
-        );
+        await started.boss.createQueue(QUEUE, { name: QUEUE, ...RETRY });
+        return started;
       } catch (err) {
-        await stop();
+        await closeBoss(started, pool);
         throw err;
       }
     },
 
-    async schedule(messages) {
-      const { pool, schema, boss, queueName } = current();
-      if (!boss) throw new Error('pg-boss peer: pg-boss is not started');
-      const ids = await recordScheduled(pool, schema, messages);
+    workerConfig: ({ schema }, due): PgBossWorkerConfig => ({
+      ...due,
+      bossSchema: schema,
+      queueName: QUEUE,
+      bossPoolSize: BOSS_POOL_SIZE,
+      ...tuning,
+    }),
+
+    async enqueue({ boss }, messages, ids) {
       await boss.insert(
         messages.map((m, i) => ({
           id: ids[i],
-          name: queueName,
+          name: QUEUE,
           data: { id: ids[i] } satisfies DueJobData,
           startAfter: new Date(m.dueAt),
         })),
       );
-      return ids;
     },
 
-    async cancelById(ids) {
-      const { pool, schema } = current();
-      await cancelByIds(pool, schema, ids);
-    },
-
-    async cancelByKey(key) {
-      const { pool, schema } = current();
-      await cancelByKey(pool, schema, key);
-    },
-
-    stop,
-  };
+    close: closeBoss,
+  });
 }
