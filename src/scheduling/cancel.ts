@@ -1,6 +1,6 @@
 import { type Pool, type PoolClient, withTransaction } from '../db/pool';
 import { ConflictError, NotFoundError } from '../errors';
-import { appendCancellation, type Cancellation, LEDGER_COVERS } from './ledger';
+import { appendCancellation, type Cancellation, holdClaims, LEDGER_COVERS } from './ledger';
 import { cancelOpenMessage, type Message } from './message-store';
 
 /**
@@ -26,7 +26,9 @@ export type CancelTarget = { cancelKey: string } | { openid: string };
 /**
  * Cancels, by one ledger row, every message of the account with this cancel key or for this follower that
  * exists now (messages scheduled afterwards are not affected). Rows are not touched: the worker finds the
- * ledger row when each falls due. Returns the row and how many open messages it covers.
+ * ledger row when each falls due. Returns the row and how many open messages it covers — a true count:
+ * claims in flight for the account finish first (what they took is being sent, not cancelled), and no new
+ * claim starts until the ledger row is committed.
  */
 export async function cancelByTarget(
   pool: Pool,
@@ -44,6 +46,7 @@ export async function cancelTargetIn(
     'cancelKey' in input.target
       ? (['cancel_key', 'cancel_key', input.target.cancelKey] as const)
       : (['follower', 'openid', input.target.openid] as const);
+  await holdClaims(client, input.appId);
   const { rows } = await client.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM scheduled_messages m
      WHERE m.app_id = $1 AND m.${column} = $2 AND m.status IN ('pending', 'queued')

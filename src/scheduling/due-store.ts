@@ -1,5 +1,5 @@
-import type { Pool } from '../db/pool';
-import { LEDGER_COVERS } from './ledger';
+import { type Pool, withTransaction } from '../db/pool';
+import { CLAIM_LOCK_KEY, LEDGER_COVERS } from './ledger';
 import type { Channel, MessageStatus } from './message-status';
 
 /** A message the worker now owns (`sending`) and must send. */
@@ -40,6 +40,10 @@ export interface ClaimResult {
  * - a message later than its `max_lateness_ms` is `skipped` (`stale`) instead of sent late.
  * Every status change is guarded on the latest row version, so two workers, or a worker and a
  * redelivery, can never both claim a row. Remaining waits use the database clock.
+ *
+ * The claim holds a shared lock on each account it claims for, taken in a statement of its own so that the
+ * claim's snapshot is taken after it: a counted cancellation (`holdClaims`) waits for claims in flight and
+ * holds new ones back until its ledger row is committed, so its count of what it stopped is true.
  */
 export async function claimDue(
   pool: Pool,
@@ -47,19 +51,22 @@ export async function claimDue(
   toleranceMs: number,
   uncheckedAppIds: readonly string[],
 ): Promise<ClaimResult> {
-  const { rows } = await pool.query<{
-    verdict: 'claimed' | 'early' | 'cancelled' | 'skipped';
-    id: string;
-    due_at: Date | null;
-    remaining_ms: number | null;
-    reason: string | null;
-    app_id: string | null;
-    openid: string | null;
-    channel: Channel | null;
-    payload: Record<string, unknown> | null;
-    attempts: number | null;
-    request_id: string | null;
-  }>(CLAIM_SQL, [ids, toleranceMs, uncheckedAppIds]);
+  const { rows } = await withTransaction(pool, async (client) => {
+    await client.query(CLAIM_LOCKS_SQL, [ids]);
+    return client.query<{
+      verdict: 'claimed' | 'early' | 'cancelled' | 'skipped';
+      id: string;
+      due_at: Date | null;
+      remaining_ms: number | null;
+      reason: string | null;
+      app_id: string | null;
+      openid: string | null;
+      channel: Channel | null;
+      payload: Record<string, unknown> | null;
+      attempts: number | null;
+      request_id: string | null;
+    }>(CLAIM_SQL, [ids, toleranceMs, uncheckedAppIds]);
+  });
   const result = {
     claimed: [] as ClaimedMessage[],
     early: [] as ClaimResult['early'],
@@ -89,6 +96,10 @@ export async function claimDue(
 }
 
 const OPEN = `m.status IN ('pending', 'queued')`;
+/** Shared claim locks on the batch's accounts, in account order (a claim never waits holding a later one). */
+const CLAIM_LOCKS_SQL = `
+SELECT pg_advisory_xact_lock_shared(${CLAIM_LOCK_KEY('s.app_id')})
+FROM (SELECT DISTINCT app_id FROM scheduled_messages WHERE id = ANY($1::uuid[]) ORDER BY app_id) s`;
 const CLAIM_SQL = `
 WITH cand AS (
   SELECT m.id, m.app_id, m.openid, m.channel, m.fallback IS NOT NULL AS has_fallback, m.due_at,

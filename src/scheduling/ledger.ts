@@ -42,6 +42,22 @@ export const LEDGER_COVERS = (m: string) =>
     WHERE c.app_id = ${m}.app_id AND c.scope = '${scope}' AND c.target = ${TARGET_OF[scope](m)} AND c.seq > ${m}.seq)`,
   ).join(' OR ')})`;
 
+/**
+ * The advisory lock key a claim holds (shared) on each account it claims for, and a counted cancellation
+ * takes (exclusive). SQL expression over the account id expression `appId`.
+ */
+export const CLAIM_LOCK_KEY = (appId: string) => `hashtext('wechat-drip-claim:' || ${appId})`;
+
+/**
+ * Waits until every claim in flight for the account has committed, and keeps new ones waiting until the
+ * caller's transaction ends. A cancellation that answers how many messages it stops takes this before it
+ * counts: a claim whose snapshot predates the ledger row could otherwise still send a message the answer
+ * counted as cancelled, and every claim that starts after the commit sees the ledger row.
+ */
+export async function holdClaims(client: PoolClient, appId: string): Promise<void> {
+  await client.query(`SELECT pg_advisory_xact_lock(${CLAIM_LOCK_KEY('$1::text')})`, [appId]);
+}
+
 /** Appends one ledger row. The ledger is append-only: nothing updates or deletes it. */
 export async function appendCancellation(
   db: Pool | PoolClient,

@@ -1,6 +1,6 @@
 import { type Pool, withTransaction } from '../db/pool';
 import { ConflictError, NotFoundError } from '../errors';
-import { appendCancellation } from '../scheduling/ledger';
+import { appendCancellation, holdClaims } from '../scheduling/ledger';
 import type { SequenceDefinition } from './sequence-schema';
 import {
   addVersion,
@@ -78,6 +78,7 @@ export async function changeSequenceStatus(
     }
     let cancelledSteps = 0;
     if (to === 'paused' || to === 'archived') {
+      await holdClaims(client, current.appId);
       cancelledSteps = await countOpenSteps(client, id);
       await appendCancellation(client, {
         appId: current.appId,

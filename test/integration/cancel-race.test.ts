@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import { cancelByTarget } from '../../src/scheduling/cancel';
+import { claimDue } from '../../src/scheduling/due-store';
+import { insertMessages, markQueued, type NewMessage } from '../../src/scheduling/message-store';
+import { changeSequenceStatus, createSequence } from '../../src/sequences/manage-sequences';
+import { createTestDb, type TestDb } from '../helpers/db';
+
+/**
+ * A cancellation's answer (`matched`, `cancelledSteps`) must be true even while a worker is claiming the
+ * same messages: what the claim took is sent, what the answer counts is not. Each trial races one claim
+ * against one cancellation, the cancellation starting a random 0–3 ms after the claim.
+ */
+let db: TestDb;
+const APP = 'wxrace0000000001';
+const PER_TRIAL = 10;
+const TRIALS = 150;
+
+beforeAll(async () => {
+  db = await createTestDb({ poolSize: 6 });
+});
+afterAll(async () => db.drop());
+
+const dueNow = (fields: Partial<NewMessage>): NewMessage => ({
+  id: randomUUID(),
+  appId: APP,
+  openid: `o-${randomUUID()}`,
+  channel: 'template',
+  payload: { template_id: 't', data: {} },
+  dueAt: new Date(Date.now() - 1000),
+  idempotencyKey: null,
+  requestHash: null,
+  cancelKey: null,
+  ...fields,
+});
+
+async function queued(messages: NewMessage[]): Promise<string[]> {
+  const { created } = await insertMessages(db.pool, messages);
+  await markQueued(
+    db.pool,
+    created.map((m) => m.id),
+  );
+  return created.map((m) => m.id);
+}
+
+const jitter = () => new Promise((r) => setTimeout(r, Math.random() * 3));
+
+describe('a counted cancellation racing the claim', () => {
+  it(`by cancel key: claimed + matched = the messages, in each of ${TRIALS} trials`, async () => {
+    const wrong: string[] = [];
+    for (let trial = 0; trial < TRIALS; trial++) {
+      const cancelKey = `k-${trial}`;
+      const ids = await queued(Array.from({ length: PER_TRIAL }, () => dueNow({ cancelKey })));
+      const [claim, cancel] = await Promise.all([
+        claimDue(db.pool, ids, 20, []),
+        jitter().then(() =>
+          cancelByTarget(db.pool, { appId: APP, target: { cancelKey }, reason: 'race', actor: 'test' }),
+        ),
+      ]);
+      if (claim.claimed.length + cancel.matched !== PER_TRIAL) {
+        wrong.push(`${cancelKey}: claimed ${claim.claimed.length}, matched ${cancel.matched}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it(`by sequence pause: claimed + cancelledSteps = the steps, in each of ${TRIALS / 3} trials`, async () => {
+    const wrong: string[] = [];
+    for (let trial = 0; trial < TRIALS / 3; trial++) {
+      const sequence = await createSequence(
+        db.pool,
+        {
+          appId: APP,
+          name: `race ${trial}`,
+          trigger: { type: 'subscribe' },
+          steps: [{ offsetMs: 0, message: { msgtype: 'text', text: { content: 'hi' } }, fallback: null }],
+          oncePerFollower: false,
+        },
+        'active',
+      );
+      const ids = await queued(
+        Array.from({ length: PER_TRIAL }, (_, index) =>
+          dueNow({ step: { sequenceId: sequence.id, enrollmentId: randomUUID(), index } }),
+        ),
+      );
+      const [claim, pause] = await Promise.all([
+        claimDue(db.pool, ids, 20, []),
+        jitter().then(() => changeSequenceStatus(db.pool, sequence.id, 'pause', 'test')),
+      ]);
+      if (claim.claimed.length + pause.cancelledSteps !== PER_TRIAL) {
+        wrong.push(`trial ${trial}: claimed ${claim.claimed.length}, cancelledSteps ${pause.cancelledSteps}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+});
