@@ -1,5 +1,4 @@
 import { Router } from 'express';
-import type { Config } from '../config';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { NotFoundError, ValidationError } from '../errors';
@@ -13,9 +12,10 @@ import {
 import { parseSequenceDefinition } from '../sequences/sequence-schema';
 import { findSequence, listSequences, type Sequence } from '../sequences/sequence-store';
 import { sequenceResults } from '../sequences/sequence-results';
-import { scheduleMessages, type ScheduleDeps } from '../scheduling/schedule-messages';
+import { scheduleMessages } from '../scheduling/schedule-messages';
 import { readableIssue, zodIssueDetails } from '../validation';
 import { messageView } from './message-view';
+import type { V1Deps } from './v1-routes';
 
 const testSendSchema = z
   .object({ openid: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/), stepIndex: z.number().int().min(0) })
@@ -46,7 +46,7 @@ function sequenceId(raw: string | string[] | undefined): string {
 }
 
 /** `/v1/sequences…`: marketing's drip sequences (the admin page calls these too). */
-export function createSequenceRouter(deps: ScheduleDeps & { config: Config }): Router {
+export function createSequenceRouter(deps: V1Deps): Router {
   const router = Router();
   const policies = new Map(deps.config.wechatAccounts.map((a) => [a.appId, a.windowPolicy]));
   const parse = (body: unknown) => {

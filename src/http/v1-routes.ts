@@ -16,6 +16,8 @@ import { handleNdjsonBatch } from './ndjson-batch';
 
 export interface V1Deps extends ScheduleDeps {
   readonly config: Config;
+  /** The api answers once rows commit; their publishes run in the background, visible to shutdown. */
+  readonly track: (work: Promise<unknown>) => void;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

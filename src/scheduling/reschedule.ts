@@ -1,9 +1,7 @@
-import { withTransaction } from '../db/pool';
 import { ConflictError, NotFoundError } from '../errors';
-import { dispatch } from './dispatch';
 import { cancelTargetIn } from './cancel';
-import { cancelOpenMessage, insertMessages, type Message, type NewMessage } from './message-store';
-import type { ScheduleDeps } from './schedule-messages';
+import { cancelOpenMessage, type Message, type NewMessage } from './message-store';
+import { type ScheduleDeps, type ScheduleResult, scheduleMessages } from './schedule-messages';
 
 /**
  * Moves one message: cancels it and schedules its replacement in one transaction, so a reader never sees
@@ -15,8 +13,8 @@ export async function rescheduleMessage(
   replacement: NewMessage,
   actor: string,
 ): Promise<{ message: Message; replaces: string }> {
-  const message = await withTransaction(deps.pool, async (client) => {
-    const { cancelled, message: old } = await cancelOpenMessage(client, { id, reason: 'rescheduled', actor });
+  const [result] = await scheduleMessages(deps, async (tx) => {
+    const { cancelled, message: old } = await cancelOpenMessage(tx, { id, reason: 'rescheduled', actor });
     if (!old) throw new NotFoundError(`message ${id}`);
     if (!cancelled) {
       throw new ConflictError(
@@ -24,10 +22,9 @@ export async function rescheduleMessage(
         `message ${id} is ${old.status} and can no longer be moved`,
       );
     }
-    return (await insertMessages(client, [replacement])).created[0];
+    return [replacement];
   });
-  deps.track(dispatch(deps, [message]));
-  return { message, replaces: id };
+  return { message: scheduled(result), replaces: id };
 }
 
 /**
@@ -40,16 +37,21 @@ export async function rescheduleByKey(
   replacement: NewMessage & { cancelKey: string },
   actor: string,
 ): Promise<{ message: Message; cancelled: number }> {
-  const { message, cancelled } = await withTransaction(deps.pool, async (client) => {
-    const { matched } = await cancelTargetIn(client, {
+  let cancelled = 0;
+  const [result] = await scheduleMessages(deps, async (tx) => {
+    ({ matched: cancelled } = await cancelTargetIn(tx, {
       appId: replacement.appId,
       target: { cancelKey: replacement.cancelKey },
       reason: 'rescheduled',
       actor,
-    });
-    const created = (await insertMessages(client, [replacement])).created[0];
-    return { message: created, cancelled: matched };
+    }));
+    return [replacement];
   });
-  deps.track(dispatch(deps, [message]));
-  return { message, cancelled };
+  return { message: scheduled(result), cancelled };
+}
+
+/** A producer's transaction throws its conflicts, so what comes back is a row. */
+function scheduled(result: ScheduleResult): Message {
+  if (!result.ok) throw result.error;
+  return result.message;
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { PoolClient } from '../db/pool';
-import { insertMessages, type Message } from '../scheduling/message-store';
+import type { NewMessage } from '../scheduling/message-store';
 import type { Trigger } from './sequence-schema';
 import { listActive, type Sequence } from './sequence-store';
 
@@ -36,9 +36,9 @@ export function matchSequences(active: readonly Sequence[], event: TriggerEvent)
 
 /**
  * Enrolls the follower in every active sequence the event starts — once per trigger event (the push's
- * dedupe key), or once ever for `oncePerFollower` sequences — and writes the steps as scheduled messages,
- * due at the interaction time plus each step's offset. Runs in the caller's transaction; the caller
- * dispatches the returned messages after commit.
+ * dedupe key), or once ever for `oncePerFollower` sequences — and returns the steps to schedule, due at the
+ * interaction time plus each step's offset. Runs in the caller's scheduling transaction
+ * (`scheduleMessages`), which writes the steps with the enrollments.
  */
 export async function enrollFollower(
   db: PoolClient,
@@ -50,8 +50,8 @@ export async function enrollFollower(
     at: Date;
     requestId: string | null;
   },
-): Promise<Message[]> {
-  const scheduled: Message[] = [];
+): Promise<NewMessage[]> {
+  const steps: NewMessage[] = [];
   for (const sequence of matchSequences(await listActive(db, input.appId), input.event)) {
     const { rows } = await db.query<{ id: string }>(
       `INSERT INTO enrollments (app_id, openid, sequence_id, version, dedupe) VALUES ($1, $2, $3, $4, $5)
@@ -66,13 +66,12 @@ export async function enrollFollower(
     );
     const enrollmentId = rows[0]?.id;
     if (!enrollmentId) continue;
-    const { created } = await insertMessages(
-      db,
-      sequence.steps.map((step, index) => ({
+    steps.push(
+      ...sequence.steps.map((step, index): NewMessage => ({
         id: randomUUID(),
         appId: input.appId,
         openid: input.openid,
-        channel: 'custom' as const,
+        channel: 'custom',
         payload: step.message,
         dueAt: new Date(input.at.getTime() + step.offsetMs),
         idempotencyKey: null,
@@ -80,15 +79,10 @@ export async function enrollFollower(
         cancelKey: null,
         maxLatenessMs: step.maxLatenessMs ?? null,
         requestId: input.requestId,
-        step: {
-          sequenceId: sequence.id,
-          enrollmentId,
-          index,
-          fallback: step.fallback,
-        },
+        fallback: step.fallback,
+        step: { sequenceId: sequence.id, enrollmentId, index },
       })),
     );
-    scheduled.push(...created);
   }
-  return scheduled;
+  return steps;
 }

@@ -1,12 +1,12 @@
 import type { Publisher } from '../broker/publisher';
 import type { Config } from '../config';
-import { type Pool, withTransaction } from '../db/pool';
+import type { Pool } from '../db/pool';
 import { recordInteraction, unsubscribeAndForget } from '../followers/follower-store';
 import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
 import { appendCancellation } from '../scheduling/ledger';
-import { dispatch } from '../scheduling/dispatch';
-import type { Message } from '../scheduling/message-store';
+import type { NewMessage } from '../scheduling/message-store';
+import { scheduleMessages } from '../scheduling/schedule-messages';
 import { enrollFollower } from '../sequences/enroll';
 import { pushDedupeKey, toPush } from '../wechat/push';
 import { interpretPush } from './interpret-push';
@@ -22,11 +22,13 @@ export interface ProcessDeps {
 /**
  * Does what a recorded push asks, once: in one transaction it takes the push (skipping one another
  * process is handling), records the interaction and resets the contact window, or handles the unfollow,
- * enrolls the follower in the sequences the push triggers, and marks the push processed. The steps'
- * wake-ups are published after commit (the outbox covers a crash in between).
+ * enrolls the follower in the sequences the push triggers, and marks the push processed. The steps are
+ * scheduled in that transaction (`scheduleMessages`); their wake-ups are published after commit (the
+ * outbox covers a crash in between).
  */
 export async function processPush(deps: ProcessDeps, pushId: number): Promise<string | null> {
-  const { outcome, scheduled } = await withTransaction(deps.pool, async (client) => {
+  let outcome: string | null = null;
+  await scheduleMessages(deps, async (client) => {
     const { rows } = await client.query<{
       app_id: string;
       fields: Record<string, string> | null;
@@ -38,10 +40,10 @@ export async function processPush(deps: ProcessDeps, pushId: number): Promise<st
       [pushId],
     );
     const row = rows[0];
-    if (!row) return { outcome: null, scheduled: [] as Message[] };
+    if (!row) return [];
     const account = deps.config.wechatAccounts.find((a) => a.appId === row.app_id);
-    let outcome = 'ignored';
-    let scheduled: Message[] = [];
+    outcome = 'ignored';
+    let scheduled: NewMessage[] = [];
     if (row.fields && account) {
       const push = toPush(row.fields);
       const meaning = interpretPush(push);
@@ -75,10 +77,8 @@ export async function processPush(deps: ProcessDeps, pushId: number): Promise<st
       pushId,
       outcome,
     ]);
-    return { outcome, scheduled };
+    return scheduled;
   });
-  for (const m of scheduled) deps.metrics.scheduled.inc({ channel: m.channel });
-  if (scheduled.length > 0) await dispatch(deps, scheduled);
   return outcome;
 }
 

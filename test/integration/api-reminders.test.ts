@@ -28,6 +28,10 @@ const firsts = (openid: string) =>
     .messages({ appId: APP_ID, openid })
     .map((m) => (m.body as { data: { first: { value: string } } }).data.first.value);
 
+/** wechat_drip_messages_scheduled_total over every channel. */
+const scheduledTotal = async () =>
+  (await service.metrics.scheduled.get()).values.reduce((n, v) => n + v.value, 0);
+
 describe('reminders for other systems', () => {
   it('sends a template reminder to a follower outside any contact window', async () => {
     await h.simulator.push('follow', 'o-tpl', { appId: APP_ID }); // a follower, but the 1-min window is not used
@@ -64,11 +68,13 @@ describe('reminders for other systems', () => {
       message: template('old time'),
       delayMs: 60_000,
     });
+    const before = await scheduledTotal();
     const moved = await call('PUT', `/v1/messages/${first.body.id}`, {
       delayMs: 1000,
       message: template('new time'),
     });
     expect(moved.status).toBe(201);
+    expect(await scheduledTotal()).toBe(before + 1); // the replacement is scheduled like any message
     expect(moved.body).toMatchObject({ replaces: first.body.id, status: 'pending' });
     expect((await call('GET', `/v1/messages/${first.body.id}`)).body.status).toBe('cancelled');
     expect(await waitFor(() => firsts('o-move').length === 1, 5000)).toBe(true);
@@ -89,6 +95,7 @@ describe('reminders for other systems', () => {
         cancelKey: 'meeting-9',
       });
     }
+    const before = await scheduledTotal();
     const moved = await call('PUT', `/v1/messages/by-key/${APP_ID}/meeting-9`, {
       openid: 'o-key',
       channel: 'template',
@@ -96,6 +103,7 @@ describe('reminders for other systems', () => {
       delayMs: 800,
     });
     expect(moved.status).toBe(201);
+    expect(await scheduledTotal()).toBe(before + 1);
     expect(moved.body).toMatchObject({ cancelled: 2, cancelKey: 'meeting-9' });
     expect(await waitFor(() => firsts('o-key').length === 1, 5000)).toBe(true);
     await new Promise((r) => setTimeout(r, 500));

@@ -91,6 +91,23 @@ describe('follow → drip', () => {
     expect(received('o-course')).toEqual(['course 1', 'course 2', 'course 3', 'course 4', 'course 5']);
   });
 
+  it("a step beyond the click's window allowance goes out as its template fallback", async () => {
+    const fallback = { template_id: 'tpl-course', data: { first: { value: '课程提醒' } } };
+    await createSequence({
+      name: 'menu drip',
+      trigger: { type: 'click', key: 'COURSE' },
+      steps: [
+        ...[0, 300, 600].map((offsetMs, i) => ({ offsetMs, message: text(`menu ${i + 1}`) })),
+        { offsetMs: 900, message: text('menu 4'), fallback },
+      ],
+    });
+    await h.simulator.push('click', 'o-menu', { appId: APP_ID, key: 'COURSE' });
+    const sends = () => h.simulator.messages({ appId: APP_ID, openid: 'o-menu' });
+    expect(await waitFor(() => sends().length === 4, 10_000)).toBe(true);
+    expect(sends().map((m) => m.channel)).toEqual(['custom', 'custom', 'custom', 'template']);
+    expect(sends()[3].body).toMatchObject({ touser: 'o-menu', ...fallback });
+  });
+
   it('an unfollow in between cancels the rest with one ledger row and wipes the follower data', async () => {
     await h.simulator.push('message', 'o-leaver', { appId: APP_ID, content: '课程表' });
     await waitFor(() => received('o-leaver').length >= 2, 10_000);
