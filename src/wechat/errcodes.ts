@@ -57,9 +57,10 @@ const ERRCODES: ReadonlyMap<number, ErrcodeVerdict> = new Map([
   // minute quota reached: WeChat says to slow down and retry in the next minute.
   [45011, verdict('retry', 'errcode:45011', 60_000)],
   // outside the contact window (or the user unfollowed) / window count used up: not retryable now, the
-  // next user interaction opens a new window (reference/wechat.md §2).
+  // next user interaction opens a new window (reference/wechat.md §2). One reason for both, as for the claim's own
+  // check (a used-up count is a closed window); the attempt keeps the errcode.
   [45015, verdict('window_closed', 'window_closed')],
-  [45047, verdict('window_closed', 'quota_exhausted')],
+  [45047, verdict('window_closed', 'window_closed')],
   // api unauthorized (e.g. unverified account); the follower refuses messages; api forbidden for
   // irregularities; user limited.
   [48001, fail(48001)],

