@@ -37,7 +37,7 @@ export function createApiClient(url: string, adminToken: string): ApiClient {
       expectStatus<CancellationView>(await api('/v1/cancellations', { json: body }), [201], 'cancel'),
     follower: async (appId: string, openid: string) =>
       expectStatus<FollowerTimeline>(
-        await api(`/v1/followers/${appId}/${openid}`),
+        await api(`/v1/followers/${encodeURIComponent(appId)}/${encodeURIComponent(openid)}`),
         [200],
         `follower ${openid}`,
       ),

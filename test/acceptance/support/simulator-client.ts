@@ -50,8 +50,9 @@ export function createSimulatorClient(url: string, appId: string): SimulatorClie
     );
   const messages = async (openid?: string) => {
     const query = new URLSearchParams({ appId, limit: '100000', ...(openid ? { openid } : {}) });
-    return (await ok<{ messages: SimMessage[] }>(call(`${url}/__sim/messages?${query.toString()}`), 'messages'))
-      .messages;
+    return (
+      await ok<{ messages: SimMessage[] }>(call(`${url}/__sim/messages?${query.toString()}`), 'messages')
+    ).messages;
   };
   return {
     url,
