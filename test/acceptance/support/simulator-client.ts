@@ -32,7 +32,9 @@ export interface SimulatorClient {
   setFaults(spec: FaultSpec): Promise<void>;
   clearFaults(): Promise<void>;
   /** `GET /__sim/stats`. */
-  stats(): Promise<{ tokens: { issued: number } } & Record<string, unknown>>;
+  stats(): Promise<
+    { tokens: { issued: number; requests: { stable: number; classic: number } } } & Record<string, unknown>
+  >;
 }
 
 async function ok<T>(answer: Promise<Answer<T>>, what: string): Promise<T> {
