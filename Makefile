@@ -5,7 +5,7 @@ JEST_RESULTS := test-artifacts/jest-results.json
 CHAOS_MESSAGES ?= 10000
 COMPOSE := docker compose -p wechat-drip -f docker/compose.yaml
 
-.PHONY: help install build migrate run demo batch-check spine-check bench up down logs test test-unit test-integration test-e2e chaos lint typecheck clean
+.PHONY: help install build migrate run demo batch-check spine-check bench up down logs test test-unit test-integration test-acceptance test-e2e chaos lint typecheck clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
@@ -64,6 +64,9 @@ test-unit: install ## Unit tests only (no services)
 test-integration: build ## Integration tests (real Postgres + RabbitMQ)
 	npx jest --selectProjects integration --runInBand
 
+test-acceptance: build ## Acceptance tests: the README's promises, against the built service and simulator
+	npx jest --selectProjects acceptance --runInBand
+
 test-e2e: install ## Browser tests of the admin app (installs Chromium, builds admin/ when needed)
 	npx jest --selectProjects e2e --runInBand
 
@@ -75,12 +78,12 @@ chaos: build ## Fault suite: RabbitMQ, Postgres, worker, api and WeChat faults a
 	CHAOS_MESSAGES=$(CHAOS_MESSAGES) npx jest --selectProjects integration --runInBand test/integration/chaos.test.ts; \
 	  status=$$?; echo; cat test-artifacts/chaos-report.txt 2>/dev/null; exit $$status
 
-test: install ## Everything CI runs: lint, typecheck, build, unit + integration + browser tests
+test: install ## Everything CI runs: lint, typecheck, build, unit + integration + acceptance + browser tests
 	npm run lint
 	npm run typecheck
 	npm run build
 	@mkdir -p test-artifacts
-	npx jest --selectProjects unit integration e2e --runInBand --json --outputFile=$(JEST_RESULTS)
+	npx jest --selectProjects unit integration acceptance e2e --runInBand --json --outputFile=$(JEST_RESULTS)
 
 clean: ## Remove build output and test artifacts
 	rm -rf dist test-artifacts

@@ -1,4 +1,7 @@
-/** Three projects: unit (pure, no I/O), integration (real Postgres + RabbitMQ), e2e (the admin app in Chromium). */
+/**
+ * Four projects: unit (pure, no I/O), integration (real Postgres + RabbitMQ), acceptance (the README's
+ * promises, against the built service and simulator as child processes), e2e (the admin app in Chromium).
+ */
 const transform = { '^.+\\.ts$': 'ts-jest' };
 /** @type {import('jest').Config} */
 module.exports = {
@@ -13,6 +16,12 @@ module.exports = {
     {
       displayName: 'integration',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
+      transform,
+      testEnvironment: 'node',
+    },
+    {
+      displayName: 'acceptance',
+      testMatch: ['<rootDir>/test/acceptance/**/*.test.ts'],
       transform,
       testEnvironment: 'node',
     },

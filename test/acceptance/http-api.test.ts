@@ -1,0 +1,153 @@
+import { aKey, aMessageRequest, aTextMessage } from './support/builders';
+import { expectRejected, untilReceived, untilStatus } from './support/expectations';
+import type { BatchLine, MessageView } from './support/types';
+import { APP_ID, startWorld, type World } from './support/world';
+
+let world: World;
+beforeAll(async () => {
+  world = await startWorld({ name: 'http-api' });
+}, 60_000);
+afterAll(() => world?.close(), 30_000);
+
+const A_MINUTE = 60_000;
+
+describe('HTTP API', () => {
+  describe('POST /v1/messages', () => {
+    it('answers 201 with the new message, 200 with the same row for a repeated idempotencyKey, 409 for the key with another request', async () => {
+      const request = aMessageRequest({ idempotencyKey: aKey('idem'), delayMs: A_MINUTE });
+      const first = await world.api('/v1/messages', { json: request });
+      expect(first.status).toBe(201);
+      expect(first.body).toMatchObject({
+        id: expect.any(String),
+        dueAt: expect.any(String),
+        status: expect.any(String),
+      });
+
+      const again = await world.api('/v1/messages', { json: request });
+      expect(again.status).toBe(200);
+      expect(again.body.id).toBe(first.body.id);
+
+      const changed = await world.api('/v1/messages', {
+        json: { ...request, message: aTextMessage('something else') },
+      });
+      expect(changed.status).toBe(409);
+      expect(changed.body).toEqual({ error: expect.objectContaining({ code: 'idempotency_key_reused' }) });
+      const timeline = await world.api.follower(APP_ID, request.openid);
+      expect(timeline.messages.map((m) => m.id)).toEqual([first.body.id]);
+    });
+  });
+
+  describe('GET /v1/messages/:id', () => {
+    it('shows the status and the delivery attempts of a message that was sent', async () => {
+      const created = await world.api.schedule(aMessageRequest());
+      const sent = await untilStatus(world.api, created.id, 'sent');
+      expect(sent).toMatchObject({ attempts: 1, sentAt: expect.any(String) });
+      expect(sent.deliveryAttempts).toHaveLength(1);
+      expect(await world.sim.messages(created.openid!)).toHaveLength(1);
+    });
+
+    it('answers 404 JSON for an id that does not exist', async () => {
+      const res = await world.api('/v1/messages/00000000-0000-4000-8000-000000000000');
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({
+        error: expect.objectContaining({ code: expect.any(String), message: expect.any(String) }),
+      });
+    });
+  });
+
+  describe('DELETE /v1/messages/:id', () => {
+    it('cancels an open message: it reads cancelled and is never sent', async () => {
+      const created = await world.api.schedule(aMessageRequest({ delayMs: 300 }));
+      const res = await world.api(`/v1/messages/${created.id}?reason=changed+plans`, { method: 'DELETE' });
+      expect(res.status).toBe(200);
+      expect((res.body as MessageView).status).toBe('cancelled');
+      // Past its due time the worker has seen it: still cancelled, nothing received.
+      const later = await untilStatus(world.api, created.id, 'cancelled');
+      expect(later.sentAt).toBeNull();
+      await world.api.schedule(
+        aMessageRequest({ openid: created.openid!, delayMs: 600, message: aTextMessage('marker') }),
+      );
+      await untilReceived(world.sim, created.openid!, 'marker');
+      expect(await world.sim.texts(created.openid!)).toEqual(['marker']);
+    });
+
+    it('answers 409 message_not_cancellable once the message was sent', async () => {
+      const created = await world.api.schedule(aMessageRequest());
+      await untilStatus(world.api, created.id, 'sent');
+      const res = await world.api(`/v1/messages/${created.id}`, { method: 'DELETE' });
+      expect(res.status).toBe(409);
+      expect(res.body).toEqual({ error: expect.objectContaining({ code: 'message_not_cancellable' }) });
+      expect((await world.api.message(created.id)).status).toBe('sent');
+    });
+  });
+
+  describe('POST /v1/messages/batch', () => {
+    it('answers one result per line and a summary; a bad line does not stop the others and writes nothing', async () => {
+      const good = [aMessageRequest({ delayMs: A_MINUTE }), aMessageRequest({ delayMs: A_MINUTE })];
+      const bad = aMessageRequest({ message: { msgtype: 'no-such-type' } });
+      const lines = await world.api.batch([good[0], bad, '{not json', good[1]]);
+
+      expect(lines).toEqual<BatchLine[]>([
+        expect.objectContaining({
+          line: 1,
+          ok: true,
+          id: expect.any(String),
+          status: expect.any(String),
+          created: true,
+        }),
+        expect.objectContaining({
+          line: 2,
+          ok: false,
+          error: expect.objectContaining({ code: expect.any(String) }),
+        }),
+        expect.objectContaining({
+          line: 3,
+          ok: false,
+          error: expect.objectContaining({ code: expect.any(String) }),
+        }),
+        expect.objectContaining({ line: 4, ok: true, created: true }),
+        { summary: { lines: 4, accepted: 2, rejected: 2 } },
+      ]);
+      expect((await world.api.follower(APP_ID, bad.openid)).messages).toEqual([]);
+      for (const g of good) expect((await world.api.follower(APP_ID, g.openid)).messages).toHaveLength(1);
+    });
+  });
+
+  describe('errors', () => {
+    it('a request without the token gets 401 JSON and writes nothing', async () => {
+      const request = aMessageRequest();
+      const res = await fetch(`${world.api.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(request),
+      });
+      expect(res.status).toBe(401);
+      expect(await res.json()).toEqual({ error: expect.objectContaining({ code: expect.any(String) }) });
+      expect((await world.api.follower(APP_ID, request.openid)).messages).toEqual([]);
+    });
+
+    it.each([
+      ['openid', { openid: 'not an openid!' }],
+      ['sendAt', { delayMs: undefined, sendAt: '2027-01-01T09:00:00' }],
+      ['delayMs', { delayMs: -5 }],
+      ['message', { message: { msgtype: 'text', text: {} } }],
+      ['appId', { appId: 'wxnotconfigured01' }],
+    ])('a bad %s gets a 400 naming it and writes nothing', async (field, change) => {
+      const request = { ...aMessageRequest(), ...change };
+      const res = await world.api('/v1/messages', { json: request });
+      expectRejected(res, field, 400);
+      expect((await world.api.follower(APP_ID, request.openid)).messages).toEqual([]);
+    });
+
+    it('malformed JSON gets 400 JSON', async () => {
+      const res = await world.api('/v1/messages', {
+        body: '{"appId":',
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({
+        error: expect.objectContaining({ code: expect.any(String), message: expect.any(String) }),
+      });
+    });
+  });
+});

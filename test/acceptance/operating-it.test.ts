@@ -1,0 +1,47 @@
+import { aMessageRequest, anOpenid } from './support/builders';
+import { call } from './support/http';
+import { stopProgram } from './support/processes';
+import type { MessageView } from './support/types';
+import { waitFor } from './support/wait-for';
+import { startWorld, type World } from './support/world';
+
+let world: World;
+beforeAll(async () => {
+  world = await startWorld({ name: 'operating-it' });
+}, 60_000);
+afterAll(() => world?.close(), 30_000);
+
+describe('Operating it', () => {
+  it('/healthz answers the process is alive and /readyz that it is ready', async () => {
+    const health = await call(`${world.api.url}/healthz`);
+    expect(health.status).toBe(200);
+    const ready = await call(`${world.api.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(ready.body).toMatchObject({ ready: true });
+  });
+
+  it('SIGTERM lets the worker finish the batches it claimed: every message being sent is sent and recorded, then it exits 0', async () => {
+    // WeChat answering slowly keeps the claimed messages in flight when the signal arrives.
+    await world.sim.setFaults({ latencyMs: 1500 });
+    const openid = anOpenid();
+    const messages = await Promise.all(
+      Array.from({ length: 5 }, () => world.api.schedule(aMessageRequest({ openid }))),
+    );
+    await waitFor(
+      async () =>
+        (await Promise.all(messages.map((m) => world.api.message(m.id)))).every(
+          (m) => m.status === 'sending',
+        ),
+      'all five messages to be claimed and in flight',
+    );
+
+    const exit = await stopProgram(world.service(), 'SIGTERM', 30_000);
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(await world.sim.messages(openid)).toHaveLength(5);
+
+    await world.sim.clearFaults();
+    await world.startService();
+    const after: MessageView[] = await Promise.all(messages.map((m) => world.api.message(m.id)));
+    expect(after.map((m) => m.status)).toEqual(Array(5).fill('sent'));
+  }, 60_000);
+});

@@ -1,0 +1,39 @@
+import { randomBytes } from 'node:crypto';
+import amqplib from 'amqplib';
+
+export const RABBITMQ_URL = process.env.RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+
+/** A BROKER_PREFIX of one test file's own. */
+export function randomBrokerPrefix(): string {
+  return `acc.${randomBytes(5).toString('hex')}`;
+}
+
+/**
+ * Clean-up after a test file: deletes what the service declares under `prefix`, by the names README
+ * "Delay transports" gives (`<prefix>.due`, `.dead`, `.delay.<unit>ms.NN`, …). Deleting a name that was
+ * never declared is harmless.
+ */
+export async function deleteBrokerObjects(
+  prefix: string,
+  levelsUnitMs: number,
+  levelsCount: number,
+): Promise<void> {
+  const connection = await amqplib.connect(RABBITMQ_URL);
+  connection.on('error', () => undefined);
+  try {
+    const channel = await connection.createChannel();
+    channel.on('error', () => undefined);
+    const levels = Array.from(
+      { length: levelsCount },
+      (_, l) => `${prefix}.delay.${levelsUnitMs}ms.${String(l).padStart(2, '0')}`,
+    );
+    for (const q of [`${prefix}.due`, `${prefix}.dead`, `${prefix}.unroutable`, ...levels]) {
+      await channel.deleteQueue(q);
+    }
+    const exchanges = [`${prefix}.dead`, `${prefix}.unroutable`, `${prefix}.delivery`, `${prefix}.delayed`];
+    for (const e of [...exchanges, ...levels]) await channel.deleteExchange(e);
+    await channel.close();
+  } finally {
+    await connection.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,86 @@
+import { randomBytes } from 'node:crypto';
+import { APP_ID } from './world';
+
+/** A follower's openid no other test uses. */
+export const anOpenid = (label = 'o'): string => `${label}-${randomBytes(5).toString('hex')}`;
+
+/** A cancel key (or idempotency key) no other test uses. */
+export const aKey = (label = 'k'): string => `${label}-${randomBytes(5).toString('hex')}`;
+
+/** A customer-service text message (README "HTTP API": a payload without `touser`). */
+export const aTextMessage = (content = 'hello'): { msgtype: 'text'; text: { content: string } } => ({
+  msgtype: 'text',
+  text: { content },
+});
+
+/** A template-message payload (`channel: "template"`, or a step's `fallback`). */
+export const aTemplateMessage = (
+  first = 'reminder',
+): { template_id: string; data: Record<string, { value: string }> } => ({
+  template_id: 'tpl-acceptance-0001',
+  data: { first: { value: first }, remark: { value: 'see you there' } },
+});
+
+/** The create request of README "HTTP API". */
+export interface MessageRequest {
+  appId: string;
+  openid: string;
+  message: Record<string, unknown>;
+  channel?: 'custom' | 'template';
+  sendAt?: string;
+  delayMs?: number;
+  idempotencyKey?: string;
+  cancelKey?: string;
+  maxLatenessMs?: number;
+}
+
+/** A valid create request for a fresh follower, due now; `overrides` replace whole fields. */
+export const aMessageRequest = (overrides: Partial<MessageRequest> = {}): MessageRequest => ({
+  appId: APP_ID,
+  openid: anOpenid(),
+  message: aTextMessage(),
+  delayMs: 0,
+  ...overrides,
+});
+
+/** A sequence trigger (README "Follow → drip"). */
+export type Trigger =
+  | { type: 'subscribe'; scene?: string }
+  | { type: 'scan'; scene: string }
+  | { type: 'click'; key: string }
+  | { type: 'keyword'; keyword: string };
+
+/** One step of a sequence. */
+export interface Step {
+  offsetMs: number;
+  message: Record<string, unknown>;
+  fallback?: Record<string, unknown> | null;
+  maxLatenessMs?: number;
+}
+
+/** A sequence definition for `POST /v1/sequences`. */
+export interface SequenceRequest {
+  appId: string;
+  name: string;
+  status?: 'draft' | 'active';
+  trigger: Trigger;
+  steps: Step[];
+  oncePerFollower?: boolean;
+}
+
+/** A step right after the trigger. */
+export const aStep = (overrides: Partial<Step> = {}): Step => ({
+  offsetMs: 0,
+  message: aTextMessage('step'),
+  ...overrides,
+});
+
+/** An active one-step sequence started by any follow, unless `overrides` say otherwise. */
+export const aSequence = (overrides: Partial<SequenceRequest> = {}): SequenceRequest => ({
+  appId: APP_ID,
+  name: `sequence ${randomBytes(3).toString('hex')}`,
+  status: 'active',
+  trigger: { type: 'subscribe' },
+  steps: [aStep()],
+  ...overrides,
+});

@@ -1,0 +1,85 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '../../..');
+/** Each child's stdout and stderr go here, one file per process, for reading after a failure. */
+export const LOG_DIR = path.join(ROOT, 'test-artifacts/acceptance');
+
+/** A program of the build, run as a user runs it. */
+export type Program = 'all' | 'simulator' | 'migrate';
+
+/** Every child still running, killed if the test process exits without cleaning up (a crash, a timeout). */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+/** A port nobody listens on right now. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts `node dist/main/<program>.js` with exactly `env` (plus PATH), logging to LOG_DIR/<logName>.log. */
+export function startProgram(program: Program, env: Record<string, string>, logName: string): ChildProcess {
+  const entry = path.join(ROOT, 'dist/main', `${program}.js`);
+  if (!existsSync(entry))
+    throw new Error(`${entry} is missing: run \`npm run build\` first (make test does)`);
+  mkdirSync(LOG_DIR, { recursive: true });
+  const child = spawn(process.execPath, [entry], {
+    // Only what a user would set: the process must not inherit the test runner's DATABASE_URL and such.
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const log = createWriteStream(path.join(LOG_DIR, `${logName}.log`), { flags: 'a' });
+  child.stdout.pipe(log);
+  child.stderr.pipe(log);
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  return child;
+}
+
+/** Runs a program to its end; rejects with its exit code when it fails. */
+export async function runProgram(
+  program: Program,
+  env: Record<string, string>,
+  logName: string,
+): Promise<void> {
+  const child = startProgram(program, env, logName);
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`${program} exited with ${code} (see ${LOG_DIR}/${logName}.log)`);
+}
+
+/** True while the child has not exited. */
+export const isRunning = (child: ChildProcess): boolean =>
+  child.exitCode === null && child.signalCode === null;
+
+/**
+ * Sends `signal` and waits for the exit; after `graceMs` without one, SIGKILL. Resolves with how the
+ * process ended.
+ */
+export async function stopProgram(
+  child: ChildProcess,
+  signal: NodeJS.Signals = 'SIGTERM',
+  graceMs = 10_000,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  if (!isRunning(child)) return { code: child.exitCode, signal: child.signalCode };
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, sig) => resolve({ code, signal: sig })),
+  );
+  child.kill(signal);
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  try {
+    return await exited;
+  } finally {
+    clearTimeout(timer);
+  }
+}

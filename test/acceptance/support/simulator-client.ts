@@ -1,0 +1,73 @@
+import { call, type Answer } from './http';
+import type { PushOutcome, SimMessage } from './types';
+
+/** The fault spec of `POST /__sim/faults` (README "The WeChat simulator"). */
+export interface FaultSpec {
+  readonly errorRate?: number;
+  readonly errcode?: number;
+  readonly latencyMs?: number;
+  readonly hangMs?: number;
+  readonly forceErrcode?: number | null;
+  readonly count?: number | null;
+}
+
+/** Extra fields of a follower action (`repeat`: WeChat's retries of the identical push). */
+export interface PushOptions {
+  readonly repeat?: number;
+  readonly concurrent?: boolean;
+}
+
+/** The WeChat simulator from the outside: its follower routes, its record and its faults. */
+export interface SimulatorClient {
+  readonly url: string;
+  follow(openid: string, opts?: PushOptions & { scene?: string }): Promise<PushOutcome>;
+  unfollow(openid: string, opts?: PushOptions): Promise<PushOutcome>;
+  scan(openid: string, scene: string, opts?: PushOptions): Promise<PushOutcome>;
+  click(openid: string, key: string, opts?: PushOptions): Promise<PushOutcome>;
+  message(openid: string, content: string, opts?: PushOptions): Promise<PushOutcome>;
+  /** What it received, oldest first (`GET /__sim/messages`), for one follower or for everyone. */
+  messages(openid?: string): Promise<SimMessage[]>;
+  /** The text contents a follower received, in order (custom text messages only). */
+  texts(openid: string): Promise<string[]>;
+  setFaults(spec: FaultSpec): Promise<void>;
+  clearFaults(): Promise<void>;
+  /** `GET /__sim/stats`. */
+  stats(): Promise<
+    { tokens: { issued: number; requests: { stable: number; classic: number } } } & Record<string, unknown>
+  >;
+}
+
+async function ok<T>(answer: Promise<Answer<T>>, what: string): Promise<T> {
+  const a = await answer;
+  if (a.status !== 200) throw new Error(`simulator ${what}: ${a.status} ${a.text}`);
+  return a.body;
+}
+
+/** A client of the simulator at `url`, acting for the account `appId`. */
+export function createSimulatorClient(url: string, appId: string): SimulatorClient {
+  const push = (openid: string, action: string, fields: object) =>
+    ok<PushOutcome>(
+      call(`${url}/__sim/users/${encodeURIComponent(openid)}/${action}`, { json: { appId, ...fields } }),
+      action,
+    );
+  const messages = async (openid?: string) => {
+    const query = new URLSearchParams({ appId, limit: '100000', ...(openid ? { openid } : {}) });
+    return (
+      await ok<{ messages: SimMessage[] }>(call(`${url}/__sim/messages?${query.toString()}`), 'messages')
+    ).messages;
+  };
+  return {
+    url,
+    follow: (openid, opts = {}) => push(openid, 'follow', opts),
+    unfollow: (openid, opts = {}) => push(openid, 'unfollow', opts),
+    scan: (openid, scene, opts = {}) => push(openid, 'scan', { scene, ...opts }),
+    click: (openid, key, opts = {}) => push(openid, 'click', { key, ...opts }),
+    message: (openid, content, opts = {}) => push(openid, 'message', { content, ...opts }),
+    messages,
+    texts: async (openid) =>
+      (await messages(openid)).filter((m) => m.msgtype === 'text').map((m) => String(m.body.text.content)),
+    setFaults: async (spec) => void (await ok(call(`${url}/__sim/faults`, { json: spec }), 'faults')),
+    clearFaults: async () => void (await ok(call(`${url}/__sim/faults`, { method: 'DELETE' }), 'faults')),
+    stats: () => ok(call(`${url}/__sim/stats`), 'stats'),
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * The shapes of the public answers the acceptance tests read, written from the README (not imported from
+ * src/: these tests see the service only from the outside).
+ */
+
+/** `{ error: { code, message, details? } }`, the body of every 4xx. */
+export interface ErrorBody {
+  readonly error: { readonly code: string; readonly message: string; readonly details?: unknown };
+}
+
+/** A message as `POST/GET/PUT/DELETE /v1/messages…` answer it. */
+export interface MessageView {
+  readonly id: string;
+  readonly appId: string;
+  readonly openid: string | null;
+  readonly channel: 'custom' | 'template';
+  readonly status: string;
+  readonly statusReason: string | null;
+  readonly dueAt: string;
+  readonly attempts: number;
+  readonly sentAt: string | null;
+  readonly cancelKey: string | null;
+  readonly message: unknown;
+  /** GET only. */
+  readonly deliveryAttempts?: readonly Record<string, unknown>[];
+  /** PUT /v1/messages/:id only. */
+  readonly replaces?: string;
+  /** PUT /v1/messages/by-key/… only. */
+  readonly cancelled?: number;
+}
+
+/** `POST /v1/cancellations` → 201. */
+export interface CancellationView {
+  readonly id: string;
+  readonly scope: string;
+  readonly target: string;
+  readonly matched: number;
+}
+
+/** One line of the `POST /v1/messages/batch` answer. */
+export type BatchLine =
+  | {
+      readonly line: number;
+      readonly ok: true;
+      readonly id: string;
+      readonly status: string;
+      readonly created: boolean;
+    }
+  | ({ readonly line: number; readonly ok: false } & ErrorBody)
+  | { readonly summary: { readonly lines: number; readonly accepted: number; readonly rejected: number } };
+
+/** `GET /v1/followers/:appId/:openid`. */
+export interface FollowerTimeline {
+  readonly follower: Record<string, unknown> | null;
+  readonly interactions: readonly Record<string, unknown>[];
+  readonly enrollments: readonly Record<string, unknown>[];
+  readonly messages: readonly (Record<string, unknown> & { status: string; statusReason: string | null })[];
+}
+
+/** A sequence as `/v1/sequences…` answer it. */
+export interface SequenceView {
+  readonly id: string;
+  readonly status: string;
+  /** pause / archive only: how many pending steps it cancelled. */
+  readonly cancelledSteps?: number;
+}
+
+/** One send the simulator accepted (`GET /__sim/messages`). */
+export interface SimMessage {
+  readonly seq: number;
+  readonly appId: string;
+  readonly openid: string;
+  readonly channel: 'custom' | 'template';
+  readonly msgtype: string;
+  readonly body: Record<string, any>;
+  readonly receivedAt: number;
+}
+
+/** What the webhook answered to a simulated follower action. */
+export interface PushOutcome {
+  readonly fields: Readonly<Record<string, string>>;
+  readonly pushes: readonly { readonly status: number; readonly body: string }[];
+}
+
+/** One account of WECHAT_ACCOUNTS, as README "Configuration" describes it. */
+export interface Account {
+  readonly appId: string;
+  readonly secret: string;
+  readonly token?: string;
+  readonly encodingAESKey?: string;
+  readonly pushMode?: 'plaintext' | 'compatible' | 'safe';
+  readonly windowPolicy?: string | Record<string, { count: number; windowMs: number }>;
+  readonly sendRatePerSecond?: number;
+}

@@ -1,0 +1,159 @@
+import type { ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { createApiClient, type ApiClient } from './api-client';
+import { deleteBrokerObjects, RABBITMQ_URL, randomBrokerPrefix } from './broker';
+import { createDatabase } from './database';
+import { call } from './http';
+import { freePort, isRunning, runProgram, startProgram, stopProgram } from './processes';
+import { createSimulatorClient, type SimulatorClient } from './simulator-client';
+import type { Account } from './types';
+import { waitFor } from './wait-for';
+
+export const APP_ID = 'wxacceptance0001';
+export const ADMIN_TOKEN = 'acceptance-admin-token-0123456789';
+
+/** The test account: pushes signed and AES-encrypted (safe mode) like a real 服务号's. */
+export const anAccount = (overrides: Partial<Account> = {}): Account => ({
+  appId: APP_ID,
+  secret: 'acceptance-secret',
+  token: 'acceptancetoken',
+  encodingAESKey: 'AcceptanceEncodingAESKey0123456789abcdefghi',
+  pushMode: 'safe',
+  windowPolicy: 'none',
+  ...overrides,
+});
+
+/** How a world is set up. */
+export interface WorldOptions {
+  /** Names the log files (test-artifacts/acceptance/<name>-*.log). */
+  readonly name: string;
+  /** WECHAT_ACCOUNTS, for the service and the simulator alike. Default: one `anAccount()`. */
+  readonly accounts?: readonly Account[];
+  /** The service's environment instead of the defaults (ports, database, broker and simulator are still set). */
+  readonly baseEnv?: Record<string, string>;
+  /** Added to the service's environment. */
+  readonly env?: Record<string, string>;
+  /** SIM_ENFORCE_WINDOW. Default true. */
+  readonly enforceWindow?: boolean;
+  /** Run the api and the worker as two processes (ROLE=api, ROLE=worker) rather than one (ROLE=all). */
+  readonly split?: boolean;
+}
+
+/** One test file's running system: database, broker prefix, simulator and service, all its own. */
+export interface World {
+  readonly api: ApiClient;
+  readonly sim: SimulatorClient;
+  /** The api process (ROLE=all, or ROLE=api when split). */
+  readonly service: () => ChildProcess;
+  /** Base URL of the worker process's /healthz, /readyz, /metrics (split worlds). */
+  readonly workerUrl: string;
+  /** Starts the worker process again (split worlds). */
+  startWorker(): Promise<void>;
+  /** Stops the worker process with SIGTERM (split worlds). */
+  stopWorker(): Promise<void>;
+  /** Starts the api (or all-in-one) process again after it was stopped. */
+  startService(): Promise<void>;
+  /** Stops every process, drops the database and deletes the broker objects. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_ENV: Record<string, string> = {
+  ADMIN_TOKEN,
+  DELAY_MODE: 'levels',
+  // Short waits: a level-0 hop of 10 ms keeps sub-second delays exact; longer waits are chained.
+  LEVELS_UNIT_MS: '10',
+  LEVELS_COUNT: '16',
+  RETRY_BASE_DELAY_MS: '100',
+  RETRY_MAX_DELAY_MS: '500',
+  LOG_LEVEL: process.env.ACCEPTANCE_LOG_LEVEL ?? 'warn',
+};
+
+async function ready(url: string, what: string): Promise<void> {
+  await waitFor(async () => (await call(url)).status === 200, `${what} at ${url} to answer 200`, {
+    timeoutMs: 30_000,
+  });
+}
+
+/**
+ * Starts a world: a fresh database migrated by the service's own `migrate` program, a random
+ * BROKER_PREFIX, the simulator (`node dist/main/simulator.js`) and the service (`node dist/main/all.js`)
+ * on free ports, configured only through their environment.
+ */
+export async function startWorld(opts: WorldOptions): Promise<World> {
+  const accounts = JSON.stringify(opts.accounts ?? [anAccount()]);
+  const [apiPort, workerPort, simPort] = [await freePort(), await freePort(), await freePort()];
+  const database = await createDatabase();
+  const prefix = randomBrokerPrefix();
+  const simUrl = `http://127.0.0.1:${simPort}`;
+  const env: Record<string, string> = {
+    ...(opts.baseEnv ?? DEFAULT_ENV),
+    ...opts.env,
+    WECHAT_ACCOUNTS: accounts,
+    WECHAT_API_BASE_URL: simUrl,
+    DATABASE_URL: database.url,
+    RABBITMQ_URL,
+    BROKER_PREFIX: prefix,
+    HTTP_HOST: '127.0.0.1',
+    HTTP_PORT: String(apiPort),
+    WORKER_HTTP_PORT: String(workerPort),
+  };
+  const apiUrl = `http://127.0.0.1:${apiPort}`;
+  const workerUrl = `http://127.0.0.1:${workerPort}`;
+  const log = (what: string) => `${opts.name}-${path.basename(prefix)}-${what}`;
+  let simulator: ChildProcess | undefined;
+  let service: ChildProcess | undefined;
+  let worker: ChildProcess | undefined;
+  let closed = false;
+
+  const startService = async () => {
+    service = startProgram('all', { ...env, ROLE: opts.split ? 'api' : 'all' }, log('service'));
+    await ready(`${apiUrl}/readyz`, 'the service');
+  };
+  const startWorker = async () => {
+    worker = startProgram('all', { ...env, ROLE: 'worker' }, log('worker'));
+    await ready(`${workerUrl}/readyz`, 'the worker');
+  };
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    for (const child of [service, worker, simulator]) if (child) await stopProgram(child);
+    await database.drop();
+    await deleteBrokerObjects(prefix, Number(env.LEVELS_UNIT_MS ?? 100), Number(env.LEVELS_COUNT ?? 26));
+  };
+
+  try {
+    await runProgram('migrate', { DATABASE_URL: database.url, LOG_LEVEL: 'warn' }, log('migrate'));
+    simulator = startProgram(
+      'simulator',
+      {
+        SIM_PORT: String(simPort),
+        SIM_HOST: '127.0.0.1',
+        WECHAT_ACCOUNTS: accounts,
+        SIM_WEBHOOK_URL: apiUrl,
+        SIM_ENFORCE_WINDOW: String(opts.enforceWindow ?? true),
+        LOG_LEVEL: 'warn',
+      },
+      log('simulator'),
+    );
+    await ready(`${simUrl}/__sim/stats`, 'the simulator');
+    await startService();
+    if (opts.split) await startWorker();
+  } catch (err) {
+    await close();
+    throw err;
+  }
+
+  const appId = (opts.accounts ?? [anAccount()])[0].appId;
+  return {
+    api: createApiClient(apiUrl, env.ADMIN_TOKEN),
+    sim: createSimulatorClient(simUrl, appId),
+    service: () => service!,
+    workerUrl,
+    startWorker,
+    stopWorker: async () => {
+      if (worker && isRunning(worker)) await stopProgram(worker);
+    },
+    startService,
+    close,
+  };
+}

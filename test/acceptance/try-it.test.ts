@@ -1,0 +1,60 @@
+import { envExample } from './support/env-example';
+import type { Account } from './support/types';
+import { waitFor } from './support/wait-for';
+import { startWorld, type World } from './support/world';
+
+// README "The two commands" → "Try it": the service configured exactly like .env.example (the demo
+// account, safe push mode, the official window policy); only ports, database and broker prefix differ.
+const example = envExample();
+const accounts = JSON.parse(example.WECHAT_ACCOUNTS) as Account[];
+const DEMO_APP_ID = 'wxdemo0000000001';
+
+let world: World;
+beforeAll(async () => {
+  world = await startWorld({ name: 'try-it', accounts, baseEnv: example });
+}, 60_000);
+afterAll(() => world?.close(), 30_000);
+
+describe('The two commands: Try it', () => {
+  it('.env.example configures the demo account in safe mode with the official window policy', () => {
+    expect(accounts).toEqual([
+      expect.objectContaining({ appId: DEMO_APP_ID, pushMode: 'safe', windowPolicy: 'official' }),
+    ]);
+  });
+
+  it('after o-demo writes in, the message scheduled with delayMs 5000 is in the simulator record within ~6 s', async () => {
+    // 1) the follower writes in, which opens a 48 h contact window
+    const push = await world.sim.message('o-demo', '你好');
+    expect(push.pushes).toEqual([expect.objectContaining({ status: 200, body: 'success' })]);
+
+    // 2) the README's POST /v1/messages
+    const scheduledAt = Date.now();
+    const res = await world.api('/v1/messages', {
+      json: {
+        appId: DEMO_APP_ID,
+        openid: 'o-demo',
+        delayMs: 5000,
+        message: { msgtype: 'text', text: { content: '欢迎关注！' } },
+      },
+    });
+    expect(res.status).toBe(201);
+
+    // 3) sleep 6; curl -s localhost:4100/__sim/messages
+    const [received] = await waitFor(
+      async () => {
+        const messages = await world.sim.messages('o-demo');
+        return messages.length > 0 ? messages : undefined;
+      },
+      'the welcome message in the simulator record',
+      { timeoutMs: 6000 },
+    );
+    expect(received).toMatchObject({
+      appId: DEMO_APP_ID,
+      openid: 'o-demo',
+      channel: 'custom',
+      body: { touser: 'o-demo', msgtype: 'text', text: { content: '欢迎关注！' } },
+    });
+    expect(received.receivedAt - scheduledAt).toBeGreaterThanOrEqual(5000);
+    expect(received.receivedAt - scheduledAt).toBeLessThan(6000);
+  }, 20_000);
+});
