@@ -1,14 +1,22 @@
 import express, { type Request, Router } from 'express';
-import type { Config, WechatAccount } from '../config';
+import type { Config } from '../config';
 import type { Pool } from '../db/pool';
 import { isTransientDbError } from '../db/errors';
-import { type AppError, NotFoundError, UnauthorizedError } from '../errors';
+import { AppError, ConflictError, NotFoundError, UnauthorizedError } from '../errors';
 import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
-import { createPushCrypto, type PushCrypto } from '../wechat/crypto';
-import { extractEncrypt, parsePushBody, type Push, type PushFormat, toPush } from '../wechat/push';
+import { createPushCrypto } from '../wechat/crypto';
+import type { Push } from '../wechat/push';
 import { signatureMatches } from '../wechat/signature';
-import { recordPush } from '../webhook/record-push';
+import {
+  assertFresh,
+  type AuthenticPush,
+  authenticatePush,
+  type Endpoint,
+} from '../webhook/authenticate-push';
+import { pushTypeLabel } from '../webhook/push-type-label';
+import { recordPush, type RecordResult } from '../webhook/record-push';
+import { createUrlUsePruner, type UrlUse } from '../webhook/url-uses';
 
 export interface WebhookDeps {
   readonly config: Config;
@@ -25,11 +33,6 @@ const RECORD_RETRY_MS = 500;
 /** About a minute of retries while Postgres is down, then the push is given up (and logged). */
 const RECORD_ATTEMPTS = 20;
 
-interface Endpoint {
-  readonly account: WechatAccount & { readonly token: string };
-  readonly crypto: PushCrypto | null;
-}
-
 function query(req: Request, name: string): string | undefined {
   const v = req.query[name];
   return typeof v === 'string' ? v : undefined;
@@ -37,10 +40,10 @@ function query(req: Request, name: string): string | undefined {
 
 /**
  * `GET|POST /wechat/:appId`, one endpoint per configured account with a push token. GET answers URL
- * verification; POST checks the signature (`msg_signature` over the ciphertext in compatible and safe
- * mode), the timestamp skew, decrypts (current, then previous EncodingAESKey; the appId inside must be
- * ours), parses XML or JSON refusing entity declarations, records the push durably and deduplicated, and
- * answers `success` — within 4 s even when Postgres is slow — then processes it.
+ * verification (fresh timestamp, signature). POST authenticates the push (webhook/authenticate-push.ts:
+ * signatures checked before any parse, timestamp skew, decryption, strict XML or JSON), records it
+ * durably and deduplicated — in plaintext mode refusing a signed URL reused with another body (409) —
+ * and answers `success`, within 4 s even when Postgres is slow, then processes it.
  */
 export function createWebhookRouter(deps: WebhookDeps): Router {
   const router = Router();
@@ -57,21 +60,16 @@ export function createWebhookRouter(deps: WebhookDeps): Router {
       : null;
     endpoints.set(a.appId, { account: { ...a, token: a.token }, crypto });
   }
+  const pruneUrlUses = createUrlUsePruner({
+    pool: deps.pool,
+    logger: deps.logger,
+    maxSkewS: deps.config.webhookMaxSkewS,
+  });
 
   const endpointFor = (req: Request): Endpoint => {
     const endpoint = endpoints.get(String(req.params.appId));
     if (!endpoint) throw new NotFoundError(`webhook for ${String(req.params.appId)}`);
     return endpoint;
-  };
-
-  const checkFreshness = (req: Request) => {
-    const timestamp = Number(query(req, 'timestamp'));
-    if (
-      !Number.isFinite(timestamp) ||
-      Math.abs(Date.now() / 1000 - timestamp) > deps.config.webhookMaxSkewS
-    ) {
-      throw new UnauthorizedError('timestamp missing or too far from now');
-    }
   };
 
   router.get('/:appId', (req, res) => {
@@ -81,6 +79,7 @@ export function createWebhookRouter(deps: WebhookDeps): Router {
       query(req, 'nonce') ?? '',
       query(req, 'echostr') ?? '',
     ];
+    assertFresh(timestamp, deps.config.webhookMaxSkewS);
     const msgSignature = query(req, 'msg_signature');
     if (msgSignature !== undefined && crypto) {
       if (!signatureMatches(msgSignature, [account.token, timestamp, nonce, echostr]))
@@ -93,83 +92,84 @@ export function createWebhookRouter(deps: WebhookDeps): Router {
     res.type('text/plain').send(echostr);
   });
 
-  /** Verifies, decrypts and parses a push; throws (401 / 400) for anything not authentic or malformed. */
-  const authenticPush = (req: Request, { account, crypto }: Endpoint): Push => {
-    const raw = typeof req.body === 'string' ? req.body : '';
-    const format: PushFormat =
-      /json/i.test(req.get('content-type') ?? '') || raw.trimStart().startsWith('{') ? 'json' : 'xml';
-    const timestamp = query(req, 'timestamp') ?? '';
-    const nonce = query(req, 'nonce') ?? '';
-    let plaintext = raw;
-    if (query(req, 'encrypt_type') === 'aes') {
-      if (!crypto) throw new UnauthorizedError('this account has no EncodingAESKey configured');
-      const encrypt = extractEncrypt(raw, format);
-      if (!signatureMatches(query(req, 'msg_signature'), [account.token, timestamp, nonce, encrypt])) {
-        throw new UnauthorizedError('bad msg_signature');
-      }
-      checkFreshness(req);
-      plaintext = crypto.decrypt(encrypt).message;
-    } else {
-      if (account.pushMode === 'safe')
-        throw new UnauthorizedError('this account accepts encrypted pushes only');
-      if (!signatureMatches(query(req, 'signature'), [account.token, timestamp, nonce])) {
-        throw new UnauthorizedError('bad signature');
-      }
-      checkFreshness(req);
-    }
-    return toPush(parsePushBody(plaintext, plaintext.trimStart().startsWith('{') ? 'json' : 'xml'));
-  };
-
   router.post(
     '/:appId',
     express.text({ type: () => true, limit: deps.config.webhookBodyLimitBytes }),
     async (req, res) => {
       const endpoint = endpointFor(req);
-      let push: Push;
+      let authentic: AuthenticPush;
       try {
-        push = authenticPush(req, endpoint);
+        authentic = authenticatePush(
+          {
+            query: (name) => query(req, name),
+            contentType: req.get('content-type') ?? '',
+            body: typeof req.body === 'string' ? req.body : '',
+          },
+          endpoint,
+          deps.config.webhookMaxSkewS,
+        );
       } catch (err) {
         deps.metrics.webhookPushes.inc({
           type: 'unknown',
-          verdict: `rejected:${(err as AppError).code ?? 'error'}`,
+          verdict: `rejected:${err instanceof AppError ? err.code : 'error'}`,
         });
         throw err;
       }
-      const type = push.event ?? push.msgType;
+      const { push, urlUse } = authentic;
+      const type = pushTypeLabel(push);
+      if (urlUse !== null) pruneUrlUses();
       // Authentic from here on: WeChat gets `success` in time whatever Postgres does; the record keeps
       // being retried in the background (a slow database must not make WeChat retry or the user see
       // "该公众号暂时无法提供服务").
-      const recording = recordUntilStored(deps, endpoint.account.appId, push, req.requestId);
+      const recording = recordUntilStored(deps, endpoint.account.appId, push, urlUse, req.requestId);
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), ANSWER_WITHIN_MS)));
-      const id = await Promise.race([recording, late]).finally(() => clearTimeout(timer));
-      res.type('text/plain').send('success');
-      if (id === 'late') {
+      const result = await Promise.race([recording, late]).finally(() => clearTimeout(timer));
+      if (result === 'late') {
+        res.type('text/plain').send('success');
         deps.metrics.webhookPushes.inc({ type, verdict: 'answered_before_recorded' });
         recording
-          .then((recorded) => recorded !== null && deps.processLater(recorded))
+          .then((recorded) => recorded?.status === 'recorded' && deps.processLater(recorded.id))
           .catch((err: Error) => deps.logger.error({ err: err.message }, 'late push record failed'));
-      } else {
-        deps.metrics.webhookPushes.inc({ type, verdict: id === null ? 'duplicate' : 'recorded' });
-        if (id !== null) deps.processLater(id);
+        return;
       }
+      if (result?.status === 'replayed') {
+        deps.metrics.webhookPushes.inc({ type, verdict: 'rejected:push_replayed' });
+        throw new ConflictError('push_replayed', 'this signed URL already carried another body');
+      }
+      res.type('text/plain').send('success');
+      deps.metrics.webhookPushes.inc({
+        type,
+        verdict: result?.status === 'recorded' ? 'recorded' : 'duplicate',
+      });
+      if (result?.status === 'recorded') deps.processLater(result.id);
     },
   );
   return router;
 }
 
+/**
+ * Records the push, retrying while Postgres is unreachable; null once given up. Any other database error
+ * is logged by its SQLSTATE only — the driver's text can quote the follower's words — and answered 500.
+ */
 async function recordUntilStored(
   deps: WebhookDeps,
   appId: string,
   push: Push,
+  urlUse: UrlUse | null,
   requestId: string,
-): Promise<number | null> {
+): Promise<RecordResult | null> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await recordPush(deps.pool, appId, push, requestId);
+      return await recordPush(deps.pool, appId, push, requestId, urlUse);
     } catch (err) {
-      if (!isTransientDbError(err)) throw err;
+      if (!isTransientDbError(err)) {
+        const sqlState = (err as { code?: unknown }).code;
+        deps.logger.error({ appId, requestId, sqlState }, 'push could not be recorded');
+        throw new AppError('push_not_recorded', 'the push could not be recorded');
+      }
       if (attempt >= RECORD_ATTEMPTS) {
+        // A connection failure's text names no follower data.
         deps.logger.error(
           { appId, requestId, err: (err as Error).message },
           'push could not be recorded; lost',

@@ -32,10 +32,13 @@ function decodeText(text: string): string {
         ? parseInt(ref.slice(1), 10)
         : NaN;
     // Anything else is a reference to a declared entity, and declarations are refused.
-    if (Number.isNaN(code) || code === 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) {
+    if (Number.isNaN(code) || code > 0x10ffff) {
       throw new XmlRefused(`entity reference &${ref}; is not allowed`);
     }
-    return String.fromCodePoint(code);
+    // &#0; and surrogate halves are not XML characters, but refusing them would lose a follower's
+    // message: they are decoded (a pair of halves joins into one character) and push.ts makes what is
+    // left storable.
+    return code <= 0xffff ? String.fromCharCode(code) : String.fromCodePoint(code);
   });
 }
 

@@ -37,10 +37,22 @@ function malformed(message: string, cause?: unknown): AppError {
   return new AppError('push_malformed', message, { httpStatus: 400, cause });
 }
 
+// A lone surrogate: a high one not followed by a low one, or a low one not preceded by a high one.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * What a follower typed, made storable: Postgres text and jsonb cannot hold NUL, and a lone surrogate
+ * has no UTF-8 form (jsonb refuses its `\u` escape), so both become U+FFFD, as a UTF-8 decoder would
+ * render them. Refusing instead would lose an authentic push.
+ */
+function storable(value: string): string {
+  return value.replaceAll('\u0000', '\uFFFD').replace(LONE_SURROGATE, '\uFFFD');
+}
+
 function put(out: Map<string, string>, key: string, value: string): void {
   if (out.has(key)) throw malformed(`field ${key} appears twice`);
   if (out.size >= MAX_FIELDS) throw malformed('too many fields');
-  out.set(key, value);
+  out.set(key, storable(value));
 }
 
 /** Flattens children; a name that repeats (a list) gets indexes, as JSON's arrays do. */
@@ -59,11 +71,17 @@ function flattenXml(out: Map<string, string>, prefix: string, children: readonly
   }
 }
 
+const KEY_FOLLOWS = /\s*:/y;
+
 /**
- * Quotes every number literal of (already validated) JSON text, so that JSON.parse keeps a 64-bit
- * MsgId exactly as sent instead of rounding it to the nearest double.
+ * Rewrites (already validated) JSON text so that JSON.parse keeps a 64-bit MsgId exactly as sent
+ * (every number literal becomes a string), and refuses a key repeated within one object: JSON.parse
+ * would silently keep the last one, where XML's repeated element is refused. Keys are compared decoded,
+ * so `"From\u0055serName"` repeats `"FromUserName"`.
  */
-function quoteNumbers(text: string): string {
+function normalizeJson(text: string): string {
+  // Per open container: the keys seen so far, or null for an array.
+  const open: (Set<string> | null)[] = [];
   let out = '';
   let i = 0;
   while (i < text.length) {
@@ -71,7 +89,15 @@ function quoteNumbers(text: string): string {
     if (c === '"') {
       let j = i + 1;
       while (text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
-      out += text.slice(i, j + 1);
+      const token = text.slice(i, j + 1);
+      const keys = open.at(-1);
+      KEY_FOLLOWS.lastIndex = j + 1;
+      if (keys && KEY_FOLLOWS.test(text)) {
+        const key = JSON.parse(token) as string;
+        if (keys.has(key)) throw malformed(`field ${JSON.stringify(key.slice(0, 64))} appears twice`);
+        keys.add(key);
+      }
+      out += token;
       i = j + 1;
     } else if (c === '-' || (c >= '0' && c <= '9')) {
       const number = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
@@ -80,6 +106,9 @@ function quoteNumbers(text: string): string {
       out += `"${token}"`;
       i += token.length;
     } else {
+      if (c === '{') open.push(new Set());
+      else if (c === '[') open.push(null);
+      else if (c === '}' || c === ']') open.pop();
       out += c;
       i += 1;
     }
@@ -104,8 +133,9 @@ function flattenJson(out: Map<string, string>, prefix: string, value: unknown, d
 
 /**
  * Reads a push body into flat string fields: XML (`<xml>` of elements with CDATA or text) or a JSON
- * object. Numbers stay strings as sent; nested lists flatten to dotted keys. Throws AppError
- * `push_malformed` (400) for anything else, including any DOCTYPE or ENTITY declaration.
+ * object. Numbers stay strings as sent; nested lists flatten to dotted keys; NUL and lone surrogates in
+ * values become U+FFFD. Throws AppError `push_malformed` (400) for anything else, including any DOCTYPE
+ * or ENTITY declaration and a field (XML element or JSON key) repeated at one level.
  */
 export function parsePushBody(raw: string, format: PushFormat): Record<string, string> {
   const out = new Map<string, string>();
@@ -123,8 +153,9 @@ export function parsePushBody(raw: string, format: PushFormat): Record<string, s
     let value: unknown;
     try {
       JSON.parse(raw);
-      value = JSON.parse(quoteNumbers(raw));
+      value = JSON.parse(normalizeJson(raw));
     } catch (err) {
+      if (err instanceof AppError) throw err;
       throw malformed('not valid JSON', err);
     }
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {

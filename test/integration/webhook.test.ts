@@ -25,6 +25,7 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 const now = () => String(Math.floor(Date.now() / 1000));
+let nonces = 10_000;
 const xml = (fields: Record<string, string | number>) =>
   `<xml>${Object.entries(fields)
     .map(([k, v]) => (typeof v === 'number' ? `<${k}>${v}</${k}>` : `<${k}><![CDATA[${v}]]></${k}>`))
@@ -44,7 +45,8 @@ function postPlain(
   opts: { timestamp?: string; signature?: string; appId?: string; contentType?: string } = {},
 ) {
   const timestamp = opts.timestamp ?? now();
-  const nonce = '12345';
+  // A fresh nonce per push, as WeChat's: a plaintext URL is good for one body only.
+  const nonce = String((nonces += 1));
   const signature = opts.signature ?? sha1Signature([TOKEN, timestamp, nonce]);
   return fetch(
     `${service.url}/wechat/${opts.appId ?? PLAIN_APP}?signature=${signature}&timestamp=${timestamp}&nonce=${nonce}&openid=x`,

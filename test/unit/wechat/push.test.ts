@@ -109,6 +109,51 @@ describe('parsePushBody + toPush: the event kinds, in XML and JSON', () => {
   });
 });
 
+describe('parsePushBody: what a follower may type', () => {
+  it('stores NUL and lone surrogates as U+FFFD (Postgres cannot hold them), keeping surrogate pairs', () => {
+    const fromXml = parsePushBody(
+      xml('<MsgType>text</MsgType><Content><![CDATA[a\u0000b]]>&#0;&#xD800;c&#xD83D;&#xDE00;</Content>'),
+      'xml',
+    );
+    expect(fromXml.Content).toBe('a\uFFFDb\uFFFD\uFFFDc\u{1F600}');
+    const fromJson = parsePushBody(
+      json(',"MsgType":"text","Content":"a\\u0000b\\ud800c\\udc00\\ud83d\\ude00","MsgId":1'),
+      'json',
+    );
+    expect(fromJson.Content).toBe('a\uFFFDb\uFFFDc\uFFFD\u{1F600}');
+  });
+
+  it('still refuses a character reference beyond Unicode', () => {
+    expect(malformedCode(() => parsePushBody(xml('<Content>&#x110000;</Content>'), 'xml'))).toBe(
+      'push_malformed',
+    );
+  });
+});
+
+describe('parsePushBody: duplicate JSON keys', () => {
+  it.each([
+    ['at the top', json(',"MsgType":"event","FromUserName":"oOther"')],
+    ['spelled with an escape', json(',"MsgType":"event","From\\u0055serName":"oOther"')],
+    ['in a nested object', json(',"ScanCodeInfo":{"ScanType":"a","ScanType":"b"}')],
+    ['in an object inside a list', json(',"List":[{"TemplateId":"t1","TemplateId":"t2"}]')],
+  ])('refuses a key repeated %s', (_name, raw) => {
+    expect(malformedCode(() => parsePushBody(raw, 'json'))).toBe('push_malformed');
+  });
+
+  it('accepts one key in several objects, and a key equal to a value', () => {
+    const fields = parsePushBody(
+      '{"List":[{"TemplateId":"t1"},{"TemplateId":"t2"}],"A":{"X":"TemplateId"},"B":{"X":"2"}}',
+      'json',
+    );
+    expect(fields).toEqual({
+      'List.0.TemplateId': 't1',
+      'List.1.TemplateId': 't2',
+      'A.X': 'TemplateId',
+      'B.X': '2',
+    });
+  });
+});
+
 describe('parsePushBody: refusals', () => {
   it('refuses an XXE body with a DOCTYPE and an external ENTITY', () => {
     const xxe =
