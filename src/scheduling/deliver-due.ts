@@ -5,7 +5,7 @@ import { AppError } from '../errors';
 import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
 import type { CustomMessage, TemplateMessage } from '../wechat/message-schema';
-import type { SendResult } from '../wechat/client';
+import { clientMsgIdOf, type SendResult } from '../wechat/client';
 import { classifyErrcode } from '../wechat/errcodes';
 import type { DbGate } from './db-gate';
 import { countClaim, countOutcome } from './delivery-metrics';
@@ -23,7 +23,12 @@ import type { RetryPolicy } from './retry-policy';
 /** The WeChat side as the worker needs it. */
 export interface Sender {
   sendCustom(appId: string, openid: string, message: CustomMessage): Promise<SendResult>;
-  sendTemplate(appId: string, openid: string, message: TemplateMessage): Promise<SendResult>;
+  sendTemplate(
+    appId: string,
+    openid: string,
+    message: TemplateMessage,
+    clientMsgId: string,
+  ): Promise<SendResult>;
 }
 
 export interface DeliverDueDeps {
@@ -75,7 +80,12 @@ export function createDeliverDue(
     try {
       const result =
         message.channel === 'template'
-          ? await deps.sender.sendTemplate(message.appId, message.openid, message.payload as TemplateMessage)
+          ? await deps.sender.sendTemplate(
+              message.appId,
+              message.openid,
+              message.payload as TemplateMessage,
+              clientMsgIdOf(message.id),
+            )
           : await deps.sender.sendCustom(message.appId, message.openid, message.payload as CustomMessage);
       return { result, at: new Date(), verdict: classifyErrcode(result.errcode) };
     } catch (err) {
