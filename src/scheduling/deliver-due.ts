@@ -19,6 +19,7 @@ import {
   recordOutcomes,
 } from './due-store';
 import type { RetryPolicy } from './retry-policy';
+import type { SendSlots } from './send-slots';
 
 /** The WeChat side as the worker needs it. */
 export interface Sender {
@@ -42,6 +43,8 @@ export interface DeliverDueDeps {
   readonly earlyToleranceMs: number;
   /** Most messages claimed in one round-trip. */
   readonly batchSize: number;
+  /** One per row this worker may hold in `sending`: taken before the claim, given back once recorded. */
+  readonly slots: SendSlots;
   /** Accounts whose contact window is not checked here (window policy `none`). */
   readonly uncheckedAppIds: readonly string[];
   readonly metrics: Metrics;
@@ -138,12 +141,22 @@ export function createDeliverDue(
     }
   }
 
-  /** Claims, sends and records one slice of a batch; false when it failed (its wake-ups are requeued). */
+  /**
+   * Claims, sends and records one slice of a batch, holding one send slot per id on entry; false when it
+   * failed (its wake-ups are requeued). The slots of ids not claimed are given back at once, the others
+   * once their outcomes are recorded: a slot stands for a row in `sending`.
+   */
   async function deliverSlice(ids: string[], acks: WakeUpAcks): Promise<boolean> {
+    let held = ids.length;
+    const holdOnly = (count: number) => {
+      deps.slots.release(held - count);
+      held = count;
+    };
     try {
       const claim = await deps.gate.run('claim', () =>
         claimDue(deps.pool, ids, deps.earlyToleranceMs, deps.uncheckedAppIds),
       );
+      holdOnly(claim.claimed.length);
       const early = claim.early.map((e) => republish(e.id, Date.now() + e.remainingMs, acks, 'early'));
       const claimedIds = new Set(claim.claimed.map((m) => m.id));
       const earlyIds = new Set(claim.early.map((e) => e.id));
@@ -166,6 +179,7 @@ export function createDeliverDue(
           decisions.map((d) => d.outcome),
         ),
       );
+      holdOnly(0);
       await Promise.all(
         decisions.map(async ({ message, outcome, followUp: kind }) => {
           countOutcome(deps.metrics, outcome, message.channel, message.dueAt);
@@ -185,22 +199,31 @@ export function createDeliverDue(
       logger.error({ err: (err as Error).message }, 'batch failed; its wake-ups will be redelivered');
       acks.redeliverAll();
       return false;
+    } finally {
+      holdOnly(0);
     }
   }
 
   /**
-   * A batch's messages are claimed `batchSize` at a time (a wake-up may carry more), which bounds what a
-   * crash can strand in `sending`. When the worker is stopping, the slices not yet claimed are handed
-   * back: their wake-ups are requeued, and whatever of them was already handled is dropped on arrival.
+   * A batch's messages are claimed in slices of at most `batchSize` and never more than the free send
+   * slots, waiting for one to free up: the claim never runs ahead of the sends, so a crash strands no more
+   * rows in `sending` than there are slots. When the worker is stopping, the slices not yet claimed are
+   * handed back: their wake-ups are requeued, and whatever of them was already handled is dropped on arrival.
    */
   return async function deliverDue(batch: Delivery[], stopping: () => boolean = () => false): Promise<void> {
     const acks = trackAcks(batch, () => {
       logger.error('a message on the due queue is not a wake-up; dead-lettering it');
       deps.metrics.deadLettered.inc({ reason: 'not_a_wakeup' });
     });
-    for (let from = 0; from < acks.ids.length; from += deps.batchSize) {
-      if (from > 0 && stopping()) return acks.redeliverAll();
-      if (!(await deliverSlice(acks.ids.slice(from, from + deps.batchSize), acks))) return;
+    for (let from = 0; from < acks.ids.length;) {
+      const taken = await deps.slots.acquireUpTo(Math.min(deps.batchSize, acks.ids.length - from));
+      if (stopping()) {
+        deps.slots.release(taken);
+        return acks.redeliverAll();
+      }
+      const slice = acks.ids.slice(from, from + taken);
+      from += taken;
+      if (!(await deliverSlice(slice, acks))) return;
     }
   };
 }
