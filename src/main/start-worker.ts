@@ -63,7 +63,7 @@ export function startWorker(deps: {
     pool,
     publisher,
     sender: wechat,
-    acquireSendSlot: (appId) => limiterFor(appId).acquire(),
+    awaitSendRate: (appId) => limiterFor(appId).acquire(),
     gate,
     policy: {
       maxAttempts: config.retryMaxAttempts,

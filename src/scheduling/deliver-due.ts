@@ -36,8 +36,11 @@ export interface DeliverDueDeps {
   readonly pool: Pool;
   readonly publisher: Publisher;
   readonly sender: Sender;
-  /** Waits for a send slot of the account's rate limit. */
-  readonly acquireSendSlot: (appId: string) => Promise<void>;
+  /**
+   * Waits for the account's rate limit to allow one more send. Called after the claim (a wake-up does not
+   * say which account its rows belong to), inside the row's send slot, so the wait is bounded too.
+   */
+  readonly awaitSendRate: (appId: string) => Promise<void>;
   readonly gate: DbGate;
   readonly policy: RetryPolicy;
   readonly earlyToleranceMs: number;
@@ -79,7 +82,7 @@ export function createDeliverDue(
   }
 
   async function send(message: ClaimedMessage): Promise<{ result: SendResult; at: Date; verdict: Verdict }> {
-    await deps.acquireSendSlot(message.appId);
+    await deps.awaitSendRate(message.appId);
     try {
       const result =
         message.channel === 'template'
