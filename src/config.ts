@@ -86,11 +86,15 @@ export interface Config {
   readonly workerBatchSize: number;
   /** Longest wait in ms for a batch to fill before it is handled. Default 5. */
   readonly workerBatchWaitMs: number;
-  /**
-   * Batches one worker claims and sends at once. Bounds what a crash can strand in `sending` to
-   * batchSize × this. Default 4.
-   */
+  /** Batches one worker handles at once; each claims only as many rows as there are free send slots. Default 4. */
   readonly workerConcurrentBatches: number;
+  /**
+   * Rows one worker holds in `sending` at most: a row is claimed only when a send slot is free, and keeps
+   * it until its outcome is recorded. Bounds what a killed worker leaves `unknown`. At most
+   * WECHAT_MAX_CONNECTIONS (a slot beyond the connections would claim a row that then waits). Default:
+   * WECHAT_MAX_CONNECTIONS.
+   */
+  readonly workerSendConcurrency: number;
   /** A wake-up this close (ms) to its due time is handled now rather than re-delayed. Default 20. */
   readonly earlyToleranceMs: number;
   /** Send attempts before a message is `failed` and dead-lettered. Default 8. */
@@ -184,6 +188,7 @@ const envSchema = z.object({
   WORKER_BATCH_SIZE: int(100, 1, 1000),
   WORKER_BATCH_WAIT_MS: int(5, 0, 1000),
   WORKER_CONCURRENT_BATCHES: int(4, 1, 100),
+  WORKER_SEND_CONCURRENCY: z.coerce.number().int().min(1).max(4096).optional(),
   EARLY_TOLERANCE_MS: int(20, 0, 10000),
   RETRY_MAX_ATTEMPTS: int(8, 1, 100),
   RETRY_BASE_DELAY_MS: int(1000, 1),
@@ -207,6 +212,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const problems: string[] = [];
   if (e.RETRY_MAX_DELAY_MS < e.RETRY_BASE_DELAY_MS) {
     problems.push('RETRY_MAX_DELAY_MS: must not be below RETRY_BASE_DELAY_MS');
+  }
+  if ((e.WORKER_SEND_CONCURRENCY ?? 0) > e.WECHAT_MAX_CONNECTIONS) {
+    problems.push('WORKER_SEND_CONCURRENCY: must not be above WECHAT_MAX_CONNECTIONS');
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
@@ -235,6 +243,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     workerBatchSize: e.WORKER_BATCH_SIZE,
     workerBatchWaitMs: e.WORKER_BATCH_WAIT_MS,
     workerConcurrentBatches: e.WORKER_CONCURRENT_BATCHES,
+    workerSendConcurrency: e.WORKER_SEND_CONCURRENCY ?? e.WECHAT_MAX_CONNECTIONS,
     earlyToleranceMs: e.EARLY_TOLERANCE_MS,
     retryMaxAttempts: e.RETRY_MAX_ATTEMPTS,
     retryBaseDelayMs: e.RETRY_BASE_DELAY_MS,

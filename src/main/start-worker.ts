@@ -9,6 +9,7 @@ import type { Metrics } from '../metrics';
 import { createDbGate } from '../scheduling/db-gate';
 import { createDeliverDue } from '../scheduling/deliver-due';
 import { createRelay, type Relay } from '../scheduling/relay';
+import { createSendSlots } from '../scheduling/send-slots';
 import { createWechatClient } from '../wechat/client';
 import { createAccountRateLimiters } from '../wechat/rate-limit';
 import { createTokenStore } from '../wechat/tokens';
@@ -62,7 +63,7 @@ export function startWorker(deps: {
     pool,
     publisher,
     sender: wechat,
-    acquireSendSlot: (appId) => limiterFor(appId).acquire(),
+    awaitSendRate: (appId) => limiterFor(appId).acquire(),
     gate,
     policy: {
       maxAttempts: config.retryMaxAttempts,
@@ -71,6 +72,7 @@ export function startWorker(deps: {
     },
     earlyToleranceMs: config.earlyToleranceMs,
     batchSize: config.workerBatchSize,
+    slots: createSendSlots(config.workerSendConcurrency),
     uncheckedAppIds: config.wechatAccounts.filter((a) => a.windowPolicy === null).map((a) => a.appId),
     metrics,
     logger,
@@ -107,7 +109,14 @@ export function startWorker(deps: {
   relay.start();
   const started = consumer;
   void started.start().catch((err: Error) => logger.error({ err: err.message }, 'consumer failed to start'));
-  logger.info({ prefetch: config.workerPrefetch, batchSize: config.workerBatchSize }, 'worker consuming');
+  logger.info(
+    {
+      prefetch: config.workerPrefetch,
+      batchSize: config.workerBatchSize,
+      sendConcurrency: config.workerSendConcurrency,
+    },
+    'worker consuming',
+  );
   return {
     consumer: started,
     relay,

@@ -5,7 +5,7 @@ import { AppError } from '../errors';
 import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
 import type { CustomMessage, TemplateMessage } from '../wechat/message-schema';
-import type { SendResult } from '../wechat/client';
+import { clientMsgIdOf, type SendResult } from '../wechat/client';
 import { classifyErrcode } from '../wechat/errcodes';
 import type { DbGate } from './db-gate';
 import { countClaim, countOutcome } from './delivery-metrics';
@@ -19,24 +19,35 @@ import {
   recordOutcomes,
 } from './due-store';
 import type { RetryPolicy } from './retry-policy';
+import type { SendSlots } from './send-slots';
 
 /** The WeChat side as the worker needs it. */
 export interface Sender {
   sendCustom(appId: string, openid: string, message: CustomMessage): Promise<SendResult>;
-  sendTemplate(appId: string, openid: string, message: TemplateMessage): Promise<SendResult>;
+  sendTemplate(
+    appId: string,
+    openid: string,
+    message: TemplateMessage,
+    clientMsgId: string,
+  ): Promise<SendResult>;
 }
 
 export interface DeliverDueDeps {
   readonly pool: Pool;
   readonly publisher: Publisher;
   readonly sender: Sender;
-  /** Waits for a send slot of the account's rate limit. */
-  readonly acquireSendSlot: (appId: string) => Promise<void>;
+  /**
+   * Waits for the account's rate limit to allow one more send. Called after the claim (a wake-up does not
+   * say which account its rows belong to), inside the row's send slot, so the wait is bounded too.
+   */
+  readonly awaitSendRate: (appId: string) => Promise<void>;
   readonly gate: DbGate;
   readonly policy: RetryPolicy;
   readonly earlyToleranceMs: number;
   /** Most messages claimed in one round-trip. */
   readonly batchSize: number;
+  /** One per row this worker may hold in `sending`: taken before the claim, given back once recorded. */
+  readonly slots: SendSlots;
   /** Accounts whose contact window is not checked here (window policy `none`). */
   readonly uncheckedAppIds: readonly string[];
   readonly metrics: Metrics;
@@ -71,11 +82,16 @@ export function createDeliverDue(
   }
 
   async function send(message: ClaimedMessage): Promise<{ result: SendResult; at: Date; verdict: Verdict }> {
-    await deps.acquireSendSlot(message.appId);
+    await deps.awaitSendRate(message.appId);
     try {
       const result =
         message.channel === 'template'
-          ? await deps.sender.sendTemplate(message.appId, message.openid, message.payload as TemplateMessage)
+          ? await deps.sender.sendTemplate(
+              message.appId,
+              message.openid,
+              message.payload as TemplateMessage,
+              clientMsgIdOf(message.id),
+            )
           : await deps.sender.sendCustom(message.appId, message.openid, message.payload as CustomMessage);
       return { result, at: new Date(), verdict: classifyErrcode(result.errcode) };
     } catch (err) {
@@ -128,12 +144,22 @@ export function createDeliverDue(
     }
   }
 
-  /** Claims, sends and records one slice of a batch; false when it failed (its wake-ups are requeued). */
+  /**
+   * Claims, sends and records one slice of a batch, holding one send slot per id on entry; false when it
+   * failed (its wake-ups are requeued). The slots of ids not claimed are given back at once, the others
+   * once their outcomes are recorded: a slot stands for a row in `sending`.
+   */
   async function deliverSlice(ids: string[], acks: WakeUpAcks): Promise<boolean> {
+    let held = ids.length;
+    const holdOnly = (count: number) => {
+      deps.slots.release(held - count);
+      held = count;
+    };
     try {
       const claim = await deps.gate.run('claim', () =>
         claimDue(deps.pool, ids, deps.earlyToleranceMs, deps.uncheckedAppIds),
       );
+      holdOnly(claim.claimed.length);
       const early = claim.early.map((e) => republish(e.id, Date.now() + e.remainingMs, acks, 'early'));
       const claimedIds = new Set(claim.claimed.map((m) => m.id));
       const earlyIds = new Set(claim.early.map((e) => e.id));
@@ -156,6 +182,7 @@ export function createDeliverDue(
           decisions.map((d) => d.outcome),
         ),
       );
+      holdOnly(0);
       await Promise.all(
         decisions.map(async ({ message, outcome, followUp: kind }) => {
           countOutcome(deps.metrics, outcome, message.channel, message.dueAt);
@@ -175,22 +202,31 @@ export function createDeliverDue(
       logger.error({ err: (err as Error).message }, 'batch failed; its wake-ups will be redelivered');
       acks.redeliverAll();
       return false;
+    } finally {
+      holdOnly(0);
     }
   }
 
   /**
-   * A batch's messages are claimed `batchSize` at a time (a wake-up may carry more), which bounds what a
-   * crash can strand in `sending`. When the worker is stopping, the slices not yet claimed are handed
-   * back: their wake-ups are requeued, and whatever of them was already handled is dropped on arrival.
+   * A batch's messages are claimed in slices of at most `batchSize` and never more than the free send
+   * slots, waiting for one to free up: the claim never runs ahead of the sends, so a crash strands no more
+   * rows in `sending` than there are slots. When the worker is stopping, the slices not yet claimed are
+   * handed back: their wake-ups are requeued, and whatever of them was already handled is dropped on arrival.
    */
   return async function deliverDue(batch: Delivery[], stopping: () => boolean = () => false): Promise<void> {
     const acks = trackAcks(batch, () => {
       logger.error('a message on the due queue is not a wake-up; dead-lettering it');
       deps.metrics.deadLettered.inc({ reason: 'not_a_wakeup' });
     });
-    for (let from = 0; from < acks.ids.length; from += deps.batchSize) {
-      if (from > 0 && stopping()) return acks.redeliverAll();
-      if (!(await deliverSlice(acks.ids.slice(from, from + deps.batchSize), acks))) return;
+    for (let from = 0; from < acks.ids.length;) {
+      const taken = await deps.slots.acquireUpTo(Math.min(deps.batchSize, acks.ids.length - from));
+      if (stopping()) {
+        deps.slots.release(taken);
+        return acks.redeliverAll();
+      }
+      const slice = acks.ids.slice(from, from + taken);
+      from += taken;
+      if (!(await deliverSlice(slice, acks))) return;
     }
   };
 }

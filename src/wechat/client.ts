@@ -24,8 +24,17 @@ export interface WechatClient {
    * only when no access token can be had (AppError `token_error` / `unknown_account`).
    */
   sendCustom(appId: string, openid: string, message: CustomMessage): Promise<SendResult>;
-  /** Sends a template message to `openid`; same contract as sendCustom. */
-  sendTemplate(appId: string, openid: string, message: TemplateMessage): Promise<SendResult>;
+  /**
+   * Sends a template message to `openid`; same contract as sendCustom. It goes out with `clientMsgId` as
+   * its `client_msg_id` unless the message carries its own: WeChat sends one message per openid and
+   * `client_msg_id` within 10 minutes, so sending the same message again within that time is harmless.
+   */
+  sendTemplate(
+    appId: string,
+    openid: string,
+    message: TemplateMessage,
+    clientMsgId: string,
+  ): Promise<SendResult>;
   /** Closes the keep-alive connections once in-flight requests are done. */
   close(): Promise<void>;
 }
@@ -48,6 +57,16 @@ export interface WechatClientOptions {
 const CUSTOM_PATH = '/cgi-bin/message/custom/send';
 const TEMPLATE_PATH = '/cgi-bin/message/template/send';
 const JSON_HEADERS = { 'content-type': 'application/json' };
+
+/**
+ * The `client_msg_id` of a scheduled message: its id without the dashes, 32 lowercase hex characters.
+ * Deterministic, so every attempt at one message carries the same key; WeChat documents no length or
+ * charset for it, so it stays within the tightest limit it does document for such keys (mass send's
+ * `clientmsgid`, 64 bytes) and within `character_string`'s 32 ASCII characters.
+ */
+export function clientMsgIdOf(messageId: string): string {
+  return messageId.replaceAll('-', '').toLowerCase();
+}
 
 /**
  * Creates the client: one keep-alive undici pool to the WeChat origin for the whole process. It adds
@@ -103,7 +122,11 @@ export function createWechatClient(opts: WechatClientOptions): WechatClient {
 
   return {
     sendCustom: (appId, openid, message) => send(appId, openid, CUSTOM_PATH, message),
-    sendTemplate: (appId, openid, message) => send(appId, openid, TEMPLATE_PATH, message),
+    sendTemplate: (appId, openid, message, clientMsgId) =>
+      send(appId, openid, TEMPLATE_PATH, {
+        ...message,
+        client_msg_id: message.client_msg_id ?? clientMsgId,
+      }),
     close: () => http.close(),
   };
 }

@@ -21,26 +21,38 @@ const run = promisify(execFile);
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** The text a scheduled message carries: its tag, unique per message. */
-export const tagOf = (body: unknown): string => (body as { text: { content: string } }).text.content;
+/** A scheduled message's tag, unique per message: the text of a custom one, `data.tag` of a template one. */
+export const tagOf = (body: unknown): string => {
+  const b = body as { text?: { content: string }; data?: { tag: { value: string } } };
+  return b.text?.content ?? b.data!.tag.value;
+};
+
+/** The message that carries `tag` on `channel`. */
+const taggedMessage = (tag: string, channel: 'custom' | 'template') =>
+  channel === 'template'
+    ? { template_id: 'TPL-CHAOS', data: { tag: { value: tag } } }
+    : { msgtype: 'text', text: { content: tag } };
 
 /**
- * Schedules `count` tagged text messages through `POST /v1/messages/batch`, with delays spread evenly over
- * [fromMs, toMs), round-robin over `appIds` and 31 followers; returns the tags, all accepted.
+ * Schedules `count` tagged messages (text, or template ones with `channel: 'template'`) through
+ * `POST /v1/messages/batch`, with delays spread evenly over [fromMs, toMs), round-robin over `appIds` and
+ * 31 followers; returns the tags, all accepted.
  */
 export async function scheduleTagged(
   h: Harness,
   service: Pick<Service, 'url'>,
   count: number,
-  opts: { fromMs: number; toMs: number; appIds?: readonly string[] },
+  opts: { fromMs: number; toMs: number; appIds?: readonly string[]; channel?: 'custom' | 'template' },
 ): Promise<string[]> {
   const appIds = opts.appIds ?? [APP_ID];
+  const channel = opts.channel ?? 'custom';
   const tags = Array.from({ length: count }, () => randomUUID());
   const lines = tags.map((tag, i) =>
     JSON.stringify({
       appId: appIds[i % appIds.length],
       openid: `o-${i % 31}`,
-      message: { msgtype: 'text', text: { content: tag } },
+      channel,
+      message: taggedMessage(tag, channel),
       delayMs: opts.fromMs + Math.floor(((opts.toMs - opts.fromMs) * i) / count),
     }),
   );

@@ -261,6 +261,26 @@ describe('simulator: template sends', () => {
     expect(sim.messages()).toHaveLength(3);
   });
 
+  it('keeps the client_msg_ids of different accounts apart', async () => {
+    const before = sim.stats().deduplicated;
+    await sendTemplate(await freshToken(), template({ client_msg_id: 'order-44' }));
+    const other = await sendTemplate(await freshToken(OTHER), template({ client_msg_id: 'order-44' }));
+    expect(other.errcode).toBe(0);
+    expect(sim.messages().map((m) => m.appId)).toEqual([ACCOUNT.appId, OTHER.appId]);
+    expect(sim.stats().deduplicated).toBe(before);
+  });
+
+  it('does not remember the client_msg_id of a send it failed, so the retry is delivered', async () => {
+    const token = await freshToken();
+    const before = sim.stats().deduplicated;
+    sim.setFaults({ errorRate: 1, errcode: -1 });
+    expect((await sendTemplate(token, template({ client_msg_id: 'order-45' }))).errcode).toBe(-1);
+    sim.clearFaults();
+    expect((await sendTemplate(token, template({ client_msg_id: 'order-45' }))).errcode).toBe(0);
+    expect(sim.messages()).toHaveLength(1);
+    expect(sim.stats().deduplicated).toBe(before);
+  });
+
   it('forgets client_msg_ids when its messages are reset', async () => {
     const token = await freshToken();
     await sendTemplate(token, template({ client_msg_id: 'order-43' }));

@@ -1,7 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type { Pool } from '../../src/db/pool';
 import { AppError } from '../../src/errors';
 import { createSimulator, type Simulator } from '../../src/simulator/create-simulator';
-import { createWechatClient, type WechatClient } from '../../src/wechat/client';
+import { clientMsgIdOf, createWechatClient, type WechatClient } from '../../src/wechat/client';
 import { createTokenStore, type TokenStore } from '../../src/wechat/tokens';
 import { createTestDb, type TestDb } from '../helpers/db';
 import { silentLogger } from '../helpers/logger';
@@ -235,9 +236,9 @@ describe('wechat client', () => {
     expect(result).toMatchObject({ errcode: 45002, errmsg: 'content size out of limit' });
   });
 
-  it('sends a template message and returns its msgid', async () => {
+  it('sends a template message with the client_msg_id it is given and returns its msgid', async () => {
     const message = { template_id: 'TPL', data: { first: { value: 'Your order shipped' } } };
-    const result = await client(tokenStore()).sendTemplate(ACCOUNT.appId, 'oBuyer', message);
+    const result = await client(tokenStore()).sendTemplate(ACCOUNT.appId, 'oBuyer', message, 'key-1');
     expect(result).toEqual({
       errcode: 0,
       errmsg: 'ok',
@@ -245,8 +246,33 @@ describe('wechat client', () => {
       durationMs: expect.any(Number) as number,
     });
     expect(sim.messages()).toEqual([
-      expect.objectContaining({ channel: 'template', body: { touser: 'oBuyer', ...message } }),
+      expect.objectContaining({
+        channel: 'template',
+        body: { touser: 'oBuyer', ...message, client_msg_id: 'key-1' },
+      }),
     ]);
+  });
+
+  it("keeps a template message's own client_msg_id", async () => {
+    const message = { template_id: 'TPL', data: { first: { value: 'x' } }, client_msg_id: 'mine' };
+    await client(tokenStore()).sendTemplate(ACCOUNT.appId, 'oBuyer', message, 'derived');
+    expect(sim.messages().map((m) => (m.body as { client_msg_id: string }).client_msg_id)).toEqual(['mine']);
+  });
+
+  it('sends a template message again with the same client_msg_id: WeChat delivers it once', async () => {
+    const wechat = client(tokenStore());
+    const message = { template_id: 'TPL', data: { first: { value: 'x' } } };
+    const key = clientMsgIdOf(randomUUID());
+    const first = await wechat.sendTemplate(ACCOUNT.appId, 'oBuyer', message, key);
+    const again = await wechat.sendTemplate(ACCOUNT.appId, 'oBuyer', message, key);
+    expect(again).toMatchObject({ errcode: 0, msgid: first.msgid });
+    expect(sim.messages()).toHaveLength(1);
+  });
+
+  it("derives a message's client_msg_id from its id: 32 lowercase hex characters, the same every time", () => {
+    const id = '0E9A3C5B-1F2D-4E6A-8B7C-9D0E1F2A3B4C';
+    expect(clientMsgIdOf(id)).toBe('0e9a3c5b1f2d4e6a8b7c9d0e1f2a3b4c');
+    expect(clientMsgIdOf(id)).toBe(clientMsgIdOf(id.toLowerCase()));
   });
 
   it('rejects with the token error when no token can be had', async () => {

@@ -3,6 +3,7 @@ import amqplib from 'amqplib';
 import { queueDepth } from '../helpers/broker';
 import { APP_ID, createHarness, type Harness, waitFor } from '../helpers/harness';
 import { runCli } from '../helpers/services';
+import { clientMsgIdOf } from '../../src/wechat/client';
 
 let h: Harness;
 afterEach(() => h?.close());
@@ -54,6 +55,73 @@ describe('rows stuck in sending (the worker died mid-send)', () => {
     expect(h.simulator.messages().map((m) => (m.body as { text: { content: string } }).text.content)).toEqual(
       [tag],
     );
+  });
+});
+
+async function insertStuckTemplate(openid: string, claimedSecondsAgo: number): Promise<string> {
+  const { rows } = await h.db.pool.query<{ id: string }>(
+    `INSERT INTO scheduled_messages (app_id, openid, channel, payload, due_at, status, attempts, claimed_at)
+     VALUES ($1, $2, 'template', $3, now(), 'sending', 1, now() - $4 * interval '1 second')
+     RETURNING id`,
+    [APP_ID, openid, TEMPLATE, claimedSecondsAgo],
+  );
+  return rows[0].id;
+}
+
+const TEMPLATE = { template_id: 'TPL', data: { first: { value: 'your order shipped' } } };
+
+/** What the killed worker did before it died: its send of the row reached WeChat. */
+async function sendAsTheKilledWorker(id: string, openid: string): Promise<void> {
+  const post = async (path: string, body: unknown) =>
+    (await (
+      await fetch(`${h.simulatorUrl}${path}`, { method: 'POST', body: JSON.stringify(body) })
+    ).json()) as { access_token?: string; errcode?: number };
+  const { access_token: token } = await post('/cgi-bin/stable_token', {
+    grant_type: 'client_credential',
+    appid: APP_ID,
+    secret: 'test-secret',
+  });
+  const answer = await post(`/cgi-bin/message/template/send?access_token=${token}`, {
+    touser: openid,
+    ...TEMPLATE,
+    client_msg_id: clientMsgIdOf(id),
+  });
+  expect(answer.errcode).toBe(0);
+}
+
+describe('template rows stuck in sending (the worker died mid-send)', () => {
+  const statusOf = async (id: string) =>
+    (await h.db.pool.query<{ status: string }>('SELECT status FROM scheduled_messages WHERE id = $1', [id]))
+      .rows[0].status;
+
+  it('are sent again with the same client_msg_id, and WeChat delivers each once', async () => {
+    h = await createHarness({ SENDING_TIMEOUT_MS: '1000', RELAY_INTERVAL_MS: '100' });
+    // One the dead worker's send reached WeChat with, one it died before sending.
+    const reached = await insertStuckTemplate('o-reached', 5);
+    const lost = await insertStuckTemplate('o-lost', 5);
+    await sendAsTheKilledWorker(reached, 'o-reached');
+    await h.start({ ROLE: 'worker' });
+    const sent = await waitFor(
+      async () => (await statusOf(reached)) === 'sent' && (await statusOf(lost)) === 'sent',
+      5000,
+    );
+    expect(sent).toBe(true);
+    const received = h.simulator.messages();
+    expect(received.map((m) => m.openid).sort()).toEqual(['o-lost', 'o-reached']);
+    expect(received.map((m) => (m.body as { client_msg_id: string }).client_msg_id).sort()).toEqual(
+      [clientMsgIdOf(lost), clientMsgIdOf(reached)].sort(),
+    );
+    // The resend of the one that had reached WeChat was answered as a repeat, not delivered again.
+    expect(h.simulator.stats().deduplicated).toBe(1);
+  });
+
+  it('become unknown once WeChat would no longer recognise the resend (claimed over 9 minutes ago)', async () => {
+    h = await createHarness({ SENDING_TIMEOUT_MS: '1000', RELAY_INTERVAL_MS: '100' });
+    const id = await insertStuckTemplate('o-old', 10 * 60);
+    await h.start({ ROLE: 'worker' });
+    expect(await waitFor(async () => (await statusOf(id)) === 'unknown', 5000)).toBe(true);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(h.simulator.messages()).toHaveLength(0);
   });
 });
 

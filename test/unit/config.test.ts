@@ -54,6 +54,15 @@ describe('loadConfig', () => {
     }
   });
 
+  it('gives a worker as many send slots as WeChat connections by default, and never more', () => {
+    expect(loadConfig(minimal).workerSendConcurrency).toBe(64);
+    expect(loadConfig({ ...minimal, WECHAT_MAX_CONNECTIONS: '16' }).workerSendConcurrency).toBe(16);
+    expect(loadConfig({ ...minimal, WORKER_SEND_CONCURRENCY: '8' }).workerSendConcurrency).toBe(8);
+    expect(() =>
+      loadConfig({ ...minimal, WECHAT_MAX_CONNECTIONS: '16', WORKER_SEND_CONCURRENCY: '32' }),
+    ).toThrow(/WORKER_SEND_CONCURRENCY: must not be above WECHAT_MAX_CONNECTIONS/);
+  });
+
   it('requires the secrets and the accounts rather than inventing them', () => {
     expect(() => loadConfig({})).toThrow(/ADMIN_TOKEN: is required[\s\S]*WECHAT_ACCOUNTS: is required/);
   });
