@@ -158,7 +158,6 @@ describe(`fault suite: ${N} messages per scenario, none lost, none sent twice`, 
         ...h.env,
         ROLE: 'worker',
         DATABASE_URL: withSearchPath(h.env.DATABASE_URL, h.db.schema),
-        WORKER_HTTP_PORT: '0',
         SENDING_TIMEOUT_MS: '3000',
         RELAY_INTERVAL_MS: '200',
         WORKER_BATCH_SIZE: String(batchSize),
@@ -239,7 +238,6 @@ describe(`fault suite: ${N} messages per scenario, none lost, none sent twice`, 
       );
       const worker = {
         ROLE: 'worker',
-        WORKER_HTTP_PORT: '0',
         WORKER_BATCH_SIZE: '25',
         RELAY_INTERVAL_MS: '100',
       };
