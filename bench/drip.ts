@@ -80,6 +80,8 @@ export function createDripSystem(env: BenchEnv, mode: 'levels' | 'plugin', rabbi
     LEVELS_UNIT_MS: String(LEVELS.unitMs),
     LEVELS_COUNT: String(LEVELS.count),
     LOG_LEVEL: 'warn',
+    // Every process has an ops listener; several run on this machine, so each takes a free port.
+    OPS_PORT: '0',
     ...DRIP_TUNING,
   });
 
@@ -150,9 +152,7 @@ export function createDripSystem(env: BenchEnv, mode: 'levels' | 'plugin', rabbi
       const waits = [waitReady(apiUrl, spawnRole('api', { HTTP_PORT: String(apiPort) }))];
       for (let i = 0; i < env.workers; i++) {
         const port = await freePort();
-        waits.push(
-          waitReady(`http://127.0.0.1:${port}`, spawnRole('worker', { WORKER_HTTP_PORT: String(port) })),
-        );
+        waits.push(waitReady(`http://127.0.0.1:${port}`, spawnRole('worker', { OPS_PORT: String(port) })));
       }
       await Promise.all(waits);
     },

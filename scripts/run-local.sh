@@ -39,6 +39,7 @@ node dist/main/all.js >> "$logs" &
 pids+=($!)
 
 api="http://${HTTP_HOST:-127.0.0.1}:${HTTP_PORT:-3000}"
+ops="http://${OPS_HOST:-127.0.0.1}:${OPS_PORT:-3001}"
 for _ in $(seq 1 100); do
   curl -fsS "$api/healthz" >/dev/null 2>&1 && break
   sleep 0.2
@@ -48,7 +49,8 @@ cat <<MSG
   wechat-drip is running (Ctrl-C stops it)
     API          $api   (Authorization: Bearer \$ADMIN_TOKEN from .env)
     admin page   $api/admin/   (sign in with ADMIN_TOKEN from .env)
-    health       $api/healthz   $api/readyz   $api/metrics
+    health       $api/healthz   $api/readyz   (public port: ready or not, nothing more)
+    ops          $ops/readyz   $ops/metrics   (detailed readiness, Prometheus)
 MSG
 if [ "${START_SIMULATOR:-false}" = "true" ]; then
   echo "    simulator    ${WECHAT_API_BASE_URL}   (what it received: ${WECHAT_API_BASE_URL}/__sim/messages)"

@@ -40,12 +40,22 @@ export type Role = (typeof ROLES)[number];
 export interface Config {
   /** Which parts this process runs: `api` (HTTP), `worker` (relay + consumer) or `all`. Default `all`. */
   readonly role: Role;
-  /** Interface the HTTP server binds. Default 127.0.0.1. */
+  /** Interface the public HTTP server (API, webhook, admin page) binds. Default 127.0.0.1. */
   readonly httpHost: string;
-  /** Port of the HTTP API. Default 3000. */
+  /** Port of the public HTTP server. Default 3000. */
   readonly httpPort: number;
-  /** Port of a worker-only process's /healthz, /readyz and /metrics. Default 3001. */
-  readonly workerHttpPort: number;
+  /** Interface the ops listener (/metrics, detailed /readyz) binds, in every role. Default 127.0.0.1. */
+  readonly opsHost: string;
+  /** Port of the ops listener; 0 picks a free port. Default 3001. */
+  readonly opsPort: number;
+  /** A request whose headers and body have not all arrived after this many ms is cut (408). Default 30000. */
+  readonly httpRequestTimeoutMs: number;
+  /** A request whose headers have not all arrived after this many ms is cut (408). Default 10000. */
+  readonly httpHeadersTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this many ms. Default 5000. */
+  readonly httpKeepAliveTimeoutMs: number;
+  /** Open connections one listener accepts; further ones are closed at once. Default 1000. */
+  readonly httpMaxConnections: number;
   /** Largest JSON request body in bytes (413 above). Default 65536. */
   readonly httpBodyLimitBytes: number;
   /** Bearer token for /v1 routes. Secret, at least 16 characters, required. */
@@ -163,7 +173,12 @@ const envSchema = z.object({
   ROLE: z.enum(ROLES).default('all'),
   HTTP_HOST: z.string().min(1).default('127.0.0.1'),
   HTTP_PORT: int(3000, 0, 65535),
-  WORKER_HTTP_PORT: int(3001, 0, 65535),
+  OPS_HOST: z.string().min(1).default('127.0.0.1'),
+  OPS_PORT: int(3001, 0, 65535),
+  HTTP_REQUEST_TIMEOUT_MS: int(30_000, 100, 3_600_000),
+  HTTP_HEADERS_TIMEOUT_MS: int(10_000, 100, 3_600_000),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: int(5_000, 0, 3_600_000),
+  HTTP_MAX_CONNECTIONS: int(1000, 1, 1_000_000),
   HTTP_BODY_LIMIT_BYTES: int(65536, 1024),
   ADMIN_TOKEN: z.string({ error: 'is required' }).min(16, 'must be at least 16 characters'),
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/wechat_drip'),
@@ -216,12 +231,30 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if ((e.WORKER_SEND_CONCURRENCY ?? 0) > e.WECHAT_MAX_CONNECTIONS) {
     problems.push('WORKER_SEND_CONCURRENCY: must not be above WECHAT_MAX_CONNECTIONS');
   }
+  // Node refuses a server whose headers timeout outlives its request timeout.
+  if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS) {
+    problems.push('HTTP_HEADERS_TIMEOUT_MS: must not be above HTTP_REQUEST_TIMEOUT_MS');
+  }
+  if (e.ROLE !== 'worker' && e.OPS_PORT !== 0 && e.OPS_PORT === e.HTTP_PORT) {
+    problems.push('OPS_PORT: must differ from HTTP_PORT (the ops routes stay off the public port)');
+  }
+  // Renamed: failing loudly beats a worker silently moving its health port to the default.
+  if (env.WORKER_HTTP_PORT !== undefined && env.WORKER_HTTP_PORT !== '') {
+    problems.push(
+      'WORKER_HTTP_PORT: replaced by OPS_PORT, the ops listener every role now has (/healthz, /readyz, /metrics); rename it',
+    );
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     role: e.ROLE,
     httpHost: e.HTTP_HOST,
     httpPort: e.HTTP_PORT,
-    workerHttpPort: e.WORKER_HTTP_PORT,
+    opsHost: e.OPS_HOST,
+    opsPort: e.OPS_PORT,
+    httpRequestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+    httpHeadersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+    httpKeepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    httpMaxConnections: e.HTTP_MAX_CONNECTIONS,
     httpBodyLimitBytes: e.HTTP_BODY_LIMIT_BYTES,
     adminToken: e.ADMIN_TOKEN,
     databaseUrl: e.DATABASE_URL,

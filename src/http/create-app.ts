@@ -4,7 +4,8 @@ import { createAdminRouter } from './admin-routes';
 import { requireBearer } from './auth';
 import { requestId } from './request-id';
 import { errorMiddleware, notFound } from './error-middleware';
-import { healthRoutes, type Readiness } from './health-routes';
+import { publicHealthRoutes, type Readiness } from './health-routes';
+import { noSniff } from './no-sniff';
 import { createV1Router, type V1Deps } from './v1-routes';
 import { createWebhookRouter } from './webhook-routes';
 
@@ -17,14 +18,16 @@ export interface AppDeps extends V1Deps {
 
 export type { Readiness };
 
-/** The api process's express app (no listen: the composition root does that). */
+/** The api process's public express app (no listen: the composition root does that). */
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
+  app.use(noSniff);
   app.use(requestId);
 
-  app.use(healthRoutes(deps));
+  // Liveness and a bare readiness only: metrics and the readiness detail are on the ops listener.
+  app.use(publicHealthRoutes(deps));
   app.use('/admin', createAdminRouter());
 
   app.use('/wechat', createWebhookRouter({ ...deps, processLater: deps.processPushLater }));

@@ -1,6 +1,3 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import express, { type Express } from 'express';
 import { chooseTransport } from '../broker/choose-transport';
 import { createBrokerConnection } from '../broker/connection';
 import type { DueConsumer } from '../broker/consumer';
@@ -11,7 +8,9 @@ import type { Config } from '../config';
 import { isMigrated } from '../db/migrate';
 import { createPool, type Pool } from '../db/pool';
 import { createApp } from '../http/create-app';
-import { healthRoutes, type Readiness } from '../http/health-routes';
+import { createOpsApp } from '../http/create-ops-app';
+import type { Readiness } from '../http/health-routes';
+import { listen, type Listening } from '../http/listen';
 import type { Logger } from '../logger';
 import { createMetrics, type Metrics } from '../metrics';
 import type { Relay } from '../scheduling/relay';
@@ -22,8 +21,10 @@ import { startWorker } from './start-worker';
 const PUBLISHER_READY_WAIT_MS = 10_000;
 
 export interface Service {
-  /** Base URL of the HTTP API when this process runs it. */
+  /** Base URL of the public HTTP server (API, webhook, admin page) when this process runs it. */
   readonly url: string | null;
+  /** Base URL of the ops listener (/healthz, detailed /readyz, /metrics), which every role has. */
+  readonly opsUrl: string;
   readonly pool: Pool;
   readonly publisher: Publisher;
   readonly transport: DelayTransport;
@@ -96,30 +97,40 @@ export async function startService(
     return { ready: Object.values(checks).every((c) => c.ok), checks };
   }
 
-  let server: Server | null = null;
-  let url: string | null = null;
-  if (runsApi) {
-    const processPushLater = (pushId: number) =>
-      track(
-        processPush({ config, pool, publisher, logger, metrics }, pushId).catch((err: Error) =>
-          logger.error({ pushId, err: err.message }, 'push processing failed; the worker retries it'),
-        ),
-      );
-    const app = createApp({ config, pool, publisher, logger, track, readiness, processPushLater, metrics });
-    server = await listen(app, config.httpPort, config.httpHost);
-    url = `http://${config.httpHost}:${(server.address() as AddressInfo).port}`;
-    logger.info({ url }, 'api listening');
+  let ops: Listening | null = null;
+  let publicServer: Listening | null = null;
+  try {
+    // First, so that health, readiness and metrics answer while the rest starts.
+    ops = await listen(createOpsApp({ readiness, metrics, logger }), config.opsHost, config.opsPort, config);
+    logger.info({ url: ops.url }, 'ops listener (healthz, readyz, metrics) listening');
+    if (runsApi) {
+      const processPushLater = (pushId: number) =>
+        track(
+          processPush({ config, pool, publisher, logger, metrics }, pushId).catch((err: Error) =>
+            logger.error({ pushId, err: err.message }, 'push processing failed; the worker retries it'),
+          ),
+        );
+      const app = createApp({ config, pool, publisher, logger, track, readiness, processPushLater, metrics });
+      publicServer = await listen(app, config.httpHost, config.httpPort, config);
+      logger.info({ url: publicServer.url }, 'api listening');
+    }
+  } catch (err) {
+    // A port taken (EADDRINUSE names it): release what is open, so that the caller can report and exit.
+    await ops?.close();
+    await publisher.close();
+    await connection.close();
+    await pool.end();
+    throw err;
   }
+  const opsListener = ops;
 
   const worker = runsWorker
     ? startWorker({ config, logger, pool, connection, names, publisher, metrics })
     : null;
-  // A worker-only process answers health and metrics on a port of its own.
-  if (!runsApi)
-    server = await listen(workerApp({ readiness, metrics }), config.workerHttpPort, config.httpHost);
 
   return {
-    url,
+    url: publicServer?.url ?? null,
+    opsUrl: opsListener.url,
     pool,
     publisher,
     transport,
@@ -128,30 +139,14 @@ export async function startService(
     metrics,
     readiness,
     async stop() {
-      if (server) {
-        const s = server;
-        await new Promise<void>((resolve) => s.close(() => resolve()));
-      }
+      await publicServer?.close();
       await worker?.stop();
       await Promise.allSettled([...background]);
       await publisher.close();
       await connection.close();
       await pool.end();
+      // Last: health and metrics stay answerable while the rest drains.
+      await opsListener.close();
     },
   };
-}
-
-function listen(app: Express, port: number, host: string): Promise<Server> {
-  return new Promise<Server>((resolve, reject) => {
-    const s = app.listen(port, host, () => resolve(s));
-    s.once('error', reject);
-  });
-}
-
-/** The worker-only process's HTTP surface: health, readiness and metrics. */
-function workerApp(deps: { readiness: () => Promise<Readiness>; metrics: Metrics }): Express {
-  const app = express();
-  app.disable('x-powered-by');
-  app.use(healthRoutes(deps));
-  return app;
 }

@@ -58,6 +58,8 @@ export async function createHarness(
     DELAY_MODE: 'levels',
     LEVELS_COUNT: '12',
     HTTP_PORT: apiPort,
+    // Several services run in one test process (and spawned ones share the machine): a free port each.
+    OPS_PORT: '0',
     LOG_LEVEL: process.env.TEST_LOG ?? 'silent',
     ...base,
   };

@@ -245,11 +245,11 @@ describe('POST /v1/cancellations', () => {
 });
 
 describe('health', () => {
-  it('answers /healthz, and /readyz with Postgres, migrations, RabbitMQ and the transport', async () => {
+  it('answers /healthz, and on the ops listener /readyz with Postgres, migrations, RabbitMQ and the transport', async () => {
     expect((await fetch(`${api.url}/healthz`)).status).toBe(200);
-    const ready = await waitFor(async () => (await fetch(`${api.url}/readyz`)).status === 200, 5000);
+    const ready = await waitFor(async () => (await fetch(`${api.opsUrl}/readyz`)).status === 200, 5000);
     expect(ready).toBe(true);
-    const body = (await (await fetch(`${api.url}/readyz`)).json()) as {
+    const body = (await (await fetch(`${api.opsUrl}/readyz`)).json()) as {
       checks: Record<string, { ok: boolean; detail?: string }>;
     };
     expect(Object.keys(body.checks)).toEqual(['postgres', 'migrations', 'rabbitmq', 'transport']);

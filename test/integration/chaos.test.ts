@@ -154,7 +154,6 @@ describe(`fault suite: ${N} messages per scenario, none lost, none sent twice`, 
       ...harness.env,
       ROLE: 'worker',
       DATABASE_URL: withSearchPath(harness.env.DATABASE_URL, harness.db.schema),
-      WORKER_HTTP_PORT: '0',
       SENDING_TIMEOUT_MS: '3000',
       RELAY_INTERVAL_MS: '200',
       WORKER_BATCH_SIZE: '100',
@@ -282,7 +281,6 @@ describe(`fault suite: ${N} messages per scenario, none lost, none sent twice`, 
       );
       const worker = {
         ROLE: 'worker',
-        WORKER_HTTP_PORT: '0',
         WORKER_BATCH_SIZE: '25',
         RELAY_INTERVAL_MS: '100',
       };

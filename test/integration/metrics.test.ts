@@ -32,7 +32,7 @@ const metric = (text: string, name: string) =>
     .reduce((n, l) => n + Number(l.split(' ').at(-1)), 0);
 
 describe('/metrics', () => {
-  it('counts what the service does and passes promtool check metrics (api + worker in one process)', async () => {
+  it('counts what the service does and passes promtool check metrics (api + worker in one process, ops listener)', async () => {
     const res = await h.api(api, '/v1/messages', {
       method: 'POST',
       body: JSON.stringify({
@@ -45,7 +45,7 @@ describe('/metrics', () => {
     await waitFor(() => h.simulator.messages().length === 1, 5000);
     let text = '';
     await waitFor(async () => {
-      text = await (await fetch(`${api.url}/metrics`)).text();
+      text = await (await fetch(`${api.opsUrl}/metrics`)).text();
       return metric(text, 'wechat_drip_messages_sent_total') === 1;
     }, 5000);
     expect(metric(text, 'wechat_drip_messages_scheduled_total')).toBe(1);
@@ -57,9 +57,15 @@ describe('/metrics', () => {
     await expect(promtoolCheck(text)).resolves.toBeDefined();
   });
 
-  it('is served by a worker-only process on its own port, with health and readiness', async () => {
+  it('is not served on the public port, which faces the internet for the webhook', async () => {
+    const res = await fetch(`${api.url}/metrics`);
+    expect(res.status).toBe(404);
+    expect(await res.text()).not.toContain('wechat_drip_');
+  });
+
+  it('is served by a worker-only process on its ops listener, with health and readiness', async () => {
     const port = await freePort();
-    const worker = await h.start({ ROLE: 'worker', WORKER_HTTP_PORT: String(port) });
+    const worker = await h.start({ ROLE: 'worker', OPS_PORT: String(port) });
     expect(worker.url).toBeNull();
     const base = `http://127.0.0.1:${port}`;
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
@@ -67,5 +73,25 @@ describe('/metrics', () => {
     const text = await (await fetch(`${base}/metrics`)).text();
     expect(text).toContain('wechat_drip_wakeups_delivered_total');
     await expect(promtoolCheck(text)).resolves.toBeDefined();
+  });
+
+  it('lets an api and a worker process on one machine answer on different OPS_PORTs', async () => {
+    const [apiOps, workerOps] = [await freePort(), await freePort()];
+    const apiOnly = await h.start({ ROLE: 'api', HTTP_PORT: '0', OPS_PORT: String(apiOps) });
+    const worker = await h.start({ ROLE: 'worker', OPS_PORT: String(workerOps) });
+    expect([apiOnly.opsUrl, worker.opsUrl]).toEqual([
+      `http://127.0.0.1:${apiOps}`,
+      `http://127.0.0.1:${workerOps}`,
+    ]);
+    const [apiText, workerText] = await Promise.all(
+      [apiOnly, worker].map(async (s) => (await fetch(`${s.opsUrl}/metrics`)).text()),
+    );
+    expect(apiText).toContain('wechat_drip_messages_scheduled_total');
+    expect(workerText).toContain('wechat_drip_wakeups_delivered_total');
+  });
+
+  it('refuses to start a second process on an OPS_PORT already taken, naming the address', async () => {
+    const port = new URL(api.opsUrl).port;
+    await expect(h.start({ ROLE: 'worker', OPS_PORT: port })).rejects.toThrow(`EADDRINUSE`);
   });
 });

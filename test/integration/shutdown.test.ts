@@ -17,7 +17,6 @@ describe('graceful shutdown', () => {
     const env = {
       ...h.env,
       ROLE: 'worker',
-      WORKER_HTTP_PORT: '0',
       DATABASE_URL: withSearchPath(h.env.DATABASE_URL, h.db.schema),
       WORKER_BATCH_SIZE: '20',
     };

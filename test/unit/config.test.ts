@@ -63,6 +63,35 @@ describe('loadConfig', () => {
     ).toThrow(/WORKER_SEND_CONCURRENCY: must not be above WECHAT_MAX_CONNECTIONS/);
   });
 
+  it('puts the ops listener on loopback port 3001 and cuts slow requests after 30 s by default', () => {
+    expect(loadConfig(minimal)).toMatchObject({
+      opsHost: '127.0.0.1',
+      opsPort: 3001,
+      httpRequestTimeoutMs: 30_000,
+      httpHeadersTimeoutMs: 10_000,
+      httpKeepAliveTimeoutMs: 5_000,
+      httpMaxConnections: 1000,
+    });
+  });
+
+  it('refuses the old WORKER_HTTP_PORT, naming OPS_PORT, rather than moving a health port silently', () => {
+    expect(() => loadConfig({ ...minimal, WORKER_HTTP_PORT: '3001' })).toThrow(
+      /WORKER_HTTP_PORT: replaced by OPS_PORT/,
+    );
+  });
+
+  it('refuses an OPS_PORT equal to HTTP_PORT in a role that serves the API, and a headers timeout above the request timeout', () => {
+    expect(() => loadConfig({ ...minimal, ROLE: 'api', HTTP_PORT: '8080', OPS_PORT: '8080' })).toThrow(
+      /OPS_PORT: must differ from HTTP_PORT/,
+    );
+    expect(loadConfig({ ...minimal, ROLE: 'worker', HTTP_PORT: '8080', OPS_PORT: '8080' }).opsPort).toBe(
+      8080,
+    );
+    expect(() =>
+      loadConfig({ ...minimal, HTTP_HEADERS_TIMEOUT_MS: '20000', HTTP_REQUEST_TIMEOUT_MS: '10000' }),
+    ).toThrow(/HTTP_HEADERS_TIMEOUT_MS: must not be above HTTP_REQUEST_TIMEOUT_MS/);
+  });
+
   it('requires the secrets and the accounts rather than inventing them', () => {
     expect(() => loadConfig({})).toThrow(/ADMIN_TOKEN: is required[\s\S]*WECHAT_ACCOUNTS: is required/);
   });

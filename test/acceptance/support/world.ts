@@ -81,7 +81,12 @@ async function ready(url: string, what: string): Promise<void> {
  */
 export async function startWorld(opts: WorldOptions): Promise<World> {
   const accounts = JSON.stringify(opts.accounts ?? [anAccount()]);
-  const [apiPort, workerPort, simPort] = [await freePort(), await freePort(), await freePort()];
+  const [apiPort, apiOpsPort, workerPort, simPort] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
   const database = await createDatabase();
   const prefix = randomBrokerPrefix();
   const simUrl = `http://127.0.0.1:${simPort}`;
@@ -95,7 +100,6 @@ export async function startWorld(opts: WorldOptions): Promise<World> {
     BROKER_PREFIX: prefix,
     HTTP_HOST: '127.0.0.1',
     HTTP_PORT: String(apiPort),
-    WORKER_HTTP_PORT: String(workerPort),
   };
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   const workerUrl = `http://127.0.0.1:${workerPort}`;
@@ -106,11 +110,15 @@ export async function startWorld(opts: WorldOptions): Promise<World> {
   let closed = false;
 
   const startService = async () => {
-    service = startProgram('all', { ...env, ROLE: opts.split ? 'api' : 'all' }, log('service'));
+    service = startProgram(
+      'all',
+      { ...env, ROLE: opts.split ? 'api' : 'all', OPS_PORT: String(apiOpsPort) },
+      log('service'),
+    );
     await ready(`${apiUrl}/readyz`, 'the service');
   };
   const startWorker = async () => {
-    worker = startProgram('all', { ...env, ROLE: 'worker' }, log('worker'));
+    worker = startProgram('all', { ...env, ROLE: 'worker', OPS_PORT: String(workerPort) }, log('worker'));
     await ready(`${workerUrl}/readyz`, 'the worker');
   };
   const close = async () => {

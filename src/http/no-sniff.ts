@@ -1,0 +1,11 @@
+import type { RequestHandler } from 'express';
+
+/**
+ * `X-Content-Type-Options: nosniff` on every response, set before any route runs so that errors, 404s,
+ * static files and webhook answers carry it too: a browser must not guess HTML or script out of a JSON or
+ * text answer that echoes client input.
+ */
+export const noSniff: RequestHandler = (_req, res, next) => {
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  next();
+};
