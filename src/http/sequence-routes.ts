@@ -16,6 +16,7 @@ import { sequenceResults } from '../sequences/sequence-results';
 import { scheduleMessages, type ScheduleDeps } from '../scheduling/schedule-messages';
 import { readableIssue, zodIssueDetails } from '../validation';
 import { messageView } from './message-view';
+import { guardPathParams } from './input-guard';
 
 const testSendSchema = z
   .object({ openid: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/), stepIndex: z.number().int().min(0) })
@@ -48,6 +49,7 @@ function sequenceId(raw: string | string[] | undefined): string {
 /** `/v1/sequences…`: marketing's drip sequences (the admin page calls these too). */
 export function createSequenceRouter(deps: ScheduleDeps & { config: Config }): Router {
   const router = Router();
+  guardPathParams(router, ['id', 'action']);
   const policies = new Map(deps.config.wechatAccounts.map((a) => [a.appId, a.windowPolicy]));
   const parse = (body: unknown) => {
     if (body === undefined)
