@@ -148,6 +148,39 @@ describe('fuzzing bad input', () => {
     );
   });
 
+  it('POST /v1/messages/batch: lines with unstorable text are rejected one by one, the others stored', async () => {
+    const clean = JSON.stringify({
+      appId: APP_ID,
+      openid: 'o-fuzz',
+      delayMs: 3_600_000,
+      message: { msgtype: 'text', text: { content: 'x' } },
+    });
+    const line = fc.oneof(
+      fc.constant({ text: clean, good: true }),
+      validButHostile['/v1/messages'].map((v) => ({ text: JSON.stringify(v), good: false })),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(line, { minLength: 1, maxLength: 20 }), async (lines) => {
+        const before = await writtenRows(h.db);
+        const res = await h.api(service, '/v1/messages/batch', {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-ndjson' },
+          body: lines.map((l) => l.text).join('\n'),
+        });
+        const answers = (await res.text())
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { summary?: unknown });
+        const good = lines.filter((l) => l.good).length;
+        expect(answers.at(-1)).toEqual({
+          summary: { lines: lines.length, accepted: good, rejected: lines.length - good },
+        });
+        expect((await writtenRows(h.db)).messages).toBe(before.messages + good);
+      }),
+      { numRuns: Math.ceil(RUNS / 5) },
+    );
+  });
+
   it('the webhook: random bodies, query strings and signatures never cause a 5xx or a recorded push', async () => {
     const hex = (maxLength: number) => fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), maxLength });
     const query = fc.record({

@@ -265,3 +265,58 @@ describe('impossible dates in sendAt', () => {
   });
 });
 
+describe('POST /v1/messages/batch with text Postgres cannot store', () => {
+  it('rejects just those lines, naming the field, and stores every other line', async () => {
+    const good = (n: number) => JSON.stringify(aRequest({ openid: `o-batch-${n}`, message: text(`${n}`) }));
+    const lines = [
+      good(1),
+      good(2),
+      JSON.stringify(aRequest({ message: text(NUL) })),
+      good(3),
+      good(4),
+      JSON.stringify(aRequest({ cancelKey: LONE_SURROGATE })),
+      good(5),
+      withRaw(aRequest(), '"__proto__":{}'),
+      good(6),
+      good(7),
+    ];
+    const before = await writtenRows(h.db);
+    const res = await h.api(api, '/v1/messages/batch', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-ndjson' },
+      body: lines.join('\n'),
+    });
+    const results = (await res.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(results.filter((r) => r.ok === false)).toEqual([
+      {
+        line: 3,
+        ok: false,
+        error: expect.objectContaining({
+          code: 'invalid_text',
+          details: [expect.objectContaining({ path: 'message.text.content' })],
+        }),
+      },
+      {
+        line: 6,
+        ok: false,
+        error: expect.objectContaining({
+          code: 'invalid_text',
+          details: [expect.objectContaining({ path: 'cancelKey' })],
+        }),
+      },
+      {
+        line: 8,
+        ok: false,
+        error: expect.objectContaining({
+          code: 'forbidden_key',
+          details: [expect.objectContaining({ path: '__proto__' })],
+        }),
+      },
+    ]);
+    expect(results.at(-1)).toEqual({ summary: { lines: 10, accepted: 7, rejected: 3 } });
+    expect((await writtenRows(h.db)).messages).toBe(before.messages + 7);
+  });
+});
