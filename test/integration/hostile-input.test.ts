@@ -1,3 +1,4 @@
+import { loggableError } from '../../src/db/errors';
 import type { Service } from '../../src/main/start-service';
 import { APP_ID, createHarness, type Harness, writtenRows } from '../helpers/harness';
 
@@ -318,5 +319,19 @@ describe('POST /v1/messages/batch with text Postgres cannot store', () => {
     ]);
     expect(results.at(-1)).toEqual({ summary: { lines: 10, accepted: 7, rejected: 3 } });
     expect((await writtenRows(h.db)).messages).toBe(before.messages + 7);
+  });
+});
+
+describe('logging a Postgres error', () => {
+  it('keeps its SQLSTATE and drops the message, detail and position, which quote the input', async () => {
+    const words = 'secret words of a follower';
+    const err: unknown = await h.db.pool.query('SELECT $1::jsonb', [`{"note": "${words}\\u0000"}`]).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(JSON.stringify(err, Object.getOwnPropertyNames(err))).toContain(words);
+    const logged = loggableError(err);
+    expect(logged).toMatchObject({ type: 'DatabaseError', sqlstate: '22P05' });
+    expect(JSON.stringify(logged)).not.toContain(words);
   });
 });
