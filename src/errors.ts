@@ -26,10 +26,13 @@ export class AppError extends Error {
   }
 }
 
-/** Input that does not satisfy the contract; `details` lists every problem. */
+/**
+ * Input that does not satisfy the contract; `details` lists every problem. `code` is `validation_error`
+ * unless a more precise one helps the caller (`invalid_text`: text Postgres cannot store).
+ */
 export class ValidationError extends AppError {
-  constructor(message: string, details?: unknown) {
-    super('validation_error', message, { httpStatus: 400, details });
+  constructor(message: string, details?: unknown, code = 'validation_error') {
+    super(code, message, { httpStatus: 400, details });
   }
 }
 

@@ -34,7 +34,8 @@ export function zodIssueDetails(
     issue.code === 'unrecognized_keys'
       ? issue.keys.map((key) => ({
           path: join([...issue.path, key]),
-          message: unknownFields[key] ?? 'is not a known field',
+          // Own properties only: a field named `toString` must not read Object.prototype's.
+          message: Object.hasOwn(unknownFields, key) ? unknownFields[key] : 'is not a known field',
         }))
       : [{ path: join(issue.path), message: issue.message }],
   );

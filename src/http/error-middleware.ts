@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError } from '../errors';
+import { loggableError } from '../db/errors';
 import type { Logger } from '../logger';
 
 /** The JSON shape of every error answer: `{ error: { code, message, details? } }`. */
@@ -35,7 +36,7 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
     } else if (parserError.status && parserError.status >= 400 && parserError.status < 500) {
       appError = new AppError('bad_request', (err as Error).message, { httpStatus: parserError.status });
     } else {
-      logger.error({ err, path: req.path, requestId: req.requestId }, 'unhandled error');
+      logger.error({ err: loggableError(err), path: req.path, requestId: req.requestId }, 'unhandled error');
       appError = new AppError('internal', 'internal error');
     }
     if (appError.httpStatus >= 500)

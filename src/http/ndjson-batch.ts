@@ -1,17 +1,24 @@
-import { StringDecoder } from 'node:string_decoder';
 import type { Request, Response } from 'express';
+import { loggableError } from '../db/errors';
 import { AppError } from '../errors';
 import { parseScheduleRequest, type ScheduleContext } from '../scheduling/schedule-request';
 import { scheduleMessages } from '../scheduling/schedule-messages';
 import type { NewMessage } from '../scheduling/message-store';
 import type { V1Deps } from './v1-routes';
 import { errorBody } from './error-middleware';
+import { unstorableInputError } from './input-guard';
+import { ndjsonLines, type NdjsonLine } from './ndjson-lines';
 
-/** Lines validated and inserted per round-trip. */
+/**
+ * Lines answered per round: at most this many valid lines are inserted in one round-trip, and results
+ * (rejections included) are written out at least this often, so memory stays bounded whatever the mix.
+ */
 const CHUNK_LINES = 500;
+/** Rejected lines written together when no valid line before them is waiting: they leave memory young. */
+const REJECTIONS_PER_WRITE = 50;
 /** Chunks whose wake-ups may be publishing at once. */
 const MAX_CHUNKS_PUBLISHING = 4;
-/** Longest accepted line; a longer one is reported and skipped without being buffered whole. */
+/** Longest accepted line, in bytes; a longer one is reported and skipped without being buffered whole. */
 const MAX_LINE_BYTES = 64 * 1024;
 
 type LineResult = Record<string, unknown> & { line: number };
@@ -20,7 +27,8 @@ type LineResult = Record<string, unknown> & { line: number };
  * `POST /v1/messages/batch`: an NDJSON body, one create-message request per line, read as a stream with
  * bounded memory (a chunk of lines at a time, with backpressure on both sides). Each line is validated and
  * accepted on its own — a bad line is reported with its number and the good ones around it are accepted —
- * and the answer streams one NDJSON result per non-empty line, then a summary line.
+ * and the answer streams one NDJSON result per non-empty line, in line order, then a summary line. The
+ * event loop is yielded between chunks, so a long body does not hold up other requests.
  */
 export async function handleNdjsonBatch(
   deps: V1Deps,
@@ -29,8 +37,10 @@ export async function handleNdjsonBatch(
   res: Response,
 ): Promise<void> {
   res.status(200).type('application/x-ndjson');
-  const write = async (value: unknown) => {
-    if (!res.write(`${JSON.stringify(value)}\n`)) await new Promise((r) => res.once('drain', r));
+  /** Writes NDJSON lines in one chunk (one per result would cost a chunk header and a syscall each). */
+  const write = async (...values: unknown[]) => {
+    const text = values.map((v) => `${JSON.stringify(v)}\n`).join('');
+    if (!res.write(text)) await new Promise((r) => res.once('drain', r));
   };
   let lineNo = 0;
   let accepted = 0;
@@ -72,28 +82,34 @@ export async function handleNdjsonBatch(
       });
     }
     results.sort((a, b) => a.line - b.line);
-    for (const r of results) await write(r);
+    if (results.length > 0) await write(...results);
     pending = [];
     results = [];
+    // Parsing and rejecting lines never waits on I/O: without this, other requests wait for the whole body.
+    await new Promise((resolve) => setImmediate(resolve));
   };
 
-  const handleLine = async (text: string, tooLong: boolean) => {
-    lineNo++;
-    if (tooLong)
+  /** Validates one line: queues it for the next insert, or rejects it. */
+  const decideLine = (line: NdjsonLine): void => {
+    if (line.tooLong) {
       return reject(
         lineNo,
         new AppError('line_too_long', `line exceeds ${MAX_LINE_BYTES} bytes`, { httpStatus: 413 }),
       );
-    if (text.trim() === '') return;
+    }
+    if (line.text.trim() === '') return;
     let input: unknown;
     try {
-      input = JSON.parse(text);
+      input = JSON.parse(line.text);
     } catch {
       return reject(
         lineNo,
         new AppError('malformed_json', 'the line is not valid JSON', { httpStatus: 400 }),
       );
     }
+    // The same check express routes get: text Postgres cannot store would fail the whole chunk's insert.
+    const unstorable = unstorableInputError({ body: input });
+    if (unstorable) return reject(lineNo, unstorable);
     try {
       pending.push({
         line: lineNo,
@@ -103,33 +119,24 @@ export async function handleNdjsonBatch(
       if (err instanceof AppError) return reject(lineNo, err);
       throw err;
     }
-    if (pending.length >= CHUNK_LINES) await flush();
   };
 
   try {
-    // A decoder, not chunk.toString(): a multi-byte character (Chinese text) may straddle two chunks.
-    const decoder = new StringDecoder('utf8');
-    let carry = '';
-    let skipping = false;
-    for await (const chunk of req as AsyncIterable<Buffer>) {
-      const parts = (carry + decoder.write(chunk)).split('\n');
-      carry = parts.pop()!;
-      for (const part of parts) {
-        await handleLine(part, skipping);
-        skipping = false;
-      }
-      if (Buffer.byteLength(carry) > MAX_LINE_BYTES) {
-        skipping = true;
-        carry = '';
-      }
+    for await (const line of ndjsonLines(req as AsyncIterable<Buffer>, MAX_LINE_BYTES)) {
+      lineNo++;
+      decideLine(line);
+      // Rejections with no valid line before them waiting for its insert go out in small batches at once.
+      const rejectionsReady = pending.length === 0 && results.length >= REJECTIONS_PER_WRITE;
+      if (rejectionsReady || pending.length + results.length >= CHUNK_LINES) await flush();
     }
-    carry += decoder.end();
-    if (carry !== '' || skipping) await handleLine(carry, skipping);
     await flush();
     await write({ summary: { lines: lineNo, accepted, rejected } });
   } catch (err) {
     // Lines already answered are committed; the client retries the rest (idempotency keys make it safe).
-    deps.logger.error({ err: (err as Error).message, line: lineNo }, 'batch aborted');
+    deps.logger.error(
+      { err: err instanceof AppError ? err.message : loggableError(err), line: lineNo },
+      'batch aborted',
+    );
     const appError =
       err instanceof AppError
         ? err

@@ -15,6 +15,7 @@ import { sequenceResults } from '../sequences/sequence-results';
 import { scheduleMessages } from '../scheduling/schedule-messages';
 import { readableIssue, zodIssueDetails } from '../validation';
 import { messageView } from './message-view';
+import { guardPathParams } from './input-guard';
 import type { V1Deps } from './v1-routes';
 
 const testSendSchema = z
@@ -48,6 +49,7 @@ function sequenceId(raw: string | string[] | undefined): string {
 /** `/v1/sequences…`: marketing's drip sequences (the admin page calls these too). */
 export function createSequenceRouter(deps: V1Deps): Router {
   const router = Router();
+  guardPathParams(router, ['id', 'action']);
   const policies = new Map(deps.config.wechatAccounts.map((a) => [a.appId, a.windowPolicy]));
   const parse = (body: unknown) => {
     if (body === undefined)

@@ -13,6 +13,7 @@ import { WINDOW_PRESETS, type WindowPolicy } from '../wechat/window-policy';
 import { messageView } from './message-view';
 import { createSequenceRouter } from './sequence-routes';
 import { handleNdjsonBatch } from './ndjson-batch';
+import { guardBodyAndQuery, guardPathParams } from './input-guard';
 
 export interface V1Deps extends ScheduleDeps {
   readonly config: Config;
@@ -22,19 +23,24 @@ export interface V1Deps extends ScheduleDeps {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ACTOR = 'api';
+/** Longest cancellation reason, in characters: it is stored on the ledger row and shown in the admin page. */
+const MAX_REASON_CHARS = 500;
 
 const cancellationSchema = z
   .object({
     appId: z.string().min(1),
     cancelKey: z.string().min(1).max(200).optional(),
     openid: z.string().min(1).max(128).optional(),
-    reason: z.string().min(1).max(500),
+    reason: z.string().min(1).max(MAX_REASON_CHARS),
   })
   .strict()
   .refine((c) => (c.cancelKey === undefined) !== (c.openid === undefined), {
     message: 'give exactly one of cancelKey or openid',
     path: ['cancelKey'],
   });
+
+/** `DELETE /v1/messages/:id?reason=`; other query parameters are ignored, as on every route. */
+const cancelQuerySchema = z.object({ reason: z.string().max(MAX_REASON_CHARS).optional() });
 
 /** The parsed JSON body; absent when the client did not send `Content-Type: application/json`. */
 function jsonBody(body: unknown): unknown {
@@ -66,6 +72,8 @@ export function createV1Router(deps: V1Deps): Router {
     now: new Date(),
   });
 
+  router.use(guardBodyAndQuery);
+  guardPathParams(router, ['appId', 'cancelKey', 'id', 'openid']);
   router.use('/sequences', createSequenceRouter(deps));
   router.post('/messages/batch', (req, res) => handleNdjsonBatch(deps, context, req, res));
 
@@ -150,8 +158,10 @@ export function createV1Router(deps: V1Deps): Router {
   });
 
   router.delete('/messages/:id', async (req, res) => {
-    const reason =
-      typeof req.query.reason === 'string' && req.query.reason ? req.query.reason : 'cancelled via api';
+    const query = cancelQuerySchema.safeParse(req.query, { error: readableIssue });
+    if (!query.success)
+      throw new ValidationError('invalid cancellation', zodIssueDetails(query.error, 'query'));
+    const reason = query.data.reason || 'cancelled via api';
     const message = await cancelMessage(deps.pool, { id: messageId(req.params.id), reason, actor: ACTOR });
     deps.metrics.cancelled.inc({ scope: 'message' });
     res.json(messageView(message));

@@ -3,11 +3,9 @@ import { z } from 'zod';
 import { ValidationError } from '../errors';
 import { type IssueDetail, readableIssue, zodIssueDetails } from '../validation';
 import { parseCustomMessage, parseTemplateMessage } from '../wechat/message-schema';
+import { ISO_WITH_ZONE, isCalendarTime } from './iso-time';
 import { CHANNELS } from './message-status';
 import type { NewMessage } from './message-store';
-
-/** An ISO 8601 instant with an explicit offset: a time without a zone would be guessed, so it is refused. */
-const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 
 /** How late a message is still worth sending, in ms: a second to 30 days (messages and sequence steps). */
 export const maxLatenessMsSchema = z
@@ -24,8 +22,11 @@ const requestSchema = z
     message: z.record(z.string(), z.unknown()),
     sendAt: z
       .string()
-      .regex(ISO_WITH_ZONE, 'must be an ISO 8601 time with a zone, e.g. 2026-05-01T09:30:00+08:00')
-      .refine((s) => !Number.isNaN(Date.parse(s)), 'is not a real date')
+      .regex(ISO_WITH_ZONE, {
+        message: 'must be an ISO 8601 time with a zone, e.g. 2026-05-01T09:30:00+08:00',
+        abort: true,
+      })
+      .refine(isCalendarTime, 'is not a real date and time (check the day of the month and the hour)')
       .optional(),
     delayMs: z.number().int().min(0).optional(),
     idempotencyKey: z.string().min(1).max(200).optional(),

@@ -316,6 +316,62 @@ describe('POST /v1/messages/batch', () => {
     );
   });
 
+  it('rejects a line over 64 KiB as line_too_long, even when it is valid JSON, and accepts the lines around it', async () => {
+    const template = (value: string) =>
+      JSON.stringify({
+        appId: APP_ID,
+        openid: 'o-long',
+        channel: 'template',
+        message: { template_id: 't', data: { note: { value } } },
+        delayMs: 60_000,
+      });
+    const before = await writtenRows(h.db);
+    const results = (
+      await (await ndjson([template('a'), template('x'.repeat(70_000)), template('b')].join('\n'))).text()
+    )
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(results.map((l) => [l.line, l.ok, l.error?.code])).toEqual([
+      [1, true, undefined],
+      [2, false, 'line_too_long'],
+      [3, true, undefined],
+      [undefined, undefined, undefined],
+    ]);
+    expect((await writtenRows(h.db)).messages).toBe(before.messages + 2);
+  });
+
+  it('answers rejected lines while the body is still arriving, in line order', async () => {
+    // Before the answer streamed, rejections waited in memory for 500 valid lines or the end of the body.
+    const bad = `${JSON.stringify({ appId: 'wxnobody', openid: 'o-stream', message: text('x') })}\n`;
+    let sendMore!: ReadableStreamDefaultController<Uint8Array>;
+    const body = new ReadableStream<Uint8Array>({ start: (c) => void (sendMore = c) });
+    sendMore.enqueue(new TextEncoder().encode(bad.repeat(2_000)));
+    // Waiting for the first answer line is bounded: the request is aborted (and the test fails) after 10 s.
+    const gaveUp = new AbortController();
+    const timer = setTimeout(() => gaveUp.abort(), 10_000);
+    const res = await h.api(api, '/v1/messages/batch', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-ndjson' },
+      body,
+      duplex: 'half',
+      signal: gaveUp.signal,
+    });
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    const first = await reader.read();
+    clearTimeout(timer);
+    expect(JSON.parse(first.value!.split('\n')[0])).toMatchObject({ line: 1, ok: false });
+    sendMore.close();
+    let rest = first.value!;
+    for (let r = await reader.read(); !r.done; r = await reader.read()) rest += r.value;
+    const lines = rest
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.slice(0, -1).map((l) => l.line)).toEqual(Array.from({ length: 2_000 }, (_, i) => i + 1));
+    expect(lines.at(-1)).toEqual({ summary: { lines: 2_000, accepted: 0, rejected: 2_000 } });
+  });
+
   it('is idempotent per line: a retried batch with the same keys creates nothing new', async () => {
     const body = [1, 2, 3]
       .map((n) =>

@@ -29,15 +29,60 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
+/**
+ * Text with what Postgres refuses mixed in (NUL anywhere, lone UTF-16 surrogates in jsonb) among any
+ * other code points: fast-check's default strings are printable ASCII and would never hit either.
+ */
+const hostileUnit = fc.oneof(
+  fc.constantFrom('\u0000', '\ud800', '\udbff', '\udc00', '\udfff'),
+  fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+);
+/** Always at least one NUL or one surrogate that nothing around it can pair up. */
+const hostileString = fc
+  .tuple(
+    fc.string({ unit: hostileUnit, maxLength: 10 }),
+    fc.constantFrom('\u0000', '\ud800x', 'x\udc00'),
+    fc.string({ unit: hostileUnit, maxLength: 10 }),
+  )
+  .map((parts) => parts.join(''));
+const hostileText = hostileString.map((content) => ({ msgtype: 'text', text: { content } }));
+/** Requests valid but for one or more texts, so that the text is what reaches the checks (or Postgres). */
+const validButHostile = {
+  '/v1/messages': fc.oneof(
+    fc.record({ appId: fc.constant(APP_ID), openid: fc.constant('o-fuzz'), message: hostileText }),
+    fc.record({
+      appId: fc.constant(APP_ID),
+      openid: fc.constant('o-fuzz'),
+      message: fc.constant({ msgtype: 'text', text: { content: 'x' } }),
+      cancelKey: hostileString,
+    }),
+  ),
+  '/v1/cancellations': fc.record({
+    appId: fc.constant(APP_ID),
+    cancelKey: hostileString,
+    reason: hostileString,
+  }),
+  '/v1/sequences': fc.record({
+    appId: fc.constant(APP_ID),
+    name: fc.oneof(fc.constant('n'), hostileString),
+    trigger: fc.oneof(
+      fc.constant({ type: 'subscribe' }),
+      hostileString.map((keyword) => ({ type: 'keyword', keyword })),
+    ),
+    steps: hostileText.map((message) => [{ offsetMs: 0, message }]),
+  }),
+};
+
 const jsonish = fc.oneof(
   fc.json(),
+  fc.json({ stringUnit: hostileUnit }),
   fc.string(),
   fc.jsonValue().map((v) => JSON.stringify(v)),
   fc
     .record({
       appId: fc.oneof(fc.constant(APP_ID), fc.string()),
-      openid: fc.string(),
-      message: fc.jsonValue(),
+      openid: fc.oneof(fc.string(), hostileString),
+      message: fc.jsonValue({ stringUnit: hostileUnit }),
     })
     .map((v) => JSON.stringify(v)),
   fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b).toString('latin1')),
@@ -62,15 +107,22 @@ async function expectNoHarm(send: () => Promise<Response>): Promise<void> {
 describe('fuzzing bad input', () => {
   it('POST /v1/messages: random bodies never cause a 5xx or a row', async () => {
     await fc.assert(
-      fc.asyncProperty(jsonish, contentType, async (body, type) => {
-        await expectNoHarm(() =>
-          h.api(service, '/v1/messages', {
-            method: 'POST',
-            body,
-            headers: type ? { 'content-type': type } : {},
-          }),
-        );
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          jsonish,
+          validButHostile['/v1/messages'].map((v) => JSON.stringify(v)),
+        ),
+        contentType,
+        async (body, type) => {
+          await expectNoHarm(() =>
+            h.api(service, '/v1/messages', {
+              method: 'POST',
+              body,
+              headers: type ? { 'content-type': type } : {},
+            }),
+          );
+        },
+      ),
       { numRuns: RUNS },
     );
   });
@@ -78,13 +130,54 @@ describe('fuzzing bad input', () => {
   it('POST /v1/sequences and /v1/cancellations: random bodies never cause a 5xx or a row', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom('/v1/sequences', '/v1/cancellations', '/v1/sequences/validate'),
-        jsonish,
-        async (path, body) => {
+        fc.constantFrom('/v1/sequences', '/v1/cancellations', '/v1/sequences/validate').chain((path) => {
+          const valid = validButHostile[path === '/v1/cancellations' ? path : '/v1/sequences'];
+          return fc.tuple(
+            fc.constant(path),
+            fc.oneof(
+              jsonish,
+              valid.map((v) => JSON.stringify(v)),
+            ),
+          );
+        }),
+        async ([path, body]) => {
           await expectNoHarm(() => h.api(service, path, { method: 'POST', body }));
         },
       ),
       { numRuns: RUNS },
+    );
+  });
+
+  it('POST /v1/messages/batch: lines with unstorable text are rejected one by one, the others stored', async () => {
+    const clean = JSON.stringify({
+      appId: APP_ID,
+      openid: 'o-fuzz',
+      delayMs: 3_600_000,
+      message: { msgtype: 'text', text: { content: 'x' } },
+    });
+    const line = fc.oneof(
+      fc.constant({ text: clean, good: true }),
+      validButHostile['/v1/messages'].map((v) => ({ text: JSON.stringify(v), good: false })),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(line, { minLength: 1, maxLength: 20 }), async (lines) => {
+        const before = await writtenRows(h.db);
+        const res = await h.api(service, '/v1/messages/batch', {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-ndjson' },
+          body: lines.map((l) => l.text).join('\n'),
+        });
+        const answers = (await res.text())
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { summary?: unknown });
+        const good = lines.filter((l) => l.good).length;
+        expect(answers.at(-1)).toEqual({
+          summary: { lines: lines.length, accepted: good, rejected: lines.length - good },
+        });
+        expect((await writtenRows(h.db)).messages).toBe(before.messages + good);
+      }),
+      { numRuns: Math.ceil(RUNS / 5) },
     );
   });
 

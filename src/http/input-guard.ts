@@ -1,0 +1,107 @@
+import type { RequestHandler, Router } from 'express';
+import { ValidationError } from '../errors';
+import type { IssueDetail } from '../validation';
+
+/**
+ * Keys refused anywhere in a body. JSON.parse keeps them as own properties, but `z.record` and object
+ * spreads treat `__proto__` specially (zod drops it silently), so a field could vanish between what the
+ * client sent and what is stored; `constructor` and `prototype` are refused with it as their siblings.
+ */
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+/** A hostile body may hold thousands of bad strings; the answer names the first few. */
+const MAX_ISSUES = 20;
+const NUL = '\u0000';
+// Without the `u` flag the pattern sees UTF-16 code units, so it finds unpaired halves of a pair.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Why a piece of text cannot be stored, or null when it can. */
+function textProblem(s: string): string | null {
+  // Postgres refuses \u0000 in text and jsonb, and a lone surrogate in jsonb: refused here, named, as a 400.
+  if (s.includes(NUL)) return 'must not contain a NUL character (\\u0000)';
+  if (LONE_SURROGATE.test(s)) return 'must be valid Unicode text (it holds a lone UTF-16 surrogate)';
+  return null;
+}
+
+/** A key as it can appear in a path: the unstorable characters escaped. */
+function printable(key: string): string {
+  // eslint-disable-next-line no-control-regex
+  return key.replace(/\u0000|[\uD800-\uDFFF]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+interface InputIssue extends IssueDetail {
+  readonly code: 'invalid_text' | 'forbidden_key';
+}
+
+/** One step of the walk: a value to look into, or a field name to check. */
+type WalkItem =
+  | { readonly kind: 'value'; readonly value: unknown; readonly path: string }
+  | { readonly kind: 'key'; readonly key: string; readonly path: string };
+
+/**
+ * Every string (values and field names) under `value` that Postgres cannot store, and every forbidden
+ * field name, in document order, with dot-joined paths under `prefix`. Iterative, so a deeply nested body
+ * cannot overflow the stack; stops after MAX_ISSUES.
+ */
+export function findInputIssues(value: unknown, prefix: string): InputIssue[] {
+  const issues: InputIssue[] = [];
+  const stack: WalkItem[] = [{ kind: 'value', value, path: prefix }];
+  while (stack.length > 0 && issues.length < MAX_ISSUES) {
+    const item = stack.pop()!;
+    const path = item.path || '(root)';
+    if (item.kind === 'key') {
+      const problem = FORBIDDEN_KEYS.has(item.key) ? null : textProblem(item.key);
+      if (FORBIDDEN_KEYS.has(item.key)) {
+        issues.push({ code: 'forbidden_key', path, message: 'is a reserved property name, not allowed' });
+      } else if (problem) {
+        issues.push({ code: 'invalid_text', path, message: `is a field name that ${problem}` });
+      }
+    } else if (typeof item.value === 'string') {
+      const problem = textProblem(item.value);
+      if (problem) issues.push({ code: 'invalid_text', path, message: problem });
+    } else if (typeof item.value === 'object' && item.value !== null) {
+      const object = item.value as Record<string, unknown>;
+      // Pushed last-first, each field's name before its value, so that problems come out in document order.
+      for (const key of Object.keys(object).reverse()) {
+        const at = item.path === '' ? printable(key) : `${item.path}.${printable(key)}`;
+        if (!FORBIDDEN_KEYS.has(key)) stack.push({ kind: 'value', value: object[key], path: at });
+        stack.push({ kind: 'key', key, path: at });
+      }
+    }
+  }
+  return issues;
+}
+
+/**
+ * A 400 ValidationError (code `invalid_text` or `forbidden_key`, the first problem's) listing the problems
+ * of each named part, e.g. `{ body: req.body, query: req.query }`, or null when there are none. The body's
+ * paths carry no prefix (they read like the schemas' paths, `message.text.content`); the other parts'
+ * paths start with the part's name (`query.reason`, `params.cancelKey`).
+ */
+export function unstorableInputError(parts: Readonly<Record<string, unknown>>): ValidationError | null {
+  const issues = Object.entries(parts).flatMap(([part, value]) =>
+    findInputIssues(value, part === 'body' ? '' : part),
+  );
+  if (issues.length === 0) return null;
+  return new ValidationError(
+    'the request holds text that cannot be stored, or a reserved field name',
+    issues.slice(0, MAX_ISSUES).map(({ path, message }): IssueDetail => ({ path, message })),
+    issues[0].code,
+  );
+}
+
+/** Refuses a request whose body or query holds text Postgres cannot store or a reserved field name. */
+export const guardBodyAndQuery: RequestHandler = (req, _res, next) => {
+  next(unstorableInputError({ body: req.body, query: req.query }) ?? undefined);
+};
+
+/**
+ * Refuses a request to `router` whose path parameters `names` hold text Postgres cannot store, before
+ * any handler runs (express knows a route's parameters only once it matched, hence `router.param`).
+ */
+export function guardPathParams(router: Router, names: readonly string[]): void {
+  for (const name of names) {
+    router.param(name, (_req, _res, next, value: unknown) => {
+      next(unstorableInputError({ params: { [name]: value } }) ?? undefined);
+    });
+  }
+}

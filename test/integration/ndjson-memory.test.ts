@@ -1,0 +1,111 @@
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { ADMIN_TOKEN, createHarness, type Harness, waitFor } from '../helpers/harness';
+import { spawnRole, withSearchPath } from '../helpers/services';
+
+// A long NDJSON body of rejected lines must not pile up in the api's memory nor stall its event loop.
+// The api runs as a child process (dist/, built by `make test`) so that its RSS is its own.
+// NDJSON_MEMORY_LINES=2000000 for the full-size check (about a minute); the numbers go to
+// test-artifacts/ndjson-memory.json.
+const LINES = Number(process.env.NDJSON_MEMORY_LINES ?? 200_000);
+const MAX_RSS_GROWTH_MB = 50;
+/** How long another request may wait while the batch streams; a stalled event loop takes seconds. */
+const MAX_PROBE_MS = 1_000;
+const LINES_PER_PULL = 1_000;
+
+let h: Harness;
+let api: ChildProcess;
+let url: string;
+
+const rssMb = (pid: number): number => {
+  const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1];
+  return Number(kb) / 1024;
+};
+
+const headers = {
+  authorization: `Bearer ${ADMIN_TOKEN}`,
+  'content-type': 'application/x-ndjson',
+};
+
+/** Posts `lines` copies of `line`, generated as the request pulls them; resolves to the answer's summary. */
+async function postBatch(line: string, lines: number): Promise<unknown> {
+  let sent = 0;
+  const chunk = new TextEncoder().encode(`${line}\n`.repeat(LINES_PER_PULL));
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent >= lines) return controller.close();
+      controller.enqueue(chunk);
+      sent += LINES_PER_PULL;
+    },
+  });
+  const res = await fetch(`${url}/v1/messages/batch`, { method: 'POST', headers, body, duplex: 'half' });
+  // Read as it streams (as a client must, or backpressure pauses the api); only the summary is kept.
+  let last = '';
+  let tail = '';
+  for await (const part of res.body!.pipeThrough(new TextDecoderStream())) {
+    const split = (tail + part).split('\n');
+    tail = split.pop()!;
+    if (split.length > 0) last = split.at(-1)!;
+  }
+  return JSON.parse(tail || last) as unknown;
+}
+
+beforeAll(async () => {
+  h = await createHarness({ ROLE: 'api' });
+  url = `http://127.0.0.1:${h.env.HTTP_PORT}`;
+  api = spawnRole('api', { ...h.env, DATABASE_URL: withSearchPath(h.env.DATABASE_URL, h.db.schema) });
+  const up = await waitFor(
+    () =>
+      fetch(`${url}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      ),
+    20_000,
+    100,
+  );
+  if (!up) throw new Error('the api did not start');
+});
+afterAll(async () => {
+  api.kill('SIGTERM');
+  await new Promise((r) => api.once('exit', r));
+  await h.close();
+});
+
+it(`a body of ${LINES.toLocaleString('en')} rejected lines: RSS grows by under ${MAX_RSS_GROWTH_MB} MB and other requests are answered meanwhile`, async () => {
+  const invalid = JSON.stringify({
+    appId: 'wxnobody',
+    openid: 'o-memory',
+    message: { msgtype: 'text', text: { content: '' } },
+  });
+  await postBatch(invalid, 50_000); // warm-up: code compiled, V8 young generation at its working size
+  const baseline = rssMb(api.pid!);
+  let peak = baseline;
+  let maxProbeMs = 0;
+  let streaming = true;
+  const sampling = (async () => {
+    while (streaming) {
+      peak = Math.max(peak, rssMb(api.pid!));
+      const started = Date.now();
+      await fetch(`${url}/v1/accounts`, { headers });
+      maxProbeMs = Math.max(maxProbeMs, Date.now() - started);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  const started = Date.now();
+  const summary = await postBatch(invalid, LINES).finally(() => (streaming = false));
+  await sampling;
+  const report = {
+    lines: LINES,
+    seconds: (Date.now() - started) / 1000,
+    baselineRssMb: Math.round(baseline),
+    peakRssMb: Math.round(peak),
+    growthMb: Math.round(peak - baseline),
+    maxProbeMs,
+  };
+  mkdirSync('test-artifacts', { recursive: true });
+  writeFileSync('test-artifacts/ndjson-memory.json', `${JSON.stringify(report, null, 2)}\n`);
+
+  expect(summary).toEqual({ summary: { lines: LINES, accepted: 0, rejected: LINES } });
+  expect(report.growthMb).toBeLessThan(MAX_RSS_GROWTH_MB);
+  expect(maxProbeMs).toBeLessThan(MAX_PROBE_MS);
+}, 300_000);
