@@ -1,4 +1,5 @@
-import type { RequestHandler, Router } from 'express';
+import { unescape as decodeLeniently } from 'node:querystring';
+import type { Request, RequestHandler, Router } from 'express';
 import { ValidationError } from '../errors';
 import type { IssueDetail } from '../validation';
 
@@ -71,17 +72,8 @@ export function findInputIssues(value: unknown, prefix: string): InputIssue[] {
   return issues;
 }
 
-/**
- * A 400 ValidationError (code `invalid_text` or `forbidden_key`, the first problem's) listing the problems
- * of each named part, e.g. `{ body: req.body, query: req.query }`, or null when there are none. The body's
- * paths carry no prefix (they read like the schemas' paths, `message.text.content`); the other parts'
- * paths start with the part's name (`query.reason`, `params.cancelKey`).
- */
-export function unstorableInputError(parts: Readonly<Record<string, unknown>>): ValidationError | null {
-  const issues = Object.entries(parts).flatMap(([part, value]) =>
-    findInputIssues(value, part === 'body' ? '' : part),
-  );
-  if (issues.length === 0) return null;
+/** A 400 ValidationError listing `issues` (the first few), with the first one's code. */
+function inputError(issues: readonly InputIssue[]): ValidationError {
   return new ValidationError(
     'the request holds text that cannot be stored, or a reserved field name',
     issues.slice(0, MAX_ISSUES).map(({ path, message }): IssueDetail => ({ path, message })),
@@ -89,18 +81,103 @@ export function unstorableInputError(parts: Readonly<Record<string, unknown>>): 
   );
 }
 
-/** Refuses a request whose body or query holds text Postgres cannot store or a reserved field name. */
+/**
+ * A 400 ValidationError (code `invalid_text` or `forbidden_key`, the first problem's) listing the problems
+ * of each named part, e.g. `{ body: req.body, line: parsed }`, or null when there are none. The body's
+ * paths carry no prefix (they read like the schemas' paths, `message.text.content`); the other parts'
+ * paths start with the part's name (`params.cancelKey`).
+ */
+export function unstorableInputError(parts: Readonly<Record<string, unknown>>): ValidationError | null {
+  const issues = Object.entries(parts).flatMap(([part, value]) =>
+    findInputIssues(value, part === 'body' ? '' : part),
+  );
+  return issues.length === 0 ? null : inputError(issues);
+}
+
+/**
+ * A URL carries text as percent-encoded UTF-8. Bytes that are not UTF-8 (`%ED%A0%80`, what a sloppy client
+ * sends for a lone surrogate, or a cut-off sequence) decode to no text at all: express answers such a path
+ * segment with a 400 that names no field, and its query parser turns them into U+FFFD silently.
+ */
+function decodes(raw: string): boolean {
+  try {
+    decodeURIComponent(raw);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const NOT_UTF8 = 'is not valid percent-encoded UTF-8 (a lone surrogate, or a broken byte sequence)';
+/** Path segments that did not decode, as the router will see them after `guardPathEncoding`. */
+const UNDECODABLE = Symbol('undecodable path segments');
+type WithUndecodable = Request & { [UNDECODABLE]?: Set<string> };
+
+/** Query parameters whose raw name or value does not decode, by (leniently decoded) name. */
+function queryEncodingIssues(req: Request): InputIssue[] {
+  const at = req.originalUrl.indexOf('?');
+  if (at < 0) return [];
+  return req.originalUrl
+    .slice(at + 1)
+    .split('&')
+    .map((pair) => pair.replace(/\+/g, ' ').split('='))
+    .filter(([name, ...value]) => !decodes(name) || !decodes(value.join('=')))
+    .map(([name]) => ({
+      code: 'invalid_text',
+      path: `query.${printable(decodeLeniently(name))}`,
+      message: NOT_UTF8,
+    }));
+}
+
+/**
+ * Refuses a request whose body or query holds text Postgres cannot store, a reserved field name, or a query
+ * value that is not UTF-8.
+ */
 export const guardBodyAndQuery: RequestHandler = (req, _res, next) => {
-  next(unstorableInputError({ body: req.body, query: req.query }) ?? undefined);
+  const issues = [
+    ...queryEncodingIssues(req),
+    ...findInputIssues(req.body, ''),
+    ...findInputIssues(req.query, 'query'),
+  ];
+  next(issues.length > 0 ? inputError(issues) : undefined);
 };
 
 /**
- * Refuses a request to `router` whose path parameters `names` hold text Postgres cannot store, before
- * any handler runs (express knows a route's parameters only once it matched, hence `router.param`).
+ * Lets a path segment that is not UTF-8 reach the route it belongs to, so that `guardPathParams` can refuse
+ * it naming its parameter: such a segment is replaced by its lenient decoding (U+FFFD for the bad bytes),
+ * re-encoded, and remembered. Mount before the routes.
+ */
+export const guardPathEncoding: RequestHandler = (req, _res, next) => {
+  const at = req.url.indexOf('?');
+  const [path, query] = at < 0 ? [req.url, ''] : [req.url.slice(0, at), req.url.slice(at)];
+  const segments = path.split('/');
+  if (segments.every(decodes)) return next();
+  const undecodable = new Set<string>();
+  req.url =
+    segments
+      .map((segment) => {
+        if (decodes(segment)) return segment;
+        const lenient = decodeLeniently(segment);
+        undecodable.add(lenient);
+        return encodeURIComponent(lenient);
+      })
+      .join('/') + query;
+  (req as WithUndecodable)[UNDECODABLE] = undecodable;
+  next();
+};
+
+/**
+ * Refuses a request to `router` whose path parameters `names` hold text Postgres cannot store or bytes that
+ * are not UTF-8, before any handler runs (express knows a route's parameters only once it matched, hence
+ * `router.param`).
  */
 export function guardPathParams(router: Router, names: readonly string[]): void {
   for (const name of names) {
-    router.param(name, (_req, _res, next, value: unknown) => {
+    router.param(name, (req, _res, next, value: unknown) => {
+      const path = `params.${name}`;
+      if (typeof value === 'string' && (req as WithUndecodable)[UNDECODABLE]?.has(value)) {
+        return next(inputError([{ code: 'invalid_text', path, message: NOT_UTF8 }]));
+      }
       next(unstorableInputError({ params: { [name]: value } }) ?? undefined);
     });
   }

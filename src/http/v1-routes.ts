@@ -13,7 +13,7 @@ import { WINDOW_PRESETS, type WindowPolicy } from '../wechat/window-policy';
 import { messageView } from './message-view';
 import { createSequenceRouter } from './sequence-routes';
 import { handleNdjsonBatch } from './ndjson-batch';
-import { guardBodyAndQuery, guardPathParams } from './input-guard';
+import { guardBodyAndQuery, guardPathEncoding, guardPathParams } from './input-guard';
 
 export interface V1Deps extends ScheduleDeps {
   readonly config: Config;
@@ -72,7 +72,7 @@ export function createV1Router(deps: V1Deps): Router {
     now: new Date(),
   });
 
-  router.use(guardBodyAndQuery);
+  router.use(guardPathEncoding, guardBodyAndQuery);
   guardPathParams(router, ['appId', 'cancelKey', 'id', 'openid']);
   router.use('/sequences', createSequenceRouter(deps));
   router.post('/messages/batch', (req, res) => handleNdjsonBatch(deps, context, req, res));
