@@ -4,23 +4,12 @@
  * PyYAML, promtool and apt-get are all out of reach.
  */
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { onPath } from '../helpers/path';
 
 const ROOT = resolve(__dirname, '../..');
-
-/** Whether `bin` is an executable on this process's PATH. */
-function onPath(bin: string): boolean {
-  return (process.env.PATH ?? '').split(delimiter).some((dir) => {
-    try {
-      accessSync(join(dir, bin), constants.X_OK);
-      return dir !== '';
-    } catch {
-      return false;
-    }
-  });
-}
 
 interface JestJson {
   numFailedTests: number;

@@ -6,9 +6,10 @@
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { onPath } from '../helpers/path';
 import { promisify } from 'node:util';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { loadConfig, loadMigrateConfig } from '../../src/config';
@@ -18,17 +19,6 @@ import { loadSimulatorConfig } from '../../src/simulator/config';
 const run = promisify(execFile);
 const ROOT = resolve(__dirname, '../..');
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
-/** Whether `bin` is an executable on PATH (looked up here, so that a test can hide it through PATH). */
-function has(bin: string): boolean {
-  return (process.env.PATH ?? '').split(delimiter).some((dir) => {
-    try {
-      accessSync(join(dir, bin), constants.X_OK);
-      return dir !== '';
-    } catch {
-      return false;
-    }
-  });
-}
 
 /** The service's metrics and their labels, as the dashboard uses them (issue 5's list). */
 const SERVICE_METRICS: Record<string, readonly string[]> = {
@@ -81,7 +71,7 @@ const hasPyYaml = () => spawnSync('python3', ['-c', 'import yaml']).status === 0
  * the checks run must be known before they are defined, so that a check not run reports itself skipped.
  */
 function ensureDockerCompose(): string | null {
-  if (has('docker-compose')) return null;
+  if (onPath('docker-compose')) return null;
   if (process.getuid?.() !== 0) {
     return 'docker-compose is missing and installing it needs root: apt-get install docker-compose';
   }
@@ -94,14 +84,14 @@ function ensureDockerCompose(): string | null {
   const install = () => apt(['install', '-y', '-qq', '--no-install-recommends', 'docker-compose']);
   // A fresh machine has no package lists yet.
   if (!install() && apt(['update', '-qq'])) install();
-  return has('docker-compose') ? null : 'docker-compose is missing and apt-get could not install it';
+  return onPath('docker-compose') ? null : 'docker-compose is missing and apt-get could not install it';
 }
 
 /** Installs promtool (scripts/ensure-promtool.sh) when missing; why it is still missing, or null. */
 function ensurePromtool(): string | null {
-  if (has('promtool')) return null;
+  if (onPath('promtool')) return null;
   const out = spawnSync('bash', [join(ROOT, 'scripts/ensure-promtool.sh')], { timeout: 300_000 });
-  return out.status === 0 && has('promtool')
+  return out.status === 0 && onPath('promtool')
     ? null
     : 'promtool (Debian package prometheus) is missing and could not be installed';
 }
