@@ -31,18 +31,27 @@ export function createPool(opts: {
   return pool;
 }
 
-/** Runs `fn` in a transaction on one client; rolls back on any error. */
+/**
+ * Runs `fn` in a transaction on one client; rolls back on any error. The pool listens for errors only on
+ * idle clients, so while this one is checked out its `error` event (the server restarting mid-transaction)
+ * is listened for here — unheard, it would crash the process; the query in flight rejects with the same
+ * error — and a client that failed so, or could not roll back, is destroyed rather than reused.
+ */
 export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  let broken: Error | undefined;
+  const onError = (err: Error) => (broken = err);
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     const result = await fn(client);
     await client.query('COMMIT');
     return result;
   } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    await client.query('ROLLBACK').catch((rollbackErr: Error) => (broken ??= rollbackErr));
     throw err;
   } finally {
-    client.release();
+    client.removeListener('error', onError);
+    client.release(broken);
   }
 }
