@@ -6,7 +6,8 @@ import { requestId } from './request-id';
 import { errorMiddleware, notFound } from './error-middleware';
 import { publicHealthRoutes, type Readiness } from './health-routes';
 import { noSniff } from './no-sniff';
-import { createV1Router, type V1Deps } from './v1-routes';
+import type { V1Deps } from './v1-deps';
+import { createV1Router } from './v1-routes';
 import { createWebhookRouter } from './webhook-routes';
 
 export interface AppDeps extends V1Deps {

@@ -16,7 +16,7 @@ import { scheduleMessages } from '../scheduling/schedule-messages';
 import { readableIssue, zodIssueDetails } from '../validation';
 import { messageView } from './message-view';
 import { guardPathParams } from './input-guard';
-import type { V1Deps } from './v1-routes';
+import type { V1Deps } from './v1-deps';
 
 const testSendSchema = z
   .object({ openid: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/), stepIndex: z.number().int().min(0) })

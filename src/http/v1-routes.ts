@@ -1,11 +1,10 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import type { Config } from '../config';
 import { NotFoundError, ValidationError } from '../errors';
 import { cancelByTarget, cancelMessage } from '../scheduling/cancel';
 import { findMessage, listAttempts } from '../scheduling/message-store';
 import { parseScheduleRequest, type ScheduleContext } from '../scheduling/schedule-request';
-import { scheduleMessages, type ScheduleDeps } from '../scheduling/schedule-messages';
+import { scheduleMessages } from '../scheduling/schedule-messages';
 import { readableIssue, zodIssueDetails } from '../validation';
 import { followerTimeline } from '../followers/follower-timeline';
 import { rescheduleByKey, rescheduleMessage } from '../scheduling/reschedule';
@@ -14,12 +13,7 @@ import { messageView } from './message-view';
 import { createSequenceRouter } from './sequence-routes';
 import { handleNdjsonBatch } from './ndjson-batch';
 import { guardBodyAndQuery, guardPathEncoding, guardPathParams } from './input-guard';
-
-export interface V1Deps extends ScheduleDeps {
-  readonly config: Config;
-  /** The api answers once rows commit; their publishes run in the background, visible to shutdown. */
-  readonly track: (work: Promise<unknown>) => void;
-}
+import type { V1Deps } from './v1-deps';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ACTOR = 'api';
