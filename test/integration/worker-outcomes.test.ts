@@ -121,10 +121,16 @@ describe('what the worker does with WeChat answers', () => {
     expect(attempts).toEqual([{ errcode: 45009, outcome: 'paused' }]);
     expect(row).toMatchObject({ status: 'queued', attempts: 0 });
     expect(row.due_at.getTime()).toBeGreaterThan(Date.now() + 60_000);
-    const { rows } = await h.db.pool.query('SELECT paused_until FROM account_states WHERE app_id = $1', [
-      APP_ID,
-    ]);
-    expect(rows[0].paused_until.getTime()).toBe(row.due_at.getTime());
+    // The pause is written right after the outcome.
+    const pausedUntil = async () =>
+      (
+        await h.db.pool.query<{ paused_until: Date }>(
+          'SELECT paused_until FROM account_states WHERE app_id = $1',
+          [APP_ID],
+        )
+      ).rows[0]?.paused_until;
+    expect(await waitFor(async () => (await pausedUntil()) !== undefined, 5000)).toBe(true);
+    expect((await pausedUntil())!.getTime()).toBe(row.due_at.getTime());
     // Later messages of the paused account wait too, without calling WeChat.
     const tag = randomUUID();
     const next = await scheduleNow(tag);
