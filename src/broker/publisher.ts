@@ -4,7 +4,7 @@ import { UnavailableError } from '../errors';
 import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
 import { type AmqpConnectionManager, reconnectOnChannelError } from './connection';
-import { type BrokerNames, declareCore, declareLevels, declarePlugin, type LevelsShape } from './topology';
+import { type BrokerNames, declareCore } from './topology';
 import type { DelayTransport } from './transports/transport';
 import { encodeWakeUp, type WakeUp } from './wake-up';
 
@@ -29,16 +29,16 @@ export interface Publisher {
 }
 
 /**
- * One confirm channel for every publish of this process. Its setup declares the topology the transport
- * needs (idempotent, re-run on reconnect) and collects `basic.return`s: the broker sends a return before
- * the confirm of the same message, so a publish whose id was returned is known unroutable when its
- * confirm resolves (amqp-connection-manager does not surface returns itself).
+ * One confirm channel for every publish of this process. Its setup declares the core topology, then lets
+ * the transport declare its own (assertions only, re-run on every reconnect), and collects
+ * `basic.return`s: the broker sends a return before the confirm of the same message, so a publish whose
+ * id was returned is known unroutable when its confirm resolves (amqp-connection-manager does not
+ * surface returns itself).
  */
 export function createPublisher(deps: {
   connection: AmqpConnectionManager;
   names: BrokerNames;
   transport: DelayTransport;
-  levels: LevelsShape;
   publishTimeoutMs: number;
   logger: Logger;
   metrics?: Pick<Metrics, 'published'>;
@@ -57,8 +57,7 @@ export function createPublisher(deps: {
         if (msg.properties.messageId) returned.add(msg.properties.messageId);
       });
       await declareCore(ch, names);
-      if (transport.mode === 'levels') await declareLevels(ch, names, deps.levels);
-      else await declarePlugin(ch, names);
+      await transport.declare(ch);
     },
   });
   channel.on('error', (err: Error) => logger.error({ err: err.message }, 'publisher channel setup failed'));

@@ -1,10 +1,17 @@
 import type { Channel } from './connection';
 
+/**
+ * What declaring topology needs of a channel: the managed channel in production, a recording fake in
+ * unit tests.
+ */
+export type TopologyChannel = Pick<Channel, 'assertExchange' | 'assertQueue' | 'bindQueue' | 'bindExchange'>;
+
 /** Routing token of the due queue: the last word of every levels routing key, the plugin's routing key. */
 export const DUE_TOKEN = 'due';
 /** Redeliveries of one wake-up before the broker dead-letters it (poison protection, not retries). */
 const DUE_DELIVERY_LIMIT = 20;
 
+/** The levels transport's settings: derived from the config once, in chooseTransport. */
 export interface LevelsShape {
   /** TTL of level 0 in ms; level L holds a message for 2^L units. */
   readonly unitMs: number;
@@ -12,7 +19,7 @@ export interface LevelsShape {
   readonly count: number;
 }
 
-/** Every exchange and queue name, built from the configured prefix. */
+/** Every exchange and queue name, built from the configured prefix (see transports/ for who declares which). */
 export interface BrokerNames {
   /** Quorum queue the workers consume: wake-ups that are due. */
   readonly due: string;
@@ -28,6 +35,7 @@ export interface BrokerNames {
   readonly level: (level: number) => string;
 }
 
+/** Builds every broker name from the configured prefix; level names carry the levels unit. */
 export function brokerNames(prefix: string, levels: LevelsShape): BrokerNames {
   return {
     due: `${prefix}.due`,
@@ -39,8 +47,11 @@ export function brokerNames(prefix: string, levels: LevelsShape): BrokerNames {
   };
 }
 
-/** The due queue and the dead-letter pair: needed by publishers and consumers in every mode. */
-export async function declareCore(channel: Channel, names: BrokerNames): Promise<void> {
+/**
+ * The due queue and the dead-letter pair: needed by publishers and consumers in every mode. Only
+ * assertions, so it is safe to re-run on every reconnect.
+ */
+export async function declareCore(channel: TopologyChannel, names: BrokerNames): Promise<void> {
   await channel.assertExchange(names.dead, 'fanout', { durable: true });
   await channel.assertQueue(names.dead, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
   await channel.bindQueue(names.dead, names.dead, '');
@@ -52,52 +63,4 @@ export async function declareCore(channel: Channel, names: BrokerNames): Promise
       'x-dead-letter-exchange': names.dead,
     },
   });
-}
-
-/**
- * The binary TTL + dead-letter cascade (reference/rabbitmq.md §3.3 and §6, NServiceBus's v2 delay
- * infrastructure): level L is a topic exchange and a quorum queue whose messages wait 2^L units and are
- * then dead-lettered, at least once, to level L−1. Bit L of the routing key decides whether a message
- * waits at level L (1) or passes straight on (0).
- */
-export async function declareLevels(channel: Channel, names: BrokerNames, shape: LevelsShape): Promise<void> {
-  const top = shape.count - 1;
-  await channel.assertExchange(names.unroutable, 'fanout', { durable: true });
-  await channel.assertQueue(names.unroutable, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
-  await channel.bindQueue(names.unroutable, names.unroutable, '');
-  await channel.assertExchange(names.delivery, 'topic', {
-    durable: true,
-    arguments: { 'alternate-exchange': names.unroutable },
-  });
-  await channel.bindQueue(names.due, names.delivery, `#.${DUE_TOKEN}`);
-  // Exchanges first: each level binds to the one below it.
-  for (let level = top; level >= 0; level--) {
-    await channel.assertExchange(names.level(level), 'topic', { durable: true });
-  }
-  for (let level = top; level >= 0; level--) {
-    const name = names.level(level);
-    const next = level > 0 ? names.level(level - 1) : names.delivery;
-    const skip = '*.'.repeat(top - level);
-    await channel.assertQueue(name, {
-      durable: true,
-      arguments: {
-        'x-queue-type': 'quorum',
-        'x-message-ttl': 2 ** level * shape.unitMs,
-        'x-dead-letter-exchange': next,
-        'x-dead-letter-strategy': 'at-least-once',
-        'x-overflow': 'reject-publish',
-      },
-    });
-    await channel.bindQueue(name, name, `${skip}1.#`);
-    await channel.bindExchange(next, name, `${skip}0.#`);
-  }
-}
-
-/** The plugin's delayed exchange (x-delayed-type direct), bound to the due queue. */
-export async function declarePlugin(channel: Channel, names: BrokerNames): Promise<void> {
-  await channel.assertExchange(names.delayed, 'x-delayed-message', {
-    durable: true,
-    arguments: { 'x-delayed-type': 'direct' },
-  });
-  await channel.bindQueue(names.due, names.delayed, DUE_TOKEN);
 }

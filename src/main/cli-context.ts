@@ -1,7 +1,7 @@
 import { chooseTransport } from '../broker/choose-transport';
 import { createBrokerConnection } from '../broker/connection';
 import { createPublisher, type Publisher } from '../broker/publisher';
-import { brokerNames, type BrokerNames } from '../broker/topology';
+import type { BrokerNames } from '../broker/topology';
 import type { Config } from '../config';
 import { createPool, type Pool } from '../db/pool';
 import type { Logger } from '../logger';
@@ -18,15 +18,12 @@ export interface CliContext {
 /** What the operator commands share: a small pool and a publisher on the configured transport, ready. */
 export async function openCliContext(config: Config, logger: Logger, name: string): Promise<CliContext> {
   const pool = createPool({ connectionString: config.databaseUrl, max: 2, logger });
-  const levels = { unitMs: config.levelsUnitMs, count: config.levelsCount };
-  const names = brokerNames(config.brokerPrefix, levels);
-  const { transport } = await chooseTransport(config, names, logger);
+  const { transport, names } = await chooseTransport(config, logger);
   const connection = createBrokerConnection(config.rabbitmqUrl, logger, name);
   const publisher = createPublisher({
     connection,
     names,
     transport,
-    levels,
     publishTimeoutMs: CLI_PUBLISH_TIMEOUT_MS,
     logger,
   });

@@ -2,7 +2,6 @@ import { chooseTransport } from '../broker/choose-transport';
 import { createBrokerConnection } from '../broker/connection';
 import type { DueConsumer } from '../broker/consumer';
 import { createPublisher, type Publisher } from '../broker/publisher';
-import { brokerNames } from '../broker/topology';
 import type { DelayTransport } from '../broker/transports/transport';
 import type { Config } from '../config';
 import { isMigrated } from '../db/migrate';
@@ -54,9 +53,7 @@ export async function startService(
     searchPath: opts.searchPath,
     applicationName: `wechat-drip ${config.role}`,
   });
-  const levels = { unitMs: config.levelsUnitMs, count: config.levelsCount };
-  const names = brokerNames(config.brokerPrefix, levels);
-  const { transport, reason } = await chooseTransport(config, names, logger);
+  const { transport, names, reason } = await chooseTransport(config, logger);
   logger.info(
     { transport: transport.mode, reason, maxDelayMs: transport.maxDelayMs },
     'delay transport chosen',
@@ -68,7 +65,6 @@ export async function startService(
     connection,
     names,
     transport,
-    levels,
     publishTimeoutMs: config.publishTimeoutMs,
     logger,
     metrics,

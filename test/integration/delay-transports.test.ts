@@ -27,7 +27,6 @@ async function withTransport(
     connection,
     names,
     transport: make(names),
-    levels,
     publishTimeoutMs: 5000,
     logger: silentLogger,
   });

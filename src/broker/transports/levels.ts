@@ -1,4 +1,4 @@
-import { type BrokerNames, DUE_TOKEN, type LevelsShape } from '../topology';
+import { type BrokerNames, DUE_TOKEN, type LevelsShape, type TopologyChannel } from '../topology';
 import { type DelayTransport, dueNowRoute, type Route } from './transport';
 
 /**
@@ -22,10 +22,54 @@ export function createLevelsTransport(names: BrokerNames, shape: LevelsShape): D
         delayMs: units * shape.unitMs,
       };
     },
+    declare: (channel) => declareLevels(channel, names, shape),
   };
 }
 
 /** Number of level queues a wait passes through (each `1` bit is one quorum-queue hop). */
 export function levelHops(route: Route): number {
   return route.routingKey.split('.').filter((b) => b === '1').length;
+}
+
+/**
+ * The binary TTL + dead-letter cascade (reference/rabbitmq.md §3.3 and §6, NServiceBus's v2 delay
+ * infrastructure): level L is a topic exchange and a quorum queue whose messages wait 2^L units and are
+ * then dead-lettered, at least once, to level L−1. Bit L of the routing key decides whether a message
+ * waits at level L (1) or passes straight on (0).
+ */
+async function declareLevels(
+  channel: TopologyChannel,
+  names: BrokerNames,
+  shape: LevelsShape,
+): Promise<void> {
+  const top = shape.count - 1;
+  await channel.assertExchange(names.unroutable, 'fanout', { durable: true });
+  await channel.assertQueue(names.unroutable, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+  await channel.bindQueue(names.unroutable, names.unroutable, '');
+  await channel.assertExchange(names.delivery, 'topic', {
+    durable: true,
+    arguments: { 'alternate-exchange': names.unroutable },
+  });
+  await channel.bindQueue(names.due, names.delivery, `#.${DUE_TOKEN}`);
+  // Exchanges first: each level binds to the one below it.
+  for (let level = top; level >= 0; level--) {
+    await channel.assertExchange(names.level(level), 'topic', { durable: true });
+  }
+  for (let level = top; level >= 0; level--) {
+    const name = names.level(level);
+    const next = level > 0 ? names.level(level - 1) : names.delivery;
+    const skip = '*.'.repeat(top - level);
+    await channel.assertQueue(name, {
+      durable: true,
+      arguments: {
+        'x-queue-type': 'quorum',
+        'x-message-ttl': 2 ** level * shape.unitMs,
+        'x-dead-letter-exchange': next,
+        'x-dead-letter-strategy': 'at-least-once',
+        'x-overflow': 'reject-publish',
+      },
+    });
+    await channel.bindQueue(name, name, `${skip}1.#`);
+    await channel.bindExchange(next, name, `${skip}0.#`);
+  }
 }

@@ -1,4 +1,4 @@
-import { type BrokerNames, DUE_TOKEN } from '../topology';
+import { type BrokerNames, DUE_TOKEN, type TopologyChannel } from '../topology';
 import { type DelayTransport, dueNowRoute, type Route } from './transport';
 
 /** The plugin's own limit: it routes immediately anything above 2^32 − 1 ms. */
@@ -25,5 +25,18 @@ export function createPluginTransport(names: BrokerNames, maxDelayMs: number): D
         delayMs: delay,
       };
     },
+    declare: (channel) => declarePlugin(channel, names),
   };
+}
+
+/**
+ * The plugin's delayed exchange (x-delayed-type direct), bound to the due queue. No alternate exchange:
+ * the plugin routes only when the delay ends, so an alternate exchange would catch every wake-up.
+ */
+async function declarePlugin(channel: TopologyChannel, names: BrokerNames): Promise<void> {
+  await channel.assertExchange(names.delayed, 'x-delayed-message', {
+    durable: true,
+    arguments: { 'x-delayed-type': 'direct' },
+  });
+  await channel.bindQueue(names.due, names.delayed, DUE_TOKEN);
 }

@@ -1,3 +1,5 @@
+import type { TopologyChannel } from '../topology';
+
 /** Where and how one wake-up is published so that it reaches the due queue after (about) `delayMs`. */
 export interface Route {
   readonly exchange: string;
@@ -9,16 +11,24 @@ export interface Route {
   readonly delayMs: number;
 }
 
+/** Which transport: labels the published-wake-ups metric, the transport-info gauge and /readyz. */
 export type TransportMode = 'plugin' | 'levels';
 
 /**
- * A delay transport maps a wait to a route. Waits longer than `maxDelayMs` get a route of `maxDelayMs`:
- * the wake-up then arrives early and the worker re-delays the remainder (a chained wait).
+ * A delay transport maps a wait to a route, and declares the broker objects its routes go through.
+ * Waits longer than `maxDelayMs` get a route of `maxDelayMs`: the wake-up then arrives early and the
+ * worker re-delays the remainder (a chained wait).
  */
 export interface DelayTransport {
   readonly mode: TransportMode;
   readonly maxDelayMs: number;
   route(delayMs: number): Route;
+  /**
+   * Declares this transport's exchanges, queues and bindings on top of the core ones (`declareCore`,
+   * which must come first: the transport binds to the due queue). Called from the publisher channel's
+   * setup, so it runs again on every reconnect and must only assert.
+   */
+  declare(channel: TopologyChannel): Promise<void>;
 }
 
 /** The route of a wake-up that is already due: straight into the due queue through the default exchange. */
