@@ -5,7 +5,7 @@ JEST_RESULTS := test-artifacts/jest-results.json
 CHAOS_MESSAGES ?= 10000
 COMPOSE := docker compose -p wechat-drip -f docker/compose.yaml
 
-.PHONY: help install build migrate run demo batch-check spine-check bench up down logs test test-unit test-integration test-acceptance test-e2e chaos lint typecheck clean
+.PHONY: help install build migrate run demo batch-check spine-check bench up down logs test test-fast test-unit test-integration test-faults test-acceptance test-e2e chaos lint typecheck clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
@@ -61,8 +61,14 @@ typecheck: install ## tsc --noEmit over src, test, bench and admin/
 test-unit: install ## Unit tests only (no services)
 	npx jest --selectProjects unit
 
-test-integration: build ## Integration tests (real Postgres + RabbitMQ)
+test-integration: build ## Integration tests (real Postgres + RabbitMQ; never stops them)
 	npx jest --selectProjects integration --runInBand
+
+test-fast: build ## The developer's loop: unit + integration tests, without lint, the fault suite, acceptance or browser tests
+	npm run test:fast
+
+test-faults: build ## The fault suite at 500 messages per scenario (stops and restarts Postgres and RabbitMQ)
+	npx jest --selectProjects faults --runInBand
 
 test-acceptance: build ## Acceptance tests: the README's promises, against the built service and simulator
 	npx jest --selectProjects acceptance --runInBand
@@ -75,15 +81,15 @@ test-e2e: install ## Browser tests of the admin app (installs Chromium, builds a
 chaos: build ## Fault suite: RabbitMQ, Postgres, worker, api and WeChat faults at 10,000 messages each; lost = duplicates = 0
 	@mkdir -p test-artifacts
 	@rm -f test-artifacts/chaos-report.txt
-	CHAOS_MESSAGES=$(CHAOS_MESSAGES) npx jest --selectProjects integration --runInBand test/integration/chaos.test.ts; \
+	CHAOS_MESSAGES=$(CHAOS_MESSAGES) npx jest --selectProjects faults --runInBand; \
 	  status=$$?; echo; cat test-artifacts/chaos-report.txt 2>/dev/null; exit $$status
 
-test: install ## Everything CI runs: lint, typecheck, build, unit + integration + acceptance + browser tests
+test: install ## Everything CI runs: lint, typecheck, build, unit + integration + fault + acceptance + browser tests
 	npm run lint
 	npm run typecheck
 	npm run build
 	@mkdir -p test-artifacts
-	npx jest --selectProjects unit integration acceptance e2e --runInBand --json --outputFile=$(JEST_RESULTS)
+	npx jest --selectProjects unit integration faults acceptance e2e --runInBand --json --outputFile=$(JEST_RESULTS)
 
 clean: ## Remove build output and test artifacts
 	rm -rf dist test-artifacts

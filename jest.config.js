@@ -1,6 +1,8 @@
 /**
- * Four projects: unit (pure, no I/O), integration (real Postgres + RabbitMQ), acceptance (the README's
- * promises, against the built service and simulator as child processes), e2e (the admin app in Chromium).
+ * Five projects: unit (pure, no I/O), integration (real Postgres + RabbitMQ), faults (the scenarios that
+ * stop Postgres or RabbitMQ and kill processes: apart, so that the fast suite never stops a shared
+ * service), acceptance (the README's promises, against the built service and simulator as child
+ * processes), e2e (the admin app in Chromium).
  */
 const transform = { '^.+\\.ts$': 'ts-jest' };
 /** @type {import('jest').Config} */
@@ -16,6 +18,12 @@ module.exports = {
     {
       displayName: 'integration',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
+      transform,
+      testEnvironment: 'node',
+    },
+    {
+      displayName: 'faults',
+      testMatch: ['<rootDir>/test/faults/**/*.test.ts'],
       transform,
       testEnvironment: 'node',
     },

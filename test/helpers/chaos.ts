@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import type { Service } from '../../src/main/start-service';
 import type { ReceivedMessage } from '../../src/simulator/store';
 import { APP_ID, type Harness, waitFor } from './harness';
+import { aTextMessage } from './builders';
 
 /**
  * Messages per fault scenario: bounded inside `make test`, 10,000 with `make chaos`. Every wait scales
@@ -29,9 +30,7 @@ export const tagOf = (body: unknown): string => {
 
 /** The message that carries `tag` on `channel`. */
 const taggedMessage = (tag: string, channel: 'custom' | 'template') =>
-  channel === 'template'
-    ? { template_id: 'TPL-CHAOS', data: { tag: { value: tag } } }
-    : { msgtype: 'text', text: { content: tag } };
+  channel === 'template' ? { template_id: 'TPL-CHAOS', data: { tag: { value: tag } } } : aTextMessage(tag);
 
 /**
  * Schedules `count` tagged messages (text, or template ones with `channel: 'template'`) through

@@ -4,11 +4,12 @@ import { createServer } from 'node:net';
 import type { SimulatorAccount } from '../../src/simulator/config';
 import { createSimulator, type Simulator } from '../../src/simulator/create-simulator';
 import { deleteTopology, randomPrefix, TEST_RABBITMQ_URL } from './broker';
+import { APP_ID } from './builders';
 import { createTestDb, TEST_DATABASE_URL, type TestDb } from './db';
 import { silentLogger } from './logger';
 
+export { APP_ID };
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
-export const APP_ID = 'wxtest0000000001';
 const SECRET = 'test-secret';
 
 export interface Harness {

@@ -1,5 +1,6 @@
 import type { Service } from '../../src/main/start-service';
 import { APP_ID, createHarness, type Harness, waitFor, writtenRows } from '../helpers/harness';
+import { aMessageRequest, aTextMessage } from '../helpers/builders';
 
 let h: Harness;
 let api: Service;
@@ -10,7 +11,6 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const text = (content: string) => ({ msgtype: 'text', text: { content } });
 const post = (body: unknown, init: RequestInit = {}) =>
   h.api(api, '/v1/messages', {
     method: 'POST',
@@ -21,16 +21,17 @@ const post = (body: unknown, init: RequestInit = {}) =>
 describe('POST /v1/messages', () => {
   it('accepts a message, answers 201 with its id and due time, and queues a wake-up', async () => {
     const before = Date.now();
-    const res = await post({
-      appId: APP_ID,
-      openid: 'o-accept',
-      message: text('你好，欢迎关注'),
-      delayMs: 60_000,
-    });
+    const res = await post(
+      aMessageRequest({
+        openid: 'o-accept',
+        message: aTextMessage('你好，欢迎关注'),
+        delayMs: 60_000,
+      }),
+    );
     expect(res.status).toBe(201);
     const body = (await res.json()) as { id: string; dueAt: string; status: string; message: unknown };
     expect(Date.parse(body.dueAt) - before).toBeGreaterThanOrEqual(60_000);
-    expect(body.message).toEqual(text('你好，欢迎关注'));
+    expect(body.message).toEqual(aTextMessage('你好，欢迎关注'));
     const queued = await waitFor(async () => {
       const row = await h.db.pool.query('SELECT status FROM scheduled_messages WHERE id = $1', [body.id]);
       return row.rows[0]?.status === 'queued';
@@ -39,30 +40,30 @@ describe('POST /v1/messages', () => {
   });
 
   it('treats a sendAt in the past as now', async () => {
-    const res = await post({
-      appId: APP_ID,
-      openid: 'o-past',
-      message: text('x'),
-      sendAt: '2020-01-01T00:00:00+08:00',
-    });
+    const res = await post(
+      aMessageRequest({
+        openid: 'o-past',
+        message: aTextMessage('x'),
+        sendAt: '2020-01-01T00:00:00+08:00',
+      }),
+    );
     expect(res.status).toBe(201);
     const body = (await res.json()) as { dueAt: string };
     expect(Math.abs(Date.parse(body.dueAt) - Date.now())).toBeLessThan(5000);
   });
 
   it('returns the existing row with 200 for a repeated idempotency key, and 409 when the request differs', async () => {
-    const req = {
-      appId: APP_ID,
+    const req = aMessageRequest({
       openid: 'o-idem',
-      message: text('once'),
+      message: aTextMessage('once'),
       delayMs: 60_000,
       idempotencyKey: 'k-1',
-    };
+    });
     const first = (await (await post(req)).json()) as { id: string };
     const again = await post(req);
     expect(again.status).toBe(200);
     expect(((await again.json()) as { id: string }).id).toBe(first.id);
-    const differs = await post({ ...req, message: text('twice') });
+    const differs = await post({ ...req, message: aTextMessage('twice') });
     expect(differs.status).toBe(409);
     expect(((await differs.json()) as { error: { code: string } }).error.code).toBe('idempotency_key_reused');
     const { rows } = await h.db.pool.query(
@@ -80,35 +81,43 @@ describe('POST /v1/messages', () => {
         400,
         'validation_error',
       ],
-      ['a missing openid', () => post({ appId: APP_ID, message: text('x') }), 400, 'validation_error'],
+      [
+        'a missing openid',
+        () => post({ appId: APP_ID, message: aTextMessage('x') }),
+        400,
+        'validation_error',
+      ],
       [
         'an unconfigured appId',
-        () => post({ appId: 'wxnobody', openid: 'o1', message: text('x') }),
+        () => post({ appId: 'wxnobody', openid: 'o1', message: aTextMessage('x') }),
         400,
         'validation_error',
       ],
       [
         'a sendAt beyond the schedule horizon',
-        () => post({ appId: APP_ID, openid: 'o1', message: text('x'), sendAt: '2099-01-01T00:00:00Z' }),
+        () =>
+          post({ appId: APP_ID, openid: 'o1', message: aTextMessage('x'), sendAt: '2099-01-01T00:00:00Z' }),
         400,
         'validation_error',
       ],
       [
         'a sendAt without a time zone',
-        () => post({ appId: APP_ID, openid: 'o1', message: text('x'), sendAt: '2027-01-01T09:00:00' }),
+        () =>
+          post({ appId: APP_ID, openid: 'o1', message: aTextMessage('x'), sendAt: '2027-01-01T09:00:00' }),
         400,
         'validation_error',
       ],
       [
         'both sendAt and delayMs',
         () =>
-          post({
-            appId: APP_ID,
-            openid: 'o1',
-            message: text('x'),
-            delayMs: 1,
-            sendAt: '2027-01-01T09:00:00Z',
-          }),
+          post(
+            aMessageRequest({
+              openid: 'o1',
+              message: aTextMessage('x'),
+              delayMs: 1,
+              sendAt: '2027-01-01T09:00:00Z',
+            }),
+          ),
         400,
         'validation_error',
       ],
@@ -122,7 +131,7 @@ describe('POST /v1/messages', () => {
         'a wrong token',
         () =>
           post(
-            { appId: APP_ID, openid: 'o1', message: text('x') },
+            { appId: APP_ID, openid: 'o1', message: aTextMessage('x') },
             { headers: { authorization: 'Bearer nope' } },
           ),
         401,
@@ -136,7 +145,7 @@ describe('POST /v1/messages', () => {
       ],
       [
         'an oversized body',
-        () => post({ appId: APP_ID, openid: 'o1', message: text('x'.repeat(70_000)) }),
+        () => post({ appId: APP_ID, openid: 'o1', message: aTextMessage('x'.repeat(70_000)) }),
         413,
         'body_too_large',
       ],
@@ -156,7 +165,7 @@ describe('POST /v1/messages', () => {
       const res = await post({
         appId: 'wxnobody',
         openid: 'o1',
-        message: { msgtype: 'text', text: { content: '' } },
+        message: aTextMessage(''),
       });
       const body = (await res.json()) as { error: { details: { path: string }[] } };
       expect(body.error.details.map((d) => d.path)).toEqual(
@@ -169,7 +178,7 @@ describe('POST /v1/messages', () => {
 describe('GET and DELETE /v1/messages/:id', () => {
   it('cancels an open message once, records who and why, and says 409 for a second kind of change', async () => {
     const { id } = (await (
-      await post({ appId: APP_ID, openid: 'o-del', message: text('x'), delayMs: 60_000 })
+      await post({ appId: APP_ID, openid: 'o-del', message: aTextMessage('x'), delayMs: 60_000 })
     ).json()) as {
       id: string;
     };
@@ -188,7 +197,7 @@ describe('GET and DELETE /v1/messages/:id', () => {
 
   it('answers 409 when the message was already sent, and changes nothing', async () => {
     const { id } = (await (
-      await post({ appId: APP_ID, openid: 'o-sent', message: text('x'), delayMs: 60_000 })
+      await post({ appId: APP_ID, openid: 'o-sent', message: aTextMessage('x'), delayMs: 60_000 })
     ).json()) as {
       id: string;
     };
@@ -213,7 +222,13 @@ describe('GET and DELETE /v1/messages/:id', () => {
 describe('POST /v1/cancellations', () => {
   it('cancels by key with one ledger row, reads back as cancelled, and spares a later message with the same key', async () => {
     const make = () =>
-      post({ appId: APP_ID, openid: 'o-key', message: text('x'), delayMs: 60_000, cancelKey: 'meeting-42' });
+      post({
+        appId: APP_ID,
+        openid: 'o-key',
+        message: aTextMessage('x'),
+        delayMs: 60_000,
+        cancelKey: 'meeting-42',
+      });
     const a = (await (await make()).json()) as { id: string };
     const b = (await (await make()).json()) as { id: string };
     const res = await h.api(api, '/v1/cancellations', {
@@ -267,7 +282,12 @@ describe('POST /v1/messages/batch', () => {
 
   it('accepts the good lines, reports each bad one with its line number, and ends with a summary', async () => {
     const good = (n: number) =>
-      JSON.stringify({ appId: APP_ID, openid: `o-batch-${n}`, message: text(`第${n}条`), delayMs: 60_000 });
+      JSON.stringify({
+        appId: APP_ID,
+        openid: `o-batch-${n}`,
+        message: aTextMessage(`第${n}条`),
+        delayMs: 60_000,
+      });
     const before = await writtenRows(h.db);
     const res = await ndjson(
       [
@@ -275,7 +295,7 @@ describe('POST /v1/messages/batch', () => {
         '{"appId":',
         '',
         good(2),
-        JSON.stringify({ appId: APP_ID, message: text('x') }),
+        JSON.stringify({ appId: APP_ID, message: aTextMessage('x') }),
         good(3),
       ].join('\n'),
     );
@@ -301,7 +321,7 @@ describe('POST /v1/messages/batch', () => {
     // ~190 KB of 3-byte characters: chunk boundaries (16–64 KiB) fall inside characters.
     const content = (n: number) => `${n}:${'欢迎关注'.repeat(150)}`;
     const body = Array.from({ length: 100 }, (_, n) =>
-      JSON.stringify({ appId: APP_ID, openid: 'o-utf8', message: text(content(n)), delayMs: 60_000 }),
+      JSON.stringify({ appId: APP_ID, openid: 'o-utf8', message: aTextMessage(content(n)), delayMs: 60_000 }),
     ).join('\n');
     const results = (await (await ndjson(body)).text())
       .trim()
@@ -318,13 +338,14 @@ describe('POST /v1/messages/batch', () => {
 
   it('rejects a line over 64 KiB as line_too_long, even when it is valid JSON, and accepts the lines around it', async () => {
     const template = (value: string) =>
-      JSON.stringify({
-        appId: APP_ID,
-        openid: 'o-long',
-        channel: 'template',
-        message: { template_id: 't', data: { note: { value } } },
-        delayMs: 60_000,
-      });
+      JSON.stringify(
+        aMessageRequest({
+          openid: 'o-long',
+          channel: 'template',
+          message: { template_id: 't', data: { note: { value } } },
+          delayMs: 60_000,
+        }),
+      );
     const before = await writtenRows(h.db);
     const results = (
       await (await ndjson([template('a'), template('x'.repeat(70_000)), template('b')].join('\n'))).text()
@@ -343,7 +364,7 @@ describe('POST /v1/messages/batch', () => {
 
   it('answers rejected lines while the body is still arriving, in line order', async () => {
     // Before the answer streamed, rejections waited in memory for 500 valid lines or the end of the body.
-    const bad = `${JSON.stringify({ appId: 'wxnobody', openid: 'o-stream', message: text('x') })}\n`;
+    const bad = `${JSON.stringify({ appId: 'wxnobody', openid: 'o-stream', message: aTextMessage('x') })}\n`;
     let sendMore!: ReadableStreamDefaultController<Uint8Array>;
     const body = new ReadableStream<Uint8Array>({ start: (c) => void (sendMore = c) });
     sendMore.enqueue(new TextEncoder().encode(bad.repeat(2_000)));
@@ -375,13 +396,14 @@ describe('POST /v1/messages/batch', () => {
   it('is idempotent per line: a retried batch with the same keys creates nothing new', async () => {
     const body = [1, 2, 3]
       .map((n) =>
-        JSON.stringify({
-          appId: APP_ID,
-          openid: 'o-retry',
-          message: text(`${n}`),
-          delayMs: 60_000,
-          idempotencyKey: `b-${n}`,
-        }),
+        JSON.stringify(
+          aMessageRequest({
+            openid: 'o-retry',
+            message: aTextMessage(`${n}`),
+            delayMs: 60_000,
+            idempotencyKey: `b-${n}`,
+          }),
+        ),
       )
       .join('\n');
     await ndjson(body);
@@ -398,7 +420,7 @@ describe('POST /v1/messages/batch', () => {
 describe('request ids', () => {
   it('echoes a caller X-Request-Id (or a new one) and keeps it on the message for the send logs', async () => {
     const res = await post(
-      { appId: APP_ID, openid: 'o-rid', message: text('x'), delayMs: 60_000 },
+      { appId: APP_ID, openid: 'o-rid', message: aTextMessage('x'), delayMs: 60_000 },
       { headers: { 'x-request-id': 'caller-abc-123' } },
     );
     expect(res.headers.get('x-request-id')).toBe('caller-abc-123');
@@ -406,7 +428,7 @@ describe('request ids', () => {
     const { rows } = await h.db.pool.query('SELECT request_id FROM scheduled_messages WHERE id = $1', [id]);
     expect(rows[0].request_id).toBe('caller-abc-123');
     const fresh = await post(
-      { appId: APP_ID, openid: 'o-rid', message: text('y'), delayMs: 60_000 },
+      { appId: APP_ID, openid: 'o-rid', message: aTextMessage('y'), delayMs: 60_000 },
       { headers: { 'x-request-id': 'bad id with spaces' } },
     );
     expect(fresh.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);

@@ -1,5 +1,7 @@
 import type { Service } from '../../src/main/start-service';
 import { APP_ID, createHarness, type Harness, waitFor } from '../helpers/harness';
+import { expectNothingMore } from '../helpers/expect-nothing-more';
+import { aMessageRequest, aTextMessage } from '../helpers/builders';
 
 const ACCOUNT = { appId: APP_ID, secret: 'test-secret', token: 'remindtoken', windowPolicy: 'official' };
 
@@ -35,22 +37,28 @@ const scheduledTotal = async () =>
 describe('reminders for other systems', () => {
   it('sends a template reminder to a follower outside any contact window', async () => {
     await h.simulator.push('follow', 'o-tpl', { appId: APP_ID }); // a follower, but the 1-min window is not used
-    const { status } = await call('POST', '/v1/messages', {
-      appId: APP_ID,
-      openid: 'o-tpl',
-      channel: 'template',
-      message: template('课程 15 分钟后开始'),
-    });
+    const { status } = await call(
+      'POST',
+      '/v1/messages',
+      aMessageRequest({
+        openid: 'o-tpl',
+        channel: 'template',
+        message: template('课程 15 分钟后开始'),
+      }),
+    );
     expect(status).toBe(201);
     expect(await waitFor(() => firsts('o-tpl').length === 1, 5000)).toBe(true);
   });
 
   it('skips a customer-service message for a follower with no open window, without calling WeChat', async () => {
-    const { body } = await call('POST', '/v1/messages', {
-      appId: APP_ID,
-      openid: 'o-nowindow',
-      message: { msgtype: 'text', text: { content: 'x' } },
-    });
+    const { body } = await call(
+      'POST',
+      '/v1/messages',
+      aMessageRequest({
+        openid: 'o-nowindow',
+        message: aTextMessage('x'),
+      }),
+    );
     await waitFor(async () => (await call('GET', `/v1/messages/${body.id}`)).body.status === 'skipped', 5000);
     expect((await call('GET', `/v1/messages/${body.id}`)).body).toMatchObject({
       status: 'skipped',
@@ -61,13 +69,16 @@ describe('reminders for other systems', () => {
 
   it('moves a meeting reminder by id: it arrives at its new time only', async () => {
     await h.simulator.push('follow', 'o-move', { appId: APP_ID });
-    const first = await call('POST', '/v1/messages', {
-      appId: APP_ID,
-      openid: 'o-move',
-      channel: 'template',
-      message: template('old time'),
-      delayMs: 60_000,
-    });
+    const first = await call(
+      'POST',
+      '/v1/messages',
+      aMessageRequest({
+        openid: 'o-move',
+        channel: 'template',
+        message: template('old time'),
+        delayMs: 60_000,
+      }),
+    );
     const before = await scheduledTotal();
     const moved = await call('PUT', `/v1/messages/${first.body.id}`, {
       delayMs: 1000,
@@ -86,14 +97,17 @@ describe('reminders for other systems', () => {
   it('moves every reminder of a meeting by its cancel key, atomically', async () => {
     await h.simulator.push('follow', 'o-key', { appId: APP_ID });
     for (const when of ['15 min before', '5 min before']) {
-      await call('POST', '/v1/messages', {
-        appId: APP_ID,
-        openid: 'o-key',
-        channel: 'template',
-        message: template(when),
-        delayMs: 60_000,
-        cancelKey: 'meeting-9',
-      });
+      await call(
+        'POST',
+        '/v1/messages',
+        aMessageRequest({
+          openid: 'o-key',
+          channel: 'template',
+          message: template(when),
+          delayMs: 60_000,
+          cancelKey: 'meeting-9',
+        }),
+      );
     }
     const before = await scheduledTotal();
     const moved = await call('PUT', `/v1/messages/by-key/${APP_ID}/meeting-9`, {
@@ -106,7 +120,7 @@ describe('reminders for other systems', () => {
     expect(await scheduledTotal()).toBe(before + 1);
     expect(moved.body).toMatchObject({ cancelled: 2, cancelKey: 'meeting-9' });
     expect(await waitFor(() => firsts('o-key').length === 1, 5000)).toBe(true);
-    await new Promise((r) => setTimeout(r, 500));
+    await expectNothingMore('second reminder for the moved meeting', () => firsts('o-key').length > 1, 500);
     expect(firsts('o-key')).toEqual(['moved meeting']);
   });
 
@@ -130,13 +144,16 @@ describe('reminders for other systems', () => {
   });
 
   it('refuses a maxLatenessMs below a second', async () => {
-    const { status, body } = await call('POST', '/v1/messages', {
-      appId: APP_ID,
-      openid: 'o1',
-      channel: 'template',
-      message: template('x'),
-      maxLatenessMs: 5,
-    });
+    const { status, body } = await call(
+      'POST',
+      '/v1/messages',
+      aMessageRequest({
+        openid: 'o1',
+        channel: 'template',
+        message: template('x'),
+        maxLatenessMs: 5,
+      }),
+    );
     expect(status).toBe(400);
     expect(body.error.details[0].path).toBe('maxLatenessMs');
   });
@@ -160,7 +177,7 @@ describe('what the admin page reads', () => {
       appId: APP_ID,
       name: 'v',
       trigger: { type: 'subscribe' },
-      steps: [{ offsetMs: 7_200_000, message: { msgtype: 'text', text: { content: 'x' } } }],
+      steps: [{ offsetMs: 7_200_000, message: aTextMessage('x') }],
     };
     const res = await call('POST', '/v1/sequences/validate', seq);
     expect(res.status).toBe(400);
@@ -180,7 +197,7 @@ describe('what the admin page reads', () => {
       trigger: { type: 'subscribe', scene: 'res' },
       steps: [0, 500].map((offsetMs, i) => ({
         offsetMs,
-        message: { msgtype: 'text', text: { content: `step ${i}` } },
+        message: aTextMessage(`step ${i}`),
       })),
     });
     await h.simulator.push('follow', 'o-res', { appId: APP_ID, scene: 'res' });

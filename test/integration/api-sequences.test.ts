@@ -1,5 +1,6 @@
 import type { Service } from '../../src/main/start-service';
 import { APP_ID, createHarness, type Harness, writtenRows } from '../helpers/harness';
+import { aTextMessage } from '../helpers/builders';
 
 let h: Harness;
 let api: Service;
@@ -13,16 +14,15 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const text = (content: string) => ({ msgtype: 'text', text: { content } });
 const template = { template_id: 'tpl-1', data: { first: { value: '春季课程提醒' } } };
 const spring = (extraSteps: object[] = []) => ({
   appId: APP_ID,
   name: 'spring welcome',
   trigger: { type: 'subscribe', scene: 'spring' },
   steps: [
-    { offsetMs: 0, message: text('欢迎！') },
-    { offsetMs: 10_000, message: text('第二条') },
-    { offsetMs: 30_000, message: text('第三条') },
+    { offsetMs: 0, message: aTextMessage('欢迎！') },
+    { offsetMs: 10_000, message: aTextMessage('第二条') },
+    { offsetMs: 30_000, message: aTextMessage('第三条') },
     ...extraSteps,
   ],
 });
@@ -41,7 +41,7 @@ describe('/v1/sequences', () => {
     const res = await send(
       'POST',
       '/v1/sequences',
-      spring([{ offsetMs: 2 * 3600_000, message: text('太晚了') }]),
+      spring([{ offsetMs: 2 * 3600_000, message: aTextMessage('太晚了') }]),
     );
     expect(res.status).toBe(400);
     const body = (await res.json()) as { error: { details: { path: string; message: string }[] } };
@@ -60,13 +60,17 @@ describe('/v1/sequences', () => {
     const res = await send(
       'POST',
       '/v1/sequences',
-      spring([{ offsetMs: 2 * 3600_000, message: text('x'), fallback: template }]),
+      spring([{ offsetMs: 2 * 3600_000, message: aTextMessage('x'), fallback: template }]),
     );
     expect(res.status).toBe(201);
   });
 
   it('refuses a 4th message inside the window too: the window allows only 3', async () => {
-    const res = await send('POST', '/v1/sequences', spring([{ offsetMs: 40_000, message: text('第四条') }]));
+    const res = await send(
+      'POST',
+      '/v1/sequences',
+      spring([{ offsetMs: 40_000, message: aTextMessage('第四条') }]),
+    );
     const body = (await res.json()) as { error: { details: { path: string; message: string }[] } };
     expect(body.error.details[0]).toMatchObject({
       path: 'steps.3',
@@ -81,8 +85,8 @@ describe('/v1/sequences', () => {
       {
         ...spring(),
         steps: [
-          { offsetMs: 5000, message: text('a') },
-          { offsetMs: 0, message: text('b') },
+          { offsetMs: 5000, message: aTextMessage('a') },
+          { offsetMs: 0, message: aTextMessage('b') },
         ],
       },
       'steps.1.offsetMs',
@@ -95,7 +99,11 @@ describe('/v1/sequences', () => {
       },
       'steps.0.message.text.colour',
     ],
-    ['a negative offset', { ...spring(), steps: [{ offsetMs: -1, message: text('a') }] }, 'steps.0.offsetMs'],
+    [
+      'a negative offset',
+      { ...spring(), steps: [{ offsetMs: -1, message: aTextMessage('a') }] },
+      'steps.0.offsetMs',
+    ],
     ['an unknown trigger', { ...spring(), trigger: { type: 'birthday' } }, 'trigger.type'],
     ['an unconfigured account', { ...spring(), appId: 'wxnobody' }, 'appId'],
   ])('refuses %s with a detail at its path', async (_name, body, path) => {

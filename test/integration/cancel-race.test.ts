@@ -4,6 +4,7 @@ import { claimDue } from '../../src/scheduling/due-store';
 import { insertMessages, markQueued, type NewMessage } from '../../src/scheduling/message-store';
 import { changeSequenceStatus, createSequence } from '../../src/sequences/manage-sequences';
 import { createTestDb, type TestDb } from '../helpers/db';
+import { aTextMessage } from '../helpers/builders';
 
 /**
  * A cancellation's answer (`matched`, `cancelledSteps`) must be true even while a worker is claiming the
@@ -72,7 +73,7 @@ describe('a counted cancellation racing the claim', () => {
           appId: APP,
           name: `race ${trial}`,
           trigger: { type: 'subscribe' },
-          steps: [{ offsetMs: 0, message: { msgtype: 'text', text: { content: 'hi' } }, fallback: null }],
+          steps: [{ offsetMs: 0, message: aTextMessage('hi'), fallback: null }],
           oncePerFollower: false,
         },
         'active',

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import type { Service } from '../../src/main/start-service';
 import { sha1Signature } from '../../src/wechat/signature';
 import { APP_ID, createHarness, type Harness, writtenRows } from '../helpers/harness';
+import { aMessageRequest, aTextMessage } from '../helpers/builders';
 
 // Bad-input fuzzing of the webhook and the /v1 API: random bodies, headers and encodings must never
 // cause a 5xx, a crash, or a written row. Bounded: a few hundred cases per property, seeded by fast-check
@@ -53,7 +54,7 @@ const validButHostile = {
     fc.record({
       appId: fc.constant(APP_ID),
       openid: fc.constant('o-fuzz'),
-      message: fc.constant({ msgtype: 'text', text: { content: 'x' } }),
+      message: fc.constant(aTextMessage('x')),
       cancelKey: hostileString,
     }),
   ),
@@ -149,12 +150,13 @@ describe('fuzzing bad input', () => {
   });
 
   it('POST /v1/messages/batch: lines with unstorable text are rejected one by one, the others stored', async () => {
-    const clean = JSON.stringify({
-      appId: APP_ID,
-      openid: 'o-fuzz',
-      delayMs: 3_600_000,
-      message: { msgtype: 'text', text: { content: 'x' } },
-    });
+    const clean = JSON.stringify(
+      aMessageRequest({
+        openid: 'o-fuzz',
+        delayMs: 3_600_000,
+        message: aTextMessage('x'),
+      }),
+    );
     const line = fc.oneof(
       fc.constant({ text: clean, good: true }),
       validButHostile['/v1/messages'].map((v) => ({ text: JSON.stringify(v), good: false })),

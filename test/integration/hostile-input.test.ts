@@ -1,6 +1,14 @@
 import { loggableError } from '../../src/db/errors';
 import type { Service } from '../../src/main/start-service';
 import { APP_ID, createHarness, type Harness, writtenRows } from '../helpers/harness';
+import {
+  aMessageRequest,
+  aSequence,
+  aStep,
+  aTextMessage,
+  type MessageRequest,
+  type SequenceRequest,
+} from '../helpers/builders';
 
 // Text Postgres cannot store — a NUL character anywhere, a lone UTF-16 surrogate in jsonb — and reserved
 // field names, in every kind of place a request carries text: a 400 naming the field, nothing written.
@@ -10,25 +18,21 @@ let api: Service;
 let queuedId: string;
 let sequenceId: string;
 
-const text = (content: string) => ({ msgtype: 'text', text: { content } });
 const json = (method: string, body: unknown): RequestInit => ({
   method,
   body: typeof body === 'string' ? body : JSON.stringify(body),
 });
-const aRequest = (over: Record<string, unknown> = {}) => ({
-  appId: APP_ID,
-  openid: 'o-hostile',
-  message: text('hello'),
-  delayMs: 3_600_000,
-  ...over,
-});
-const aSequence = (over: Record<string, unknown> = {}) => ({
-  appId: APP_ID,
-  name: 'welcome',
-  trigger: { type: 'subscribe' },
-  steps: [{ offsetMs: 0, message: text('welcome') }],
-  ...over,
-});
+/** A valid request due in an hour, so that it stays open while the test changes it. */
+const aRequest = (over: Partial<MessageRequest> = {}) =>
+  aMessageRequest({ openid: 'o-hostile', delayMs: 3_600_000, ...over });
+/** A draft sequence (no status: the API's default), so that it never enrolls anyone. */
+const aDraftSequence = (over: Partial<SequenceRequest> = {}) =>
+  aSequence({
+    name: 'welcome',
+    status: undefined,
+    steps: [aStep({ message: aTextMessage('welcome') })],
+    ...over,
+  });
 
 beforeAll(async () => {
   // A longer horizon than the default 400 days, so that 29 February 2028 is schedulable from today.
@@ -37,7 +41,7 @@ beforeAll(async () => {
   queuedId = ((await (await h.api(api, '/v1/messages', json('POST', aRequest()))).json()) as { id: string })
     .id;
   sequenceId = (
-    (await (await h.api(api, '/v1/sequences', json('POST', aSequence()))).json()) as { id: string }
+    (await (await h.api(api, '/v1/sequences', json('POST', aDraftSequence()))).json()) as { id: string }
   ).id;
 });
 afterAll(() => h.close());
@@ -74,7 +78,7 @@ describe('text Postgres cannot store, in a JSON body', () => {
     ],
     [
       'POST /v1/messages, a nested message field',
-      (bad) => h.api(api, '/v1/messages', json('POST', aRequest({ message: text(bad) }))),
+      (bad) => h.api(api, '/v1/messages', json('POST', aRequest({ message: aTextMessage(bad) }))),
       () => 'message.text.content',
     ],
     [
@@ -92,18 +96,23 @@ describe('text Postgres cannot store, in a JSON body', () => {
     ],
     [
       'PUT /v1/messages/:id',
-      (bad) => h.api(api, `/v1/messages/${queuedId}`, json('PUT', { delayMs: 60_000, message: text(bad) })),
+      (bad) =>
+        h.api(api, `/v1/messages/${queuedId}`, json('PUT', { delayMs: 60_000, message: aTextMessage(bad) })),
       () => 'message.text.content',
     ],
     [
       'PUT /v1/messages/by-key/…',
       (bad) =>
-        h.api(api, `/v1/messages/by-key/${APP_ID}/k-hostile`, json('PUT', aRequest({ message: text(bad) }))),
+        h.api(
+          api,
+          `/v1/messages/by-key/${APP_ID}/k-hostile`,
+          json('PUT', aRequest({ message: aTextMessage(bad) })),
+        ),
       () => 'message.text.content',
     ],
     [
       'POST /v1/sequences, the name',
-      (bad) => h.api(api, '/v1/sequences', json('POST', aSequence({ name: bad }))),
+      (bad) => h.api(api, '/v1/sequences', json('POST', aDraftSequence({ name: bad }))),
       () => 'name',
     ],
     [
@@ -112,7 +121,7 @@ describe('text Postgres cannot store, in a JSON body', () => {
         h.api(
           api,
           '/v1/sequences',
-          json('POST', aSequence({ steps: [{ offsetMs: 0, message: text(bad) }] })),
+          json('POST', aDraftSequence({ steps: [{ offsetMs: 0, message: aTextMessage(bad) }] })),
         ),
       () => 'steps.0.message.text.content',
     ],
@@ -122,7 +131,7 @@ describe('text Postgres cannot store, in a JSON body', () => {
         h.api(
           api,
           `/v1/sequences/${sequenceId}`,
-          json('PUT', aSequence({ trigger: { type: 'keyword', keyword: bad } })),
+          json('PUT', aDraftSequence({ trigger: { type: 'keyword', keyword: bad } })),
         ),
       () => 'trigger.keyword',
     ],
@@ -211,7 +220,7 @@ describe('reserved field names and other hardening', () => {
     const res = await h.api(
       api,
       '/v1/messages',
-      json('POST', aRequest({ message: { ...text('x'), toString: 'x', hasOwnProperty: 'y' } })),
+      json('POST', aRequest({ message: { ...aTextMessage('x'), toString: 'x', hasOwnProperty: 'y' } })),
     );
     expect(res.status).toBe(400);
     const { error } = (await res.json()) as ErrorAnswer;
@@ -268,11 +277,12 @@ describe('impossible dates in sendAt', () => {
 
 describe('POST /v1/messages/batch with text Postgres cannot store', () => {
   it('rejects just those lines, naming the field, and stores every other line', async () => {
-    const good = (n: number) => JSON.stringify(aRequest({ openid: `o-batch-${n}`, message: text(`${n}`) }));
+    const good = (n: number) =>
+      JSON.stringify(aRequest({ openid: `o-batch-${n}`, message: aTextMessage(`${n}`) }));
     const lines = [
       good(1),
       good(2),
-      JSON.stringify(aRequest({ message: text(NUL) })),
+      JSON.stringify(aRequest({ message: aTextMessage(NUL) })),
       good(3),
       good(4),
       JSON.stringify(aRequest({ cancelKey: LONE_SURROGATE })),

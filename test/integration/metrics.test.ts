@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { Service } from '../../src/main/start-service';
-import { APP_ID, createHarness, freePort, type Harness, waitFor } from '../helpers/harness';
+import { createHarness, freePort, type Harness, waitFor } from '../helpers/harness';
+import { aMessageRequest, aTextMessage } from '../helpers/builders';
 
 const run = promisify(execFile);
 
@@ -35,11 +36,12 @@ describe('/metrics', () => {
   it('counts what the service does and passes promtool check metrics (api + worker in one process, ops listener)', async () => {
     const res = await h.api(api, '/v1/messages', {
       method: 'POST',
-      body: JSON.stringify({
-        appId: APP_ID,
-        openid: 'o-m',
-        message: { msgtype: 'text', text: { content: 'hi' } },
-      }),
+      body: JSON.stringify(
+        aMessageRequest({
+          openid: 'o-m',
+          message: aTextMessage('hi'),
+        }),
+      ),
     });
     expect(res.status).toBe(201);
     await waitFor(() => h.simulator.messages().length === 1, 5000);

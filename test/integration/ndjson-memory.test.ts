@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { ADMIN_TOKEN, createHarness, type Harness, waitFor } from '../helpers/harness';
 import { spawnRole, withSearchPath } from '../helpers/services';
+import { aTextMessage } from '../helpers/builders';
 
 // A long NDJSON body of rejected lines must not pile up in the api's memory nor stall its event loop.
 // The api runs as a child process (dist/, built by `make test`) so that its RSS is its own.
@@ -75,7 +76,7 @@ it(`a body of ${LINES.toLocaleString('en')} rejected lines: RSS grows by under $
   const invalid = JSON.stringify({
     appId: 'wxnobody',
     openid: 'o-memory',
-    message: { msgtype: 'text', text: { content: '' } },
+    message: aTextMessage(''),
   });
   await postBatch(invalid, 50_000); // warm-up: code compiled, V8 young generation at its working size
   const baseline = rssMb(api.pid!);

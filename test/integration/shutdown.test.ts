@@ -1,7 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { APP_ID, createHarness, type Harness, waitFor } from '../helpers/harness';
+import { createHarness, type Harness, waitFor } from '../helpers/harness';
 import { spawnRole, withSearchPath } from '../helpers/services';
+import { aMessageRequest, aTextMessage } from '../helpers/builders';
 
 let h: Harness;
 afterEach(() => h?.close());
@@ -23,11 +24,12 @@ describe('graceful shutdown', () => {
     const tags = Array.from({ length: 300 }, () => randomUUID());
     const body = tags
       .map((tag) =>
-        JSON.stringify({
-          appId: APP_ID,
-          openid: 'o-term',
-          message: { msgtype: 'text', text: { content: tag } },
-        }),
+        JSON.stringify(
+          aMessageRequest({
+            openid: 'o-term',
+            message: aTextMessage(tag),
+          }),
+        ),
       )
       .join('\n');
     await h.api(api, '/v1/messages/batch', {

@@ -1,5 +1,6 @@
 import { createSimulator, type Simulator } from '../../src/simulator/create-simulator';
 import { silentLogger } from '../helpers/logger';
+import { aTextMessage } from '../helpers/builders';
 
 const ACCOUNT = { appId: 'wxsimtest0001', secret: 'secret-one' };
 const OTHER = { appId: 'wxsimtest0002', secret: 'secret-two' };
@@ -190,7 +191,7 @@ describe('simulator: customer-service sends', () => {
 
   it.each([
     ['invalid JSON', 47001, '{"touser":'],
-    ['a missing touser', 40003, { msgtype: 'text', text: { content: 'hi' } }],
+    ['a missing touser', 40003, aTextMessage('hi')],
     ['an empty touser', 40003, { ...text(''), touser: '' }],
     ['an unknown msgtype', 40008, { touser: 'o1', msgtype: 'link', link: {} }],
     ['a msgtype without its payload object', 47001, { touser: 'o1', msgtype: 'image' }],

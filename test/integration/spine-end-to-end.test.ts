@@ -1,6 +1,7 @@
 import type { Service } from '../../src/main/start-service';
 import { PLUGIN_RABBITMQ_URL } from '../helpers/broker';
 import { APP_ID, createHarness, type Harness, waitFor } from '../helpers/harness';
+import { aTextMessage } from '../helpers/builders';
 
 interface Scheduled {
   readonly tag: string;
@@ -19,7 +20,7 @@ async function scheduleBatch(
     JSON.stringify({
       appId: APP_ID,
       openid: `o-${i % 97}`,
-      message: { msgtype: 'text', text: { content: `drip ${i} 你好` } },
+      message: aTextMessage(`drip ${i} 你好`),
       delayMs: 1000 + Math.floor((i * 9000) / count),
       ...(cancelKeyOf(i) ? { cancelKey: cancelKeyOf(i) } : {}),
     }),

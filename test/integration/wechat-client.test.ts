@@ -6,9 +6,10 @@ import { clientMsgIdOf, createWechatClient, type WechatClient } from '../../src/
 import { createTokenStore, type TokenStore } from '../../src/wechat/tokens';
 import { createTestDb, type TestDb } from '../helpers/db';
 import { silentLogger } from '../helpers/logger';
+import { aTextMessage } from '../helpers/builders';
 
 const ACCOUNT = { appId: 'wxclienttest01', secret: 'secret-one' };
-const TEXT = { msgtype: 'text' as const, text: { content: 'your course starts in 15 minutes' } };
+const TEXT = aTextMessage('your course starts in 15 minutes');
 
 let db: TestDb;
 let sim: Simulator;
@@ -231,7 +232,7 @@ describe('wechat client', () => {
   });
 
   it('passes a payload error through as WeChat answered it', async () => {
-    const tooLong = { msgtype: 'text' as const, text: { content: 'x'.repeat(2049) } };
+    const tooLong = aTextMessage('x'.repeat(2049));
     const result = await client(tokenStore()).sendCustom(ACCOUNT.appId, 'o1', tooLong);
     expect(result).toMatchObject({ errcode: 45002, errmsg: 'content size out of limit' });
   });

@@ -4,6 +4,8 @@ import { queueDepth } from '../helpers/broker';
 import { APP_ID, createHarness, type Harness, waitFor } from '../helpers/harness';
 import { runCli } from '../helpers/services';
 import { clientMsgIdOf } from '../../src/wechat/client';
+import { expectNothingMore } from '../helpers/expect-nothing-more';
+import { aMessageRequest, aTextMessage } from '../helpers/builders';
 
 let h: Harness;
 afterEach(() => h?.close());
@@ -32,8 +34,7 @@ describe('rows stuck in sending (the worker died mid-send)', () => {
       return rows[0].status === 'unknown' && rows[0].status_reason === 'sending_timeout';
     }, 5000);
     expect(swept).toBe(true);
-    await new Promise((r) => setTimeout(r, 500));
-    expect(h.simulator.messages()).toHaveLength(0);
+    await expectNothingMore('send of the row swept to unknown', () => h.simulator.messages().length > 0, 500);
   });
 
   it('are sent again, once, for an account that opted into at-least-once', async () => {
@@ -51,7 +52,7 @@ describe('rows stuck in sending (the worker died mid-send)', () => {
       return rows[0].status === 'sent';
     }, 5000);
     expect(sent).toBe(true);
-    await new Promise((r) => setTimeout(r, 500));
+    await expectNothingMore('second send of the resent row', () => h.simulator.messages().length > 1, 500);
     expect(h.simulator.messages().map((m) => (m.body as { text: { content: string } }).text.content)).toEqual(
       [tag],
     );
@@ -120,8 +121,11 @@ describe('template rows stuck in sending (the worker died mid-send)', () => {
     const id = await insertStuckTemplate('o-old', 10 * 60);
     await h.start({ ROLE: 'worker' });
     expect(await waitFor(async () => (await statusOf(id)) === 'unknown', 5000)).toBe(true);
-    await new Promise((r) => setTimeout(r, 500));
-    expect(h.simulator.messages()).toHaveLength(0);
+    await expectNothingMore(
+      'send of a resend WeChat would not recognise',
+      () => h.simulator.messages().length > 0,
+      500,
+    );
   });
 });
 
@@ -141,11 +145,12 @@ describe('a message on the due queue that is not a wake-up', () => {
     expect(dead).toBe(true);
     const res = await h.api(service, '/v1/messages', {
       method: 'POST',
-      body: JSON.stringify({
-        appId: APP_ID,
-        openid: 'o1',
-        message: { msgtype: 'text', text: { content: 'after' } },
-      }),
+      body: JSON.stringify(
+        aMessageRequest({
+          openid: 'o1',
+          message: aTextMessage('after'),
+        }),
+      ),
     });
     expect(res.status).toBe(201);
     expect(await waitFor(() => h.simulator.messages().length === 1, 5000)).toBe(true);
@@ -160,11 +165,12 @@ describe('npm run replay-dead', () => {
     const tag = randomUUID();
     const res = await h.api(service, '/v1/messages', {
       method: 'POST',
-      body: JSON.stringify({
-        appId: APP_ID,
-        openid: 'o-dead',
-        message: { msgtype: 'text', text: { content: tag } },
-      }),
+      body: JSON.stringify(
+        aMessageRequest({
+          openid: 'o-dead',
+          message: aTextMessage(tag),
+        }),
+      ),
     });
     const { id } = (await res.json()) as { id: string };
     const dead = await waitFor(
@@ -192,11 +198,12 @@ describe('npm run resume-account', () => {
     const tag = randomUUID();
     const res = await h.api(service, '/v1/messages', {
       method: 'POST',
-      body: JSON.stringify({
-        appId: APP_ID,
-        openid: 'o-quota',
-        message: { msgtype: 'text', text: { content: tag } },
-      }),
+      body: JSON.stringify(
+        aMessageRequest({
+          openid: 'o-quota',
+          message: aTextMessage(tag),
+        }),
+      ),
     });
     const { id } = (await res.json()) as { id: string };
     const paused = await waitFor(async () => {

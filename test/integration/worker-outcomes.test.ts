@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Service } from '../../src/main/start-service';
 import { queueDepth } from '../helpers/broker';
 import { APP_ID, createHarness, type Harness, waitFor } from '../helpers/harness';
+import { aMessageRequest, aTextMessage } from '../helpers/builders';
 
 let h: Harness;
 let service: Service;
@@ -19,11 +20,12 @@ afterEach(() => {
 async function scheduleNow(tag: string): Promise<string> {
   const res = await h.api(service, '/v1/messages', {
     method: 'POST',
-    body: JSON.stringify({
-      appId: APP_ID,
-      openid: 'o-outcomes',
-      message: { msgtype: 'text', text: { content: tag } },
-    }),
+    body: JSON.stringify(
+      aMessageRequest({
+        openid: 'o-outcomes',
+        message: aTextMessage(tag),
+      }),
+    ),
   });
   expect(res.status).toBe(201);
   return ((await res.json()) as { id: string }).id;
@@ -159,11 +161,12 @@ describe('an account whose credentials WeChat refuses', () => {
       const svc = await wrong.start();
       const res = await wrong.api(svc, '/v1/messages', {
         method: 'POST',
-        body: JSON.stringify({
-          appId: APP_ID,
-          openid: 'o1',
-          message: { msgtype: 'text', text: { content: 'x' } },
-        }),
+        body: JSON.stringify(
+          aMessageRequest({
+            openid: 'o1',
+            message: aTextMessage('x'),
+          }),
+        ),
       });
       const { id } = (await res.json()) as { id: string };
       const parked = await waitFor(async () => {

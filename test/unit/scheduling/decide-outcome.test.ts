@@ -1,6 +1,7 @@
 import { decideOutcome } from '../../../src/scheduling/decide-outcome';
 import type { ClaimedMessage } from '../../../src/scheduling/due-store';
 import { classifyErrcode } from '../../../src/wechat/errcodes';
+import { aTextMessage } from '../../helpers/builders';
 
 const policy = { maxAttempts: 3, baseDelayMs: 1000, maxDelayMs: 60_000 };
 const at = new Date('2026-11-21T10:00:00Z');
@@ -11,7 +12,7 @@ function claimed(attempts: number): ClaimedMessage {
     appId: 'wx1',
     openid: 'o1',
     channel: 'custom',
-    payload: { msgtype: 'text', text: { content: 'hi' } },
+    payload: aTextMessage('hi'),
     dueAt: at,
     attempts,
     claimedAs: 'send:window',

@@ -13,6 +13,7 @@ import {
   writeChaosReport,
 } from '../helpers/chaos';
 import { APP_ID, createHarness, freePort, type Harness, waitFor } from '../helpers/harness';
+import { aTextMessage } from '../helpers/builders';
 import { createRoundRobinProxy, createStallableProxy } from '../helpers/proxies';
 import {
   restartPostgres,
@@ -452,7 +453,7 @@ describe(`fault suite: ${N} messages per scenario, none lost, none sent twice`, 
             trigger: { type: 'subscribe' },
             steps: Array.from({ length: STEPS }, (_, s) => ({
               offsetMs: s * 1000,
-              message: { msgtype: 'text', text: { content: `step ${s + 1}` } },
+              message: aTextMessage(`step ${s + 1}`),
             })),
           }),
         });

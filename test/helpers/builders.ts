@@ -1,0 +1,98 @@
+/**
+ * Builders for the integration and unit tests: each returns a valid value a test changes only where its
+ * claim lies (`aMessageRequest({ cancelKey: 'k' })`). Typed against the service's own types where the
+ * service exports them, so a misplaced field is a compile error rather than a silently dropped value.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Channel } from '../../src/scheduling/message-status';
+import type { NewMessage } from '../../src/scheduling/message-store';
+import type { Trigger } from '../../src/sequences/sequence-schema';
+import type { CustomMessage, TemplateMessage } from '../../src/wechat/message-schema';
+
+/** The account every harness configures (and its simulator knows). */
+export const APP_ID = 'wxtest0000000001';
+
+/** A follower's openid no other test uses; `label` says whose it is when a test fails. */
+export const anOpenid = (label = 'o'): string => `${label}-${randomBytes(5).toString('hex')}`;
+
+/** A customer-service text message, as stored and sent (without `touser`). */
+export const aTextMessage = (content = 'hello'): CustomMessage => ({ msgtype: 'text', text: { content } });
+
+/** A template message (`channel: 'template'`, or a step's `fallback`). */
+export const aTemplateMessage = (first = 'reminder'): TemplateMessage => ({
+  template_id: 'TPL-TEST-0001',
+  data: { first: { value: first } },
+});
+
+/** The body of `POST /v1/messages` (and one line of `/v1/messages/batch`); a type, so it is a plain record. */
+export type MessageRequest = {
+  appId: string;
+  openid: string;
+  message: Record<string, unknown>;
+  channel?: Channel;
+  sendAt?: string;
+  delayMs?: number;
+  idempotencyKey?: string;
+  cancelKey?: string;
+  maxLatenessMs?: number;
+};
+
+/** A valid request for a fresh follower, due now (neither `sendAt` nor `delayMs`); `overrides` replace whole fields. */
+export const aMessageRequest = (overrides: Partial<MessageRequest> = {}): MessageRequest => ({
+  appId: APP_ID,
+  openid: anOpenid(),
+  message: aTextMessage(),
+  ...overrides,
+});
+
+/** One step of a `POST /v1/sequences` body. */
+export type StepRequest = {
+  offsetMs: number;
+  message: Record<string, unknown>;
+  fallback?: Record<string, unknown> | null;
+  maxLatenessMs?: number;
+};
+
+/** The body of `POST /v1/sequences`. */
+export type SequenceRequest = {
+  appId: string;
+  name: string;
+  status?: 'draft' | 'active';
+  trigger: Trigger;
+  steps: StepRequest[];
+  oncePerFollower?: boolean;
+};
+
+/** A step right after the trigger. */
+export const aStep = (overrides: Partial<StepRequest> = {}): StepRequest => ({
+  offsetMs: 0,
+  message: aTextMessage('step'),
+  ...overrides,
+});
+
+/** An active one-step sequence started by any follow, unless `overrides` say otherwise. */
+export const aSequence = (overrides: Partial<SequenceRequest> = {}): SequenceRequest => ({
+  appId: APP_ID,
+  name: `drip ${randomBytes(3).toString('hex')}`,
+  status: 'active',
+  trigger: { type: 'subscribe' },
+  steps: [aStep()],
+  ...overrides,
+});
+
+/**
+ * A row for the store's `insertMessages`, due now, for a fresh follower: the fixture for tests that need
+ * a message in the table without going through the API.
+ */
+export const aNewMessage = (overrides: Partial<NewMessage> = {}): NewMessage => ({
+  id: randomUUID(),
+  appId: APP_ID,
+  openid: anOpenid(),
+  channel: 'custom',
+  payload: aTextMessage(),
+  dueAt: new Date(),
+  idempotencyKey: null,
+  requestHash: null,
+  cancelKey: null,
+  ...overrides,
+});
