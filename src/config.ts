@@ -151,15 +151,13 @@ const accountSchema = z
     encodingAESKey: z.string().regex(AES_KEY, AES_KEY_MESSAGE).nullable().default(null),
     previousEncodingAESKey: z.string().regex(AES_KEY, AES_KEY_MESSAGE).nullable().default(null),
     pushMode: z.enum(PUSH_MODES).default('plaintext'),
-    pushFormat: z.enum(['xml', 'json']).optional(), // read by the simulator; the webhook accepts both
     windowPolicy: windowPolicySchema,
   })
   .strict()
   .refine((a) => a.pushMode === 'plaintext' || a.encodingAESKey !== null, {
     message: 'pushMode compatible or safe needs an encodingAESKey',
     path: ['encodingAESKey'],
-  })
-  .transform(({ pushFormat: _format, ...account }) => account);
+  });
 
 const accountsSchema = jsonEnv(
   z

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { jsonEnv, LOG_LEVELS, parseEnv } from '../env';
+import { ConfigError } from '../errors';
 import { windowPolicySchema, type WindowPolicySpec } from './window-policy';
 
 /** How the account's pushes are protected, as configured on the WeChat platform (明文 / 兼容 / 安全). */
@@ -18,7 +19,7 @@ export interface SimulatorAccount {
   readonly encodingAESKey?: string;
   /** Default `plaintext`. */
   readonly pushMode?: SimPushMode;
-  /** Default `xml`. */
+  /** Default `xml` (from `SIM_PUSH_FORMATS` when loaded from the environment). */
   readonly pushFormat?: SimPushFormat;
   /** The contact-window rules the simulator enforces for this account; default `official`. */
   readonly windowPolicy?: WindowPolicySpec;
@@ -30,7 +31,10 @@ export interface SimulatorConfig {
   readonly port: number;
   /** Interface to bind. `SIM_HOST`, default 127.0.0.1. */
   readonly host: string;
-  /** The accounts, from `WECHAT_ACCOUNTS` (the service's own JSON; fields it does not know are ignored). */
+  /**
+   * The accounts, from `WECHAT_ACCOUNTS` (the service's own JSON; fields it does not know are ignored),
+   * each with its push data format from `SIM_PUSH_FORMATS` (appId → `xml` | `json`, default xml).
+   */
   readonly accounts: readonly SimulatorAccount[];
   /** Lifetime of an issued access token in seconds. `SIM_TOKEN_TTL_S`, default 7200 (WeChat's). */
   readonly tokenTtlSeconds: number;
@@ -53,7 +57,10 @@ const accountSchema = z
       .regex(/^[A-Za-z0-9]{43}$/, 'encodingAESKey must be 43 letters or digits')
       .optional(),
     pushMode: z.enum(['plaintext', 'compatible', 'safe']).default('plaintext'),
-    pushFormat: z.enum(['xml', 'json']).default('xml'),
+    // The service refuses the field it does not know; point a configuration written before the move here.
+    pushFormat: z
+      .undefined({ error: 'is no longer an account field: set it in SIM_PUSH_FORMATS' })
+      .optional(),
     windowPolicy: windowPolicySchema.default('official'),
   })
   .refine((a) => a.pushMode === 'plaintext' || a.encodingAESKey !== undefined, {
@@ -75,6 +82,10 @@ const envSchema = z.object({
   WECHAT_ACCOUNTS: accountsSchema,
   SIM_TOKEN_TTL_S: z.coerce.number().int().min(1).max(86400).default(7200),
   SIM_WEBHOOK_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:3000'),
+  SIM_PUSH_FORMATS: jsonEnv(
+    z.record(z.string(), z.enum(['xml', 'json'])),
+    'must be a JSON object of appId → "xml" or "json"',
+  ).default({}),
   SIM_ENFORCE_WINDOW: z
     .enum(['true', 'false'])
     .default('true')
@@ -85,6 +96,11 @@ const envSchema = z.object({
 /** Reads the simulator's settings from `env`; every problem is reported together in one ConfigError. */
 export function loadSimulatorConfig(env: Record<string, string | undefined> = process.env): SimulatorConfig {
   const e = parseEnv(envSchema, env);
+  const appIds = new Set(e.WECHAT_ACCOUNTS.map((a) => a.appId));
+  const strangers = Object.keys(e.SIM_PUSH_FORMATS).filter((appId) => !appIds.has(appId));
+  if (strangers.length > 0) {
+    throw new ConfigError([`SIM_PUSH_FORMATS: ${strangers.join(', ')} not in WECHAT_ACCOUNTS`]);
+  }
   return Object.freeze({
     port: e.SIM_PORT,
     host: e.SIM_HOST,
@@ -96,7 +112,7 @@ export function loadSimulatorConfig(env: Record<string, string | undefined> = pr
           ...(a.token === undefined ? {} : { token: a.token }),
           ...(a.encodingAESKey === undefined ? {} : { encodingAESKey: a.encodingAESKey }),
           pushMode: a.pushMode,
-          pushFormat: a.pushFormat,
+          pushFormat: e.SIM_PUSH_FORMATS[a.appId] ?? 'xml',
           windowPolicy: a.windowPolicy,
         }),
       ),

@@ -1,7 +1,6 @@
 import { randomInt } from 'node:crypto';
-import type { PushCrypto } from '../wechat/crypto';
-import { sha1Signature } from '../wechat/signature';
 import type { SimPushFormat, SimPushMode } from './config';
+import { signPush, type SimCipher } from './sim-crypto';
 
 /** One field of a push, in order; numbers are written bare (CreateTime, a 64-bit MsgId). */
 export type PushField = readonly [name: string, value: string, kind: 'text' | 'number'];
@@ -13,7 +12,7 @@ export interface PushChannel {
   readonly mode: SimPushMode;
   readonly format: SimPushFormat;
   /** Present for `compatible` and `safe`. */
-  readonly crypto: PushCrypto | null;
+  readonly cipher: SimCipher | null;
 }
 
 /** A push ready to POST: the query string (without `?`), the body and its content-type. */
@@ -50,7 +49,7 @@ export function toWirePush(
   nonce: string,
 ): WirePush {
   const query = new URLSearchParams({
-    signature: sha1Signature([channel.token, timestampS, nonce]),
+    signature: signPush([channel.token, timestampS, nonce]),
     timestamp: timestampS,
     nonce,
     openid,
@@ -58,12 +57,12 @@ export function toWirePush(
   const contentType =
     channel.format === 'xml' ? 'text/xml; charset=utf-8' : 'application/json; charset=utf-8';
   const plain = render(fields, channel.format);
-  if (channel.mode === 'plaintext' || channel.crypto === null)
+  if (channel.mode === 'plaintext' || channel.cipher === null)
     return { query: query.toString(), body: plain, contentType };
 
-  const encrypt = channel.crypto.encrypt(plain);
+  const encrypt = channel.cipher.encrypt(plain);
   query.set('encrypt_type', 'aes');
-  query.set('msg_signature', channel.crypto.sign(timestampS, nonce, encrypt));
+  query.set('msg_signature', signPush([channel.token, timestampS, nonce, encrypt]));
   const toUser = fields.find(([n]) => n === 'ToUserName') ?? ['ToUserName', '', 'text'];
   const wrapped: PushField[] =
     channel.mode === 'safe'

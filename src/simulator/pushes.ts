@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { z } from 'zod';
 import type { Logger } from '../logger';
-import { createPushCrypto } from '../wechat/crypto';
 import type { SimulatorAccount } from './config';
 import type { FollowerEvent, Followers } from './followers';
 import { pushNonce, toWirePush, type PushChannel, type PushField, type WirePush } from './push-format';
+import { createSimCipher } from './sim-crypto';
 
 /** The follower actions the simulator can push to the webhook. */
 export const PUSH_ACTIONS = ['follow', 'unfollow', 'scan', 'click', 'message'] as const;
@@ -106,8 +106,8 @@ export interface PusherOptions {
 
 /**
  * Creates the simulator's follower side: it builds pushes as WeChat does (format, mode, signatures,
- * encryption with src/wechat's crypto, which the official vectors pin down) and POSTs them to the
- * webhook. Throws at creation for an account whose EncodingAESKey is unusable.
+ * encryption with the simulator's own sim-crypto, which the official vectors pin down) and POSTs them
+ * to the webhook. Throws at creation for an account whose EncodingAESKey is unusable.
  */
 export function createPusher(opts: PusherOptions): Pusher {
   const channels = new Map<string, PushChannel>();
@@ -117,11 +117,11 @@ export function createPusher(opts: PusherOptions): Pusher {
     if (mode !== 'plaintext' && a.encodingAESKey === undefined) {
       throw new TypeError(`account ${a.appId}: pushMode ${mode} needs an encodingAESKey`);
     }
-    const crypto =
+    const cipher =
       mode === 'plaintext' || a.encodingAESKey === undefined
         ? null
-        : createPushCrypto({ appId: a.appId, token: a.token, encodingAESKey: a.encodingAESKey });
-    channels.set(a.appId, { appId: a.appId, token: a.token, mode, format: a.pushFormat ?? 'xml', crypto });
+        : createSimCipher(a.appId, a.encodingAESKey);
+    channels.set(a.appId, { appId: a.appId, token: a.token, mode, format: a.pushFormat ?? 'xml', cipher });
   }
   const known = new Set(opts.accounts.map((a) => a.appId));
   // Its own connection pool, so that closing the simulator leaves no keep-alive socket behind.

@@ -1,6 +1,7 @@
 import type { Service } from '../../src/main/start-service';
 import type { SimPushFormat, SimPushMode } from '../../src/simulator/config';
-import { type PushField, toWirePush, type WirePush } from '../../src/simulator/push-format';
+import { type PushChannel, type PushField, toWirePush, type WirePush } from '../../src/simulator/push-format';
+import { createSimCipher } from '../../src/simulator/sim-crypto';
 import { createPushCrypto } from '../../src/wechat/crypto';
 import { sha1Signature } from '../../src/wechat/signature';
 import { APP_ID, createHarness, type Harness, waitFor, writtenRows } from '../helpers/harness';
@@ -69,10 +70,9 @@ function aPush(
   opts: { mode?: SimPushMode; timestampS?: string; nonce?: string } = {},
 ): WirePush {
   const mode = opts.mode ?? MODES[appId];
-  const crypto =
-    mode === 'plaintext' ? null : createPushCrypto({ appId, token: TOKEN, encodingAESKey: AES_KEY });
+  const cipher = mode === 'plaintext' ? null : createSimCipher(appId, AES_KEY);
   const openid = fields.find(([name]) => name === 'FromUserName')![1];
-  const channel = { appId, token: TOKEN, mode, format, crypto };
+  const channel: PushChannel = { appId, token: TOKEN, mode, format, cipher };
   return toWirePush(channel, fields, openid, opts.timestampS ?? nowS(), opts.nonce ?? aNonce());
 }
 

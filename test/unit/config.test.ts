@@ -106,6 +106,10 @@ describe('loadConfig', () => {
     expect(() =>
       loadConfig({ ...minimal, WECHAT_ACCOUNTS: '[{"appId":"wx1234","secret":"a","sekret":"b"}]' }),
     ).toThrow(/sekret/);
+    // The simulator's push format is its own setting (SIM_PUSH_FORMATS), not the service's.
+    expect(() =>
+      loadConfig({ ...minimal, WECHAT_ACCOUNTS: '[{"appId":"wx1234","secret":"a","pushFormat":"json"}]' }),
+    ).toThrow(/pushFormat/);
   });
 
   it('takes a window policy by preset name or as a rule per interaction kind', () => {

@@ -18,7 +18,7 @@ describe('loadSimulatorConfig', () => {
     });
   });
 
-  it('reads the push and window settings of each account, SIM_WEBHOOK_URL and SIM_ENFORCE_WINDOW', () => {
+  it('reads the push and window settings of each account, SIM_PUSH_FORMATS, SIM_WEBHOOK_URL and SIM_ENFORCE_WINDOW', () => {
     const custom = {
       message: { count: 2, windowMs: 1000 },
       subscribe: { count: 1, windowMs: 500 },
@@ -32,18 +32,18 @@ describe('loadSimulatorConfig', () => {
         token: 't1',
         encodingAESKey: 'A'.repeat(43),
         pushMode: 'safe',
-        pushFormat: 'json',
         windowPolicy: custom,
       },
       { appId: 'wx2', secret: 's2', windowPolicy: 'legacy-48h' },
     ];
     const config = loadSimulatorConfig({
       WECHAT_ACCOUNTS: JSON.stringify(accounts),
+      SIM_PUSH_FORMATS: '{"wx1":"json"}',
       SIM_WEBHOOK_URL: 'http://api.local:8080/',
       SIM_ENFORCE_WINDOW: 'false',
     });
     expect(config.accounts).toEqual([
-      { ...accounts[0] },
+      { ...accounts[0], pushFormat: 'json' },
       { ...accounts[1], pushMode: 'plaintext', pushFormat: 'xml' },
     ]);
     expect(config.webhookBaseUrl).toBe('http://api.local:8080');
@@ -65,8 +65,27 @@ describe('loadSimulatorConfig', () => {
     expect(problems({ encodingAESKey: 'short' })).toMatch(/43 letters or digits/);
     expect(problems({ windowPolicy: 'generous' })).toMatch(/windowPolicy/);
     expect(problems({ windowPolicy: { message: { count: 5, windowMs: 1000 } } })).toMatch(/windowPolicy/);
-    expect(problems({ pushFormat: 'yaml' })).toMatch(/pushFormat/);
     expect(problems({ pushMode: 'compatible', encodingAESKey: 'B'.repeat(43) })).toBe('accepted');
+  });
+
+  it('takes push formats only from SIM_PUSH_FORMATS, for known accounts, as xml or json', () => {
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadSimulatorConfig({ WECHAT_ACCOUNTS: JSON.stringify([{ appId: 'wx1', secret: 's1' }]), ...env });
+      } catch (err) {
+        return ((err as ConfigError).details as string[]).join('\n');
+      }
+      return 'accepted';
+    };
+    expect(
+      problems({ WECHAT_ACCOUNTS: JSON.stringify([{ appId: 'wx1', secret: 's1', pushFormat: 'json' }]) }),
+    ).toBe('WECHAT_ACCOUNTS.0.pushFormat: is no longer an account field: set it in SIM_PUSH_FORMATS');
+    expect(problems({ SIM_PUSH_FORMATS: '{"wx1":"yaml"}' })).toMatch(/^SIM_PUSH_FORMATS\.wx1: /);
+    expect(problems({ SIM_PUSH_FORMATS: '["json"]' })).toMatch(/^SIM_PUSH_FORMATS: /);
+    expect(problems({ SIM_PUSH_FORMATS: '{"wx2":"json","wx3":"xml"}' })).toBe(
+      'SIM_PUSH_FORMATS: wx2, wx3 not in WECHAT_ACCOUNTS',
+    );
+    expect(problems({ SIM_PUSH_FORMATS: '{"wx1":"xml"}' })).toBe('accepted');
   });
 
   it('reads SIM_PORT, SIM_HOST, SIM_TOKEN_TTL_S and LOG_LEVEL', () => {
@@ -92,6 +111,7 @@ describe('loadSimulatorConfig', () => {
         SIM_PORT: '70000',
         SIM_TOKEN_TTL_S: 'soon',
         SIM_WEBHOOK_URL: 'ftp://x',
+        SIM_PUSH_FORMATS: '{',
         SIM_ENFORCE_WINDOW: 'maybe',
         LOG_LEVEL: 'loud',
       });
@@ -105,6 +125,7 @@ describe('loadSimulatorConfig', () => {
       'WECHAT_ACCOUNTS',
       'SIM_TOKEN_TTL_S',
       'SIM_WEBHOOK_URL',
+      'SIM_PUSH_FORMATS',
       'SIM_ENFORCE_WINDOW',
       'LOG_LEVEL',
     ]);
