@@ -2,8 +2,16 @@ import type { PoolClient } from '../db/pool';
 import type { InteractionKind, WindowRule } from '../wechat/window-policy';
 
 /**
+ * A window column's new value when this interaction ($4) is the newest one seen: pushes are processed
+ * concurrently, and an older interaction processed last must not replace a newer one's window.
+ */
+const ifNewer = (value: string, column: string) =>
+  `CASE WHEN followers.window_opened_at IS NULL OR $4::timestamptz >= followers.window_opened_at
+   THEN ${value} ELSE followers.${column} END`;
+
+/**
  * Records an interaction and resets the follower's contact window to the rule of its kind (a new
- * interaction replaces the allowance, it does not add to it). `rule` null: windows are not tracked for
+ * interaction replaces the allowance, it does not add to it; an older one processed late changes nothing). `rule` null: windows are not tracked for
  * this account, only the interaction and the subscription are recorded.
  */
 export async function recordInteraction(
@@ -27,8 +35,10 @@ export async function recordInteraction(
        subscribed = true,
        subscribed_at = CASE WHEN $3 = 'subscribe' THEN $4::timestamptz ELSE followers.subscribed_at END,
        unsubscribed_at = CASE WHEN $3 = 'subscribe' THEN NULL ELSE followers.unsubscribed_at END,
-       window_kind = $3, window_opened_at = $4::timestamptz,
-       window_expires_at = $4::timestamptz + $5 * interval '1 millisecond', window_remaining = $6, updated_at = now()`,
+       window_kind = ${ifNewer('$3', 'window_kind')},
+       window_opened_at = ${ifNewer('$4::timestamptz', 'window_opened_at')},
+       window_expires_at = ${ifNewer("$4::timestamptz + $5 * interval '1 millisecond'", 'window_expires_at')},
+       window_remaining = ${ifNewer('$6', 'window_remaining')}, updated_at = now()`,
     [appId, openid, kind, at.toISOString(), rule?.windowMs ?? 0, rule?.count ?? 0],
   );
   await db.query(
