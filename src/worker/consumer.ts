@@ -1,8 +1,8 @@
 import type { Channel as AmqpChannel, ConsumeMessage } from 'amqplib';
 import type { Logger } from '../logger';
-import { type AmqpConnectionManager, type Channel, reconnectOnChannelError } from './connection';
-import { type BrokerNames, declareCore } from './topology';
-import { parseWakeUp, type WakeUp } from './wake-up';
+import { type AmqpConnectionManager, type Channel, reconnectOnChannelError } from '../broker/connection';
+import { type BrokerNames, declareCore } from '../broker/topology';
+import { parseWakeUp, type WakeUp } from '../broker/wake-up';
 
 /** One wake-up as received, settled exactly once on the channel it came from. */
 export interface Delivery {

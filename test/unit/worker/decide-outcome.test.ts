@@ -1,4 +1,4 @@
-import { decideOutcome } from '../../../src/scheduling/decide-outcome';
+import { decideOutcome } from '../../../src/worker/decide-outcome';
 import type { ClaimedMessage } from '../../../src/scheduling/due-store';
 import { classifyErrcode } from '../../../src/wechat/errcodes';
 

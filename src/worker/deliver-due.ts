@@ -1,4 +1,4 @@
-import type { Delivery } from '../broker/consumer';
+import type { Delivery } from './consumer';
 import type { Publisher } from '../broker/publisher';
 import type { Pool } from '../db/pool';
 import { AppError } from '../errors';
@@ -17,7 +17,7 @@ import {
   type Outcome,
   pauseAccount,
   recordOutcomes,
-} from './due-store';
+} from '../scheduling/due-store';
 import type { RetryPolicy } from './retry-policy';
 import type { SendSlots } from './send-slots';
 
