@@ -1,18 +1,9 @@
-import type { Channel as AmqpChannel, ConsumeMessage } from 'amqplib';
+import type { Channel as AmqpChannel } from 'amqplib';
 import type { Logger } from '../logger';
 import { type AmqpConnectionManager, type Channel, reconnectOnChannelError } from '../broker/connection';
 import { type BrokerNames, declareCore } from '../broker/topology';
-import { parseWakeUp, type WakeUp } from '../broker/wake-up';
-
-/** One wake-up as received, settled exactly once on the channel it came from. */
-export interface Delivery {
-  /** null when the body is not a wake-up (poison). */
-  readonly wakeUp: WakeUp | null;
-  readonly redelivered: boolean;
-  ack(): void;
-  /** `requeue=false` dead-letters through the due queue's dead-letter exchange. */
-  nack(requeue: boolean): void;
-}
+import { createDelivery, type Delivery } from './ack-tracker';
+import { createBatcher } from './batcher';
 
 export interface DueConsumer {
   start(): Promise<void>;
@@ -24,14 +15,10 @@ export interface DueConsumer {
   readonly paused: boolean;
 }
 
-/** Messages a delivery stands for (a wake-up carries several; a poison body counts as one). */
-const weight = (d: Delivery) => d.wakeUp?.ids.length ?? 1;
-
 /**
  * Consumes the due queue with a bounded prefetch and hands wake-ups over in batches (up to `batchSize`
- * messages — wake-ups carry several — waiting at most `batchWaitMs` for one to fill). Acks go to the very channel a message came on: after a
- * reconnect, acking an old delivery tag on the new channel would close it (amqp-connection-manager
- * #294); an ack on a dead channel is dropped, and the broker redelivers that message.
+ * messages — wake-ups carry several — waiting at most `batchWaitMs` for one to fill). Each delivery is
+ * settled on the channel it came on (see `createDelivery`).
  */
 export function createDueConsumer(deps: {
   connection: AmqpConnectionManager;
@@ -49,68 +36,20 @@ export function createDueConsumer(deps: {
   let started = false;
   let paused = false;
   let current: { channel: AmqpChannel; consumerTag: string | null } | null = null;
-  const buffer: Delivery[] = [];
-  let buffered = 0;
-  let timer: NodeJS.Timeout | null = null;
-  const running = new Set<Promise<void>>();
-
-  function toDelivery(channel: AmqpChannel, msg: ConsumeMessage): Delivery {
-    let settled = false;
-    const settle = (fn: () => void) => {
-      if (settled) return;
-      settled = true;
-      try {
-        fn();
-      } catch (err) {
-        logger.debug({ err: (err as Error).message }, 'settle on a closed channel dropped');
-      }
-    };
-    return {
-      wakeUp: parseWakeUp(msg.content),
-      redelivered: msg.fields.redelivered,
-      ack: () => settle(() => channel.ack(msg)),
-      nack: (requeue) => settle(() => channel.nack(msg, false, requeue)),
-    };
-  }
-
-  /**
-   * Starts batches while fewer than `maxConcurrentBatches` run. Wake-ups beyond that wait here, unclaimed:
-   * if this process dies they are simply redelivered, whereas a claimed row would be stranded in
-   * `sending` (and end `unknown`). So only what can be sent soon is claimed.
-   */
-  function pump(): void {
-    if (timer) clearTimeout(timer);
-    timer = null;
-    while (buffer.length > 0 && running.size < deps.maxConcurrentBatches) {
-      let size = 0;
-      let take = 0;
-      while (take < buffer.length && (take === 0 || size + weight(buffer[take]) <= deps.batchSize))
-        size += weight(buffer[take++]);
-      const batch = buffer.splice(0, take);
-      buffered -= size;
-      const run = deps
-        .onBatch(batch, () => !started)
-        .catch((err: unknown) => {
-          logger.error({ err: (err as Error).message }, 'batch handler failed; requeueing its wake-ups');
-          for (const d of batch) d.nack(true);
-        });
-      running.add(run);
-      void run.finally(() => {
-        running.delete(run);
-        pump();
-      });
-    }
-  }
+  const batcher = createBatcher({
+    batchSize: deps.batchSize,
+    batchWaitMs: deps.batchWaitMs,
+    maxConcurrentBatches: deps.maxConcurrentBatches,
+    onBatch: deps.onBatch,
+    logger,
+  });
 
   async function consumeOn(channel: AmqpChannel): Promise<void> {
     const { consumerTag } = await channel.consume(names.due, (msg) => {
       if (!msg) return; // consumer cancelled by the broker; the reconnect re-establishes it
-      const delivery = toDelivery(channel, msg);
+      const delivery = createDelivery(channel, msg, logger);
       if (!started) return delivery.nack(true); // arrived while stopping: hand it back
-      buffer.push(delivery);
-      buffered += weight(delivery);
-      if (buffered >= deps.batchSize) pump();
-      else timer ??= setTimeout(pump, deps.batchWaitMs);
+      batcher.add(delivery);
     });
     if (current?.channel === channel) current.consumerTag = consumerTag;
   }
@@ -160,13 +99,10 @@ export function createDueConsumer(deps: {
     },
     async stop() {
       started = false;
+      // From here on the batcher hands back whatever arrives or was not started.
+      const finishing = batcher.stop();
       await cancelCurrent();
-      // Hand back what was prefetched but not started (another worker takes it at once), finish the
-      // batches already claimed (their rows are in `sending`: leaving them would strand them).
-      if (timer) clearTimeout(timer);
-      for (const d of buffer.splice(0)) d.nack(true);
-      buffered = 0;
-      while (running.size > 0) await Promise.all(running);
+      await finishing;
       await wrapper.close();
     },
   };

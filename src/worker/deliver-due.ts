@@ -1,4 +1,3 @@
-import type { Delivery } from './consumer';
 import type { Publisher } from '../broker/publisher';
 import type { Pool } from '../db/pool';
 import { AppError } from '../errors';
@@ -7,6 +6,7 @@ import type { Metrics } from '../metrics';
 import type { CustomMessage, TemplateMessage } from '../wechat/message-schema';
 import { clientMsgIdOf, type SendResult } from '../wechat/client';
 import { classifyErrcode } from '../wechat/errcodes';
+import { type Delivery, trackAcks, type WakeUpAcks } from './ack-tracker';
 import type { DbGate } from './db-gate';
 import { countClaim, countOutcome } from './delivery-metrics';
 import { decideOutcome, type FollowUp, type Verdict } from './decide-outcome';
@@ -228,57 +228,5 @@ export function createDeliverDue(
       from += taken;
       if (!(await deliverSlice(slice, acks))) return;
     }
-  };
-}
-
-/** Settles a batch's deliveries as their messages are handled. */
-interface WakeUpAcks {
-  /** Every message id of the batch's wake-ups, once each. */
-  readonly ids: string[];
-  /** This message is handled: a wake-up whose messages are all handled is acked. */
-  done(id: string): void;
-  /** This message must come again: its wake-ups are requeued (their handled messages are then dropped
-   * by the claim as finished, so a redelivery never sends twice). */
-  redeliver(id: string): void;
-  redeliverAll(): void;
-}
-
-/**
- * A wake-up carries several messages and one message may come in several wake-ups (a relay republish,
- * a redelivery): a delivery is acked once every message it carries is handled, and requeued as soon as
- * one of them must come again. Deliveries that are not wake-ups are dead-lettered at once.
- */
-function trackAcks(batch: readonly Delivery[], onPoison: () => void): WakeUpAcks {
-  const byId = new Map<string, Delivery[]>();
-  const remaining = new Map<Delivery, number>();
-  for (const d of batch) {
-    if (!d.wakeUp) {
-      onPoison();
-      d.nack(false);
-      continue;
-    }
-    const ids = new Set(d.wakeUp.ids);
-    remaining.set(d, ids.size);
-    for (const id of ids) {
-      const list = byId.get(id);
-      if (list) list.push(d);
-      else byId.set(id, [d]);
-    }
-  }
-  return {
-    ids: [...byId.keys()],
-    done(id) {
-      for (const d of byId.get(id) ?? []) {
-        const left = remaining.get(d)! - 1;
-        remaining.set(d, left);
-        if (left === 0) d.ack();
-      }
-    },
-    redeliver(id) {
-      for (const d of byId.get(id) ?? []) d.nack(true);
-    },
-    redeliverAll() {
-      for (const d of remaining.keys()) d.nack(true);
-    },
   };
 }
