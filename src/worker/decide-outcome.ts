@@ -5,8 +5,28 @@ import { nextQuotaReset, type RetryPolicy, retryDelayMs } from './retry-policy';
 /** WeChat's verdict on a send; `resumeAt` says until when `stop_account` pauses (default: quota reset). */
 export type Verdict = ErrcodeVerdict & { readonly resumeAt?: Date };
 
-/** What the worker does after recording an outcome. */
-export type FollowUp = 'none' | 'redelay' | 'dead_letter' | 'pause_account' | 'close_window';
+/** Everything the worker does about a send once its outcome is recorded, decided in one place. */
+export interface DeliveryPlan {
+  readonly outcome: Outcome;
+  /** A new wake-up for the message at `outcome.nextDueAt`, or null when the message is finished. */
+  readonly republish: 'retry' | 'paused' | null;
+  /** Its attempts ran out: a copy goes to the dead-letter queue. */
+  readonly deadLetter: boolean;
+  /** The whole account waits until `outcome.nextDueAt` (daily quota, refused configuration). */
+  readonly pauseAccount: boolean;
+  /** WeChat says the follower's contact window is closed: our record of it is closed too. */
+  readonly closeWindow: boolean;
+}
+
+/** A plan that does nothing beyond recording `outcome`, with the given steps added. */
+const planFor = (outcome: Outcome, steps: Partial<Omit<DeliveryPlan, 'outcome'>> = {}): DeliveryPlan => ({
+  outcome,
+  republish: null,
+  deadLetter: false,
+  pauseAccount: false,
+  closeWindow: false,
+  ...steps,
+});
 
 export interface SendReport {
   readonly errcode: number | null;
@@ -16,7 +36,7 @@ export interface SendReport {
 }
 
 /**
- * The one decision after a send: the row's next state and what to do about it. Transient failures come
+ * The one decision after a send: the row's next state and everything to do about it. Transient failures come
  * back `queued` with a backoff until the attempts run out, then `failed` and dead-lettered; WeChat saying
  * the contact window is closed makes the message `skipped` and closes our record of the window; 45009 parks the message until the account's quota resets (a refused
  * configuration, until `resumeAt`) without spending an attempt.
@@ -27,7 +47,7 @@ export function decideOutcome(
   verdict: Verdict,
   policy: RetryPolicy,
   random: () => number = Math.random,
-): { outcome: Outcome; followUp: FollowUp } {
+): DeliveryPlan {
   const base = {
     id: message.id,
     at: report.at,
@@ -38,45 +58,39 @@ export function decideOutcome(
   };
   switch (verdict.action) {
     case 'ok':
-      return {
-        outcome: { ...base, status: 'sent', reason: null, nextDueAt: null, label: 'sent' },
-        followUp: 'none',
-      };
+      return planFor({ ...base, status: 'sent', reason: null, nextDueAt: null, label: 'sent' });
     case 'retry':
     case 'refresh_token': {
       if (message.attempts >= policy.maxAttempts) {
-        return {
-          outcome: { ...base, status: 'failed', reason: verdict.reason, nextDueAt: null, label: 'failed' },
-          followUp: 'dead_letter',
-        };
+        return planFor(
+          { ...base, status: 'failed', reason: verdict.reason, nextDueAt: null, label: 'failed' },
+          { deadLetter: true },
+        );
       }
       const delayMs = Math.max(verdict.minRetryDelayMs ?? 0, retryDelayMs(message.attempts, policy, random));
       const nextDueAt = new Date(report.at.getTime() + delayMs);
-      return {
-        outcome: { ...base, status: 'queued', reason: verdict.reason, nextDueAt, label: 'retry' },
-        followUp: 'redelay',
-      };
+      return planFor(
+        { ...base, status: 'queued', reason: verdict.reason, nextDueAt, label: 'retry' },
+        { republish: 'retry' },
+      );
     }
     case 'window_closed':
-      return {
-        outcome: { ...base, status: 'skipped', reason: verdict.reason, nextDueAt: null, label: 'skipped' },
-        followUp: 'close_window',
-      };
+      return planFor(
+        { ...base, status: 'skipped', reason: verdict.reason, nextDueAt: null, label: 'skipped' },
+        { closeWindow: true },
+      );
     case 'stop_account':
-      return {
-        outcome: {
+      return planFor(
+        {
           ...base,
           status: 'queued',
           reason: verdict.reason,
           nextDueAt: verdict.resumeAt ?? nextQuotaReset(report.at),
           label: 'paused',
         },
-        followUp: 'pause_account',
-      };
+        { republish: 'paused', pauseAccount: true },
+      );
     case 'fail':
-      return {
-        outcome: { ...base, status: 'failed', reason: verdict.reason, nextDueAt: null, label: 'failed' },
-        followUp: 'none',
-      };
+      return planFor({ ...base, status: 'failed', reason: verdict.reason, nextDueAt: null, label: 'failed' });
   }
 }

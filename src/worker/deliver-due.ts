@@ -9,7 +9,7 @@ import { classifyErrcode } from '../wechat/errcodes';
 import { type Delivery, trackAcks, type WakeUpAcks } from './ack-tracker';
 import type { DbGate } from './db-gate';
 import { countClaim, countOutcome } from './delivery-metrics';
-import { decideOutcome, type FollowUp, type Verdict } from './decide-outcome';
+import { decideOutcome, type DeliveryPlan, type Verdict } from './decide-outcome';
 import {
   type ClaimedMessage,
   claimDue,
@@ -124,17 +124,19 @@ export function createDeliverDue(
     else logger.debug(fields, 'message outcome');
   }
 
-  async function followUp(kind: FollowUp, outcome: Outcome, message: ClaimedMessage): Promise<void> {
-    if (kind === 'pause_account') {
+  /** Carries out a plan's steps beyond the recorded outcome, then settles the message or re-delays it. */
+  async function carryOut(plan: DeliveryPlan, message: ClaimedMessage, acks: WakeUpAcks): Promise<void> {
+    const { outcome } = plan;
+    if (plan.pauseAccount) {
       await deps.gate.run('pause account', () =>
         pauseAccount(deps.pool, message.appId, outcome.nextDueAt!, outcome.reason ?? 'errcode:45009'),
       );
       logger.error({ appId: message.appId, until: outcome.nextDueAt }, 'daily quota reached; account paused');
     }
-    if (kind === 'close_window') {
+    if (plan.closeWindow) {
       await deps.gate.run('close window', () => closeWindow(deps.pool, message.appId, message.openid));
     }
-    if (kind === 'dead_letter') {
+    if (plan.deadLetter) {
       deps.metrics.deadLettered.inc({ reason: outcome.reason ?? 'failed' });
       await deps.publisher
         .publishDead({ ids: [message.id], dueAt: message.dueAt.getTime() }, outcome.reason ?? 'failed')
@@ -142,6 +144,8 @@ export function createDeliverDue(
           logger.error({ id: message.id, err: err.message }, 'dead-letter publish failed'),
         );
     }
+    if (plan.republish) await republish(message.id, outcome.nextDueAt!.getTime(), acks, plan.republish);
+    else acks.done(message.id);
   }
 
   /**
@@ -174,26 +178,20 @@ export function createDeliverDue(
       const sent = await Promise.all(claim.claimed.map(send));
       const decisions = claim.claimed.map((message, i) => {
         const { result, at, verdict } = sent[i];
-        return { message, ...decideOutcome(message, { ...result, at }, verdict, deps.policy) };
+        return { message, plan: decideOutcome(message, { ...result, at }, verdict, deps.policy) };
       });
       await deps.gate.run('record outcomes', () =>
         recordOutcomes(
           deps.pool,
-          decisions.map((d) => d.outcome),
+          decisions.map((d) => d.plan.outcome),
         ),
       );
       holdOnly(0);
       await Promise.all(
-        decisions.map(async ({ message, outcome, followUp: kind }) => {
-          countOutcome(deps.metrics, outcome, message.channel, message.dueAt);
-          logOutcome(outcome, message);
-          await followUp(kind, outcome, message);
-          if (kind === 'redelay' || kind === 'pause_account') {
-            const reason = kind === 'redelay' ? 'retry' : 'paused';
-            await republish(message.id, outcome.nextDueAt!.getTime(), acks, reason);
-          } else {
-            acks.done(message.id);
-          }
+        decisions.map(async ({ message, plan }) => {
+          countOutcome(deps.metrics, plan.outcome, message.channel, message.dueAt);
+          logOutcome(plan.outcome, message);
+          await carryOut(plan, message, acks);
         }),
       );
       await Promise.all(early);
