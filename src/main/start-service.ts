@@ -1,6 +1,6 @@
 import { chooseTransport } from '../broker/choose-transport';
 import { createBrokerConnection } from '../broker/connection';
-import type { DueConsumer } from '../broker/consumer';
+import type { DueConsumer } from '../worker/consumer';
 import { createPublisher, type Publisher } from '../broker/publisher';
 import type { DelayTransport } from '../broker/transports/transport';
 import type { Config } from '../config';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createBrokerConnection } from '../../src/broker/connection';
-import { createDueConsumer, type Delivery } from '../../src/broker/consumer';
+import type { Delivery } from '../../src/worker/ack-tracker';
+import { createDueConsumer } from '../../src/worker/consumer';
 import { probeDelayedPlugin } from '../../src/broker/probe';
 import { createPublisher } from '../../src/broker/publisher';
 import { brokerNames } from '../../src/broker/topology';

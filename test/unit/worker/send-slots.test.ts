@@ -1,4 +1,4 @@
-import { createSendSlots } from '../../../src/scheduling/send-slots';
+import { createSendSlots } from '../../../src/worker/send-slots';
 
 describe('send slots', () => {
   it('hands out what is free, up to what is asked', async () => {

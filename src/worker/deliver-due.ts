@@ -1,4 +1,3 @@
-import type { Delivery } from '../broker/consumer';
 import type { Publisher } from '../broker/publisher';
 import type { Pool } from '../db/pool';
 import { AppError } from '../errors';
@@ -7,9 +6,10 @@ import type { Metrics } from '../metrics';
 import type { CustomMessage, TemplateMessage } from '../wechat/message-schema';
 import { clientMsgIdOf, type SendResult } from '../wechat/client';
 import { classifyErrcode } from '../wechat/errcodes';
+import { type Delivery, trackAcks, type WakeUpAcks } from './ack-tracker';
 import type { DbGate } from './db-gate';
 import { countClaim, countOutcome } from './delivery-metrics';
-import { decideOutcome, type FollowUp, type Verdict } from './decide-outcome';
+import { decideOutcome, type DeliveryPlan, type Verdict } from './decide-outcome';
 import {
   type ClaimedMessage,
   claimDue,
@@ -17,7 +17,7 @@ import {
   type Outcome,
   pauseAccount,
   recordOutcomes,
-} from './due-store';
+} from '../scheduling/due-store';
 import type { RetryPolicy } from './retry-policy';
 import type { SendSlots } from './send-slots';
 
@@ -124,17 +124,19 @@ export function createDeliverDue(
     else logger.debug(fields, 'message outcome');
   }
 
-  async function followUp(kind: FollowUp, outcome: Outcome, message: ClaimedMessage): Promise<void> {
-    if (kind === 'pause_account') {
+  /** Carries out a plan's steps beyond the recorded outcome, then settles the message or re-delays it. */
+  async function carryOut(plan: DeliveryPlan, message: ClaimedMessage, acks: WakeUpAcks): Promise<void> {
+    const { outcome } = plan;
+    if (plan.pauseAccount) {
       await deps.gate.run('pause account', () =>
         pauseAccount(deps.pool, message.appId, outcome.nextDueAt!, outcome.reason ?? 'errcode:45009'),
       );
       logger.error({ appId: message.appId, until: outcome.nextDueAt }, 'daily quota reached; account paused');
     }
-    if (kind === 'close_window') {
+    if (plan.closeWindow) {
       await deps.gate.run('close window', () => closeWindow(deps.pool, message.appId, message.openid));
     }
-    if (kind === 'dead_letter') {
+    if (plan.deadLetter) {
       deps.metrics.deadLettered.inc({ reason: outcome.reason ?? 'failed' });
       await deps.publisher
         .publishDead({ ids: [message.id], dueAt: message.dueAt.getTime() }, outcome.reason ?? 'failed')
@@ -142,6 +144,8 @@ export function createDeliverDue(
           logger.error({ id: message.id, err: err.message }, 'dead-letter publish failed'),
         );
     }
+    if (plan.republish) await republish(message.id, outcome.nextDueAt!.getTime(), acks, plan.republish);
+    else acks.done(message.id);
   }
 
   /**
@@ -174,26 +178,20 @@ export function createDeliverDue(
       const sent = await Promise.all(claim.claimed.map(send));
       const decisions = claim.claimed.map((message, i) => {
         const { result, at, verdict } = sent[i];
-        return { message, ...decideOutcome(message, { ...result, at }, verdict, deps.policy) };
+        return { message, plan: decideOutcome(message, { ...result, at }, verdict, deps.policy) };
       });
       await deps.gate.run('record outcomes', () =>
         recordOutcomes(
           deps.pool,
-          decisions.map((d) => d.outcome),
+          decisions.map((d) => d.plan.outcome),
         ),
       );
       holdOnly(0);
       await Promise.all(
-        decisions.map(async ({ message, outcome, followUp: kind }) => {
-          countOutcome(deps.metrics, outcome, message.channel, message.dueAt);
-          logOutcome(outcome, message);
-          await followUp(kind, outcome, message);
-          if (kind === 'redelay' || kind === 'pause_account') {
-            const reason = kind === 'redelay' ? 'retry' : 'paused';
-            await republish(message.id, outcome.nextDueAt!.getTime(), acks, reason);
-          } else {
-            acks.done(message.id);
-          }
+        decisions.map(async ({ message, plan }) => {
+          countOutcome(deps.metrics, plan.outcome, message.channel, message.dueAt);
+          logOutcome(plan.outcome, message);
+          await carryOut(plan, message, acks);
         }),
       );
       await Promise.all(early);
@@ -228,57 +226,5 @@ export function createDeliverDue(
       from += taken;
       if (!(await deliverSlice(slice, acks))) return;
     }
-  };
-}
-
-/** Settles a batch's deliveries as their messages are handled. */
-interface WakeUpAcks {
-  /** Every message id of the batch's wake-ups, once each. */
-  readonly ids: string[];
-  /** This message is handled: a wake-up whose messages are all handled is acked. */
-  done(id: string): void;
-  /** This message must come again: its wake-ups are requeued (their handled messages are then dropped
-   * by the claim as finished, so a redelivery never sends twice). */
-  redeliver(id: string): void;
-  redeliverAll(): void;
-}
-
-/**
- * A wake-up carries several messages and one message may come in several wake-ups (a relay republish,
- * a redelivery): a delivery is acked once every message it carries is handled, and requeued as soon as
- * one of them must come again. Deliveries that are not wake-ups are dead-lettered at once.
- */
-function trackAcks(batch: readonly Delivery[], onPoison: () => void): WakeUpAcks {
-  const byId = new Map<string, Delivery[]>();
-  const remaining = new Map<Delivery, number>();
-  for (const d of batch) {
-    if (!d.wakeUp) {
-      onPoison();
-      d.nack(false);
-      continue;
-    }
-    const ids = new Set(d.wakeUp.ids);
-    remaining.set(d, ids.size);
-    for (const id of ids) {
-      const list = byId.get(id);
-      if (list) list.push(d);
-      else byId.set(id, [d]);
-    }
-  }
-  return {
-    ids: [...byId.keys()],
-    done(id) {
-      for (const d of byId.get(id) ?? []) {
-        const left = remaining.get(d)! - 1;
-        remaining.set(d, left);
-        if (left === 0) d.ack();
-      }
-    },
-    redeliver(id) {
-      for (const d of byId.get(id) ?? []) d.nack(true);
-    },
-    redeliverAll() {
-      for (const d of remaining.keys()) d.nack(true);
-    },
   };
 }

@@ -1,4 +1,4 @@
-import { nextQuotaReset, retryDelayMs } from '../../../src/scheduling/retry-policy';
+import { nextQuotaReset, retryDelayMs } from '../../../src/worker/retry-policy';
 
 const policy = { maxAttempts: 8, baseDelayMs: 1000, maxDelayMs: 60_000 };
 

@@ -1,5 +1,5 @@
 import type { Metrics } from '../metrics';
-import type { ClaimResult, Outcome } from './due-store';
+import type { ClaimResult, Outcome } from '../scheduling/due-store';
 
 const WINDOW_VERDICT: Record<string, string> = {
   send: 'unchecked',

@@ -1,4 +1,4 @@
-import { decideOutcome } from '../../../src/scheduling/decide-outcome';
+import { decideOutcome } from '../../../src/worker/decide-outcome';
 import type { ClaimedMessage } from '../../../src/scheduling/due-store';
 import { classifyErrcode } from '../../../src/wechat/errcodes';
 import { aTextMessage } from '../../helpers/builders';
@@ -29,13 +29,16 @@ describe('decideOutcome', () => {
   it('marks errcode 0 sent at the time the call returned', () => {
     expect(decide(0)).toEqual({
       outcome: expect.objectContaining({ status: 'sent', label: 'sent', at }),
-      followUp: 'none',
+      republish: null,
+      deadLetter: false,
+      pauseAccount: false,
+      closeWindow: false,
     });
   });
 
   it('re-delays a transient failure with backoff while attempts remain', () => {
-    const { outcome, followUp } = decide(-1, 2);
-    expect(followUp).toBe('redelay');
+    const { outcome, republish, deadLetter } = decide(-1, 2);
+    expect({ republish, deadLetter }).toEqual({ republish: 'retry', deadLetter: false });
     expect(outcome.status).toBe('queued');
     expect(outcome.nextDueAt!.getTime() - at.getTime()).toBe(1000);
   });
@@ -47,19 +50,22 @@ describe('decideOutcome', () => {
   it('fails and dead-letters once the attempts run out', () => {
     expect(decide(null, 3)).toEqual({
       outcome: expect.objectContaining({ status: 'failed', label: 'failed' }),
-      followUp: 'dead_letter',
+      republish: null,
+      deadLetter: true,
+      pauseAccount: false,
+      closeWindow: false,
     });
   });
 
   it('skips on a closed window instead of retrying, and closes the window', () => {
     expect(decide(45015).outcome).toMatchObject({ status: 'skipped', reason: 'window_closed' });
-    expect(decide(45015).followUp).toBe('close_window');
+    expect(decide(45015)).toMatchObject({ closeWindow: true, republish: null, deadLetter: false });
     expect(decide(45047).outcome).toMatchObject({ status: 'skipped', reason: 'window_closed' });
   });
 
   it('parks the message until the quota resets on 45009 and pauses the account', () => {
-    const { outcome, followUp } = decide(45009);
-    expect(followUp).toBe('pause_account');
+    const { outcome, republish, pauseAccount } = decide(45009);
+    expect({ republish, pauseAccount }).toEqual({ republish: 'paused', pauseAccount: true });
     expect(outcome).toMatchObject({ status: 'queued', label: 'paused' });
     expect(outcome.nextDueAt!.toISOString()).toBe('2026-11-21T16:00:00.000Z');
   });
@@ -67,7 +73,10 @@ describe('decideOutcome', () => {
   it('fails a permanent error at once without dead-lettering', () => {
     expect(decide(40003)).toEqual({
       outcome: expect.objectContaining({ status: 'failed', reason: 'errcode:40003' }),
-      followUp: 'none',
+      republish: null,
+      deadLetter: false,
+      pauseAccount: false,
+      closeWindow: false,
     });
   });
 });

@@ -1,0 +1,84 @@
+import type { Logger } from '../logger';
+import type { Delivery } from './ack-tracker';
+
+/** Gathers received wake-ups into batches and runs a bounded number of them at once. */
+export interface Batcher {
+  /** Takes one delivery; once stopping, hands it straight back (requeue). */
+  add(delivery: Delivery): void;
+  /**
+   * Stops taking deliveries: at once requeues those not started (another worker takes them), then waits
+   * for the batches in hand, whose rows are claimed in `sending` and would be stranded if left.
+   */
+  stop(): Promise<void>;
+}
+
+/** Messages a delivery stands for (a wake-up carries several; a poison body counts as one). */
+const weight = (d: Delivery) => d.wakeUp?.ids.length ?? 1;
+
+/**
+ * Hands deliveries over in batches of up to `batchSize` messages (wake-ups carry several), waiting at
+ * most `batchWaitMs` for one to fill. A batch that rejects has all its deliveries requeued.
+ */
+export function createBatcher(deps: {
+  batchSize: number;
+  batchWaitMs: number;
+  /** Batches handled at once; the rest of the deliveries wait unclaimed. */
+  maxConcurrentBatches: number;
+  /** Handles a batch; `stopping()` turns true once stop() was called (hand back what is not started). */
+  onBatch: (batch: Delivery[], stopping: () => boolean) => Promise<void>;
+  logger: Logger;
+}): Batcher {
+  const { logger } = deps;
+  let stopping = false;
+  const buffer: Delivery[] = [];
+  let buffered = 0;
+  let timer: NodeJS.Timeout | null = null;
+  const running = new Set<Promise<void>>();
+
+  /**
+   * Starts batches while fewer than `maxConcurrentBatches` run. Wake-ups beyond that wait here, unclaimed:
+   * if this process dies they are simply redelivered, whereas a claimed row would be stranded in
+   * `sending` (and end `unknown`). So only what can be sent soon is claimed.
+   */
+  function pump(): void {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    while (buffer.length > 0 && running.size < deps.maxConcurrentBatches) {
+      let size = 0;
+      let take = 0;
+      while (take < buffer.length && (take === 0 || size + weight(buffer[take]) <= deps.batchSize))
+        size += weight(buffer[take++]);
+      const batch = buffer.splice(0, take);
+      buffered -= size;
+      const run = deps
+        .onBatch(batch, () => stopping)
+        .catch((err: unknown) => {
+          logger.error({ err: (err as Error).message }, 'batch handler failed; requeueing its wake-ups');
+          for (const d of batch) d.nack(true);
+        });
+      running.add(run);
+      void run.finally(() => {
+        running.delete(run);
+        pump();
+      });
+    }
+  }
+
+  return {
+    add(delivery) {
+      if (stopping) return delivery.nack(true);
+      buffer.push(delivery);
+      buffered += weight(delivery);
+      if (buffered >= deps.batchSize) pump();
+      else timer ??= setTimeout(pump, deps.batchWaitMs);
+    },
+    async stop() {
+      stopping = true;
+      if (timer) clearTimeout(timer);
+      timer = null;
+      for (const d of buffer.splice(0)) d.nack(true);
+      buffered = 0;
+      while (running.size > 0) await Promise.all(running);
+    },
+  };
+}

@@ -1,0 +1,109 @@
+import type { Channel as AmqpChannel } from 'amqplib';
+import type { Logger } from '../logger';
+import { type AmqpConnectionManager, type Channel, reconnectOnChannelError } from '../broker/connection';
+import { type BrokerNames, declareCore } from '../broker/topology';
+import { createDelivery, type Delivery } from './ack-tracker';
+import { createBatcher } from './batcher';
+
+export interface DueConsumer {
+  start(): Promise<void>;
+  /** Stops taking new wake-ups; the ones held stay unacknowledged (and are redelivered if we die). */
+  pause(): Promise<void>;
+  resume(): Promise<void>;
+  /** Cancels consumption, requeues what was not started, waits for the batches in hand, closes the channel. */
+  stop(): Promise<void>;
+  readonly paused: boolean;
+}
+
+/**
+ * Consumes the due queue with a bounded prefetch and hands wake-ups over in batches (up to `batchSize`
+ * messages — wake-ups carry several — waiting at most `batchWaitMs` for one to fill). Each delivery is
+ * settled on the channel it came on (see `createDelivery`).
+ */
+export function createDueConsumer(deps: {
+  connection: AmqpConnectionManager;
+  names: BrokerNames;
+  prefetch: number;
+  batchSize: number;
+  batchWaitMs: number;
+  /** Batches handled at once; the rest of the prefetched wake-ups wait unclaimed. */
+  maxConcurrentBatches: number;
+  /** Handles a batch; `stopping()` turns true once stop() was called (hand back what is not started). */
+  onBatch: (batch: Delivery[], stopping: () => boolean) => Promise<void>;
+  logger: Logger;
+}): DueConsumer {
+  const { connection, names, logger } = deps;
+  let started = false;
+  let paused = false;
+  let current: { channel: AmqpChannel; consumerTag: string | null } | null = null;
+  const batcher = createBatcher({
+    batchSize: deps.batchSize,
+    batchWaitMs: deps.batchWaitMs,
+    maxConcurrentBatches: deps.maxConcurrentBatches,
+    onBatch: deps.onBatch,
+    logger,
+  });
+
+  async function consumeOn(channel: AmqpChannel): Promise<void> {
+    const { consumerTag } = await channel.consume(names.due, (msg) => {
+      if (!msg) return; // consumer cancelled by the broker; the reconnect re-establishes it
+      const delivery = createDelivery(channel, msg, logger);
+      if (!started) return delivery.nack(true); // arrived while stopping: hand it back
+      batcher.add(delivery);
+    });
+    if (current?.channel === channel) current.consumerTag = consumerTag;
+  }
+
+  const wrapper = connection.createChannel({
+    name: 'consumer',
+    confirm: false,
+    setup: async (ch: Channel) => {
+      const channel = ch;
+      reconnectOnChannelError(ch, connection, logger, 'consumer');
+      await declareCore(ch, names);
+      await channel.prefetch(deps.prefetch, false);
+      current = { channel, consumerTag: null };
+      if (started && !paused) await consumeOn(channel);
+    },
+  });
+  wrapper.on('error', (err: Error) => logger.error({ err: err.message }, 'consumer channel setup failed'));
+
+  async function cancelCurrent(): Promise<void> {
+    const c = current;
+    const tag = c?.consumerTag;
+    if (!c || !tag) return;
+    c.consumerTag = null;
+    await c.channel.cancel(tag).catch(() => undefined);
+  }
+
+  return {
+    get paused() {
+      return paused;
+    },
+    async start() {
+      started = true;
+      await wrapper.waitForConnect();
+      if (current && !current.consumerTag && !paused) await consumeOn(current.channel);
+    },
+    async pause() {
+      if (paused) return;
+      paused = true;
+      await cancelCurrent();
+      logger.warn('consumer paused');
+    },
+    async resume() {
+      if (!paused) return;
+      paused = false;
+      if (current && !current.consumerTag) await consumeOn(current.channel).catch(() => undefined);
+      logger.info('consumer resumed');
+    },
+    async stop() {
+      started = false;
+      // From here on the batcher hands back whatever arrives or was not started.
+      const finishing = batcher.stop();
+      await cancelCurrent();
+      await finishing;
+      await wrapper.close();
+    },
+  };
+}
