@@ -132,7 +132,7 @@ describe('what the worker does with WeChat answers', () => {
         )
       ).rows[0]?.paused_until;
     expect(await waitFor(async () => (await pausedUntil()) !== undefined, 5000)).toBe(true);
-    expect((await pausedUntil())!.getTime()).toBe(row.due_at.getTime());
+    expect((await pausedUntil()).getTime()).toBe(row.due_at.getTime());
     // Later messages of the paused account wait too, without calling WeChat.
     const tag = randomUUID();
     const next = await scheduleNow(tag);
