@@ -4,13 +4,21 @@ import type { Logger } from '../logger';
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
 
-// timestamptz → Date is pg's default; bigint (int8) comes back as a string unless told otherwise.
-// Our bigints (seq, ids) stay far below 2^53, so numbers are safe and simpler.
-pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+/**
+ * The type parsers of one pool: pg's defaults, except bigint (int8), which pg returns as a string. Our
+ * bigints (seq, ids, counts) stay far below 2^53, so numbers are safe and simpler. Given per pool rather
+ * than through `pg.types.setTypeParser`, which would change every pg user in the process.
+ */
+function serviceTypes(): pg.CustomTypesConfig {
+  const types = new pg.TypeOverrides();
+  types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+  return types;
+}
 
 /**
  * The process's Postgres pool. `searchPath` confines every connection to one schema (tests use one
- * schema per file). Errors on idle clients (a server restart) are logged, never thrown.
+ * schema per file). bigint columns come back as numbers. Errors on idle clients (a server restart) are
+ * logged, never thrown.
  */
 export function createPool(opts: {
   connectionString: string;
@@ -26,6 +34,7 @@ export function createPool(opts: {
     connectionTimeoutMillis: 5000,
     idleTimeoutMillis: 30000,
     options: opts.searchPath ? `-c search_path=${opts.searchPath}` : undefined,
+    types: serviceTypes(),
   });
   pool.on('error', (err) => opts.logger.warn({ err: err.message }, 'idle postgres client failed'));
   return pool;
