@@ -11,6 +11,7 @@ import { createDeliverDue } from '../worker/deliver-due';
 import { createRelay, type Relay } from '../scheduling/relay';
 import { createSendSlots } from '../worker/send-slots';
 import { createWechatClient } from '../wechat/client';
+import { createJudgedSender } from '../wechat/judged-sender';
 import { createAccountRateLimiters } from '../wechat/rate-limit';
 import { createTokenStore } from '../wechat/tokens';
 import { processStalePushes } from '../webhook/process-push';
@@ -62,7 +63,7 @@ export function startWorker(deps: {
   const deliverDue = createDeliverDue({
     pool,
     publisher,
-    sender: wechat,
+    sender: createJudgedSender(wechat, logger),
     awaitSendRate: (appId) => limiterFor(appId).acquire(),
     gate,
     policy: {

@@ -1,9 +1,6 @@
-import type { ErrcodeVerdict } from '../wechat/errcodes';
+import type { SendVerdict } from '../wechat/judged-sender';
 import type { ClaimedMessage, Outcome } from '../scheduling/due-store';
 import { nextQuotaReset, type RetryPolicy, retryDelayMs } from './retry-policy';
-
-/** WeChat's verdict on a send; `resumeAt` says until when `stop_account` pauses (default: quota reset). */
-export type Verdict = ErrcodeVerdict & { readonly resumeAt?: Date };
 
 /** Everything the worker does about a send once its outcome is recorded, decided in one place. */
 export interface DeliveryPlan {
@@ -44,7 +41,7 @@ export interface SendReport {
 export function decideOutcome(
   message: ClaimedMessage,
   report: SendReport,
-  verdict: Verdict,
+  verdict: SendVerdict,
   policy: RetryPolicy,
   random: () => number = Math.random,
 ): DeliveryPlan {

@@ -1,15 +1,14 @@
 import type { Publisher } from '../broker/publisher';
 import type { Pool } from '../db/pool';
-import { AppError } from '../errors';
 import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
 import type { CustomMessage, TemplateMessage } from '../wechat/message-schema';
-import { clientMsgIdOf, type SendResult } from '../wechat/client';
-import { classifyErrcode } from '../wechat/errcodes';
+import { clientMsgIdOf } from '../wechat/client';
+import type { JudgedSend, Sender } from '../wechat/judged-sender';
 import { type Delivery, trackAcks, type WakeUpAcks } from './ack-tracker';
 import type { DbGate } from './db-gate';
 import { countClaim, countOutcome } from './delivery-metrics';
-import { decideOutcome, type DeliveryPlan, type Verdict } from './decide-outcome';
+import { decideOutcome, type DeliveryPlan } from './decide-outcome';
 import {
   type ClaimedMessage,
   claimDue,
@@ -21,20 +20,10 @@ import {
 import type { RetryPolicy } from './retry-policy';
 import type { SendSlots } from './send-slots';
 
-/** The WeChat side as the worker needs it. */
-export interface Sender {
-  sendCustom(appId: string, openid: string, message: CustomMessage): Promise<SendResult>;
-  sendTemplate(
-    appId: string,
-    openid: string,
-    message: TemplateMessage,
-    clientMsgId: string,
-  ): Promise<SendResult>;
-}
-
 export interface DeliverDueDeps {
   readonly pool: Pool;
   readonly publisher: Publisher;
+  /** The WeChat side: every send resolves with WeChat's verdict, translated at the WeChat boundary. */
   readonly sender: Sender;
   /**
    * Waits for the account's rate limit to allow one more send. Called after the claim (a wake-up does not
@@ -56,8 +45,6 @@ export interface DeliverDueDeps {
 
 /** A failed re-publish is retried by redelivery; wait a little first so a broken channel is not hammered. */
 const REQUEUE_PAUSE_MS = 1000;
-/** How long an account whose credentials WeChat refuses is paused before trying again. */
-const CONFIG_ERROR_PAUSE_MS = 5 * 60 * 1000;
 
 /**
  * Handles one batch of due wake-ups: one round-trip claims what is due (consulting the ledger), early
@@ -81,32 +68,16 @@ export function createDeliverDue(
     }
   }
 
-  async function send(message: ClaimedMessage): Promise<{ result: SendResult; at: Date; verdict: Verdict }> {
+  async function send(message: ClaimedMessage): Promise<JudgedSend> {
     await deps.awaitSendRate(message.appId);
-    try {
-      const result =
-        message.channel === 'template'
-          ? await deps.sender.sendTemplate(
-              message.appId,
-              message.openid,
-              message.payload as TemplateMessage,
-              clientMsgIdOf(message.id),
-            )
-          : await deps.sender.sendCustom(message.appId, message.openid, message.payload as CustomMessage);
-      return { result, at: new Date(), verdict: classifyErrcode(result.errcode) };
-    } catch (err) {
-      // The client answers WeChat's verdicts itself; a throw means no access token could be had.
-      const at = new Date();
-      const result = { errcode: null, errmsg: (err as Error).message, durationMs: 0 };
-      if (err instanceof AppError && !err.retryable) {
-        // A wrong AppSecret, a missing IP whitelist entry…: every message of the account would fail the
-        // same way. Park them without spending attempts until an operator fixes the configuration.
-        logger.error({ appId: message.appId, err: err.message }, 'account misconfigured; pausing it');
-        const resumeAt = new Date(at.getTime() + CONFIG_ERROR_PAUSE_MS);
-        return { result, at, verdict: { action: 'stop_account', reason: err.code, resumeAt } };
-      }
-      return { result, at, verdict: classifyErrcode(null) };
-    }
+    return message.channel === 'template'
+      ? deps.sender.sendTemplate(
+          message.appId,
+          message.openid,
+          message.payload as TemplateMessage,
+          clientMsgIdOf(message.id),
+        )
+      : deps.sender.sendCustom(message.appId, message.openid, message.payload as CustomMessage);
   }
 
   /** Ids only — never the message body or a token. Failures at warn, the rest at debug. */
