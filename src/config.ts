@@ -1,41 +1,11 @@
-import { z } from 'zod';
-import { jsonEnv, LOG_LEVELS, parseEnv } from './env';
 import { ConfigError } from './errors';
-import { type WindowPolicy, windowPolicySchema } from './wechat/window-policy';
+import { type DelayMode, envSchema, type Role } from './config/env-schema';
+import type { WechatAccount } from './config/accounts';
+import { parseEnv } from './env';
 
-/** One WeChat Official Account this deployment sends for. */
-export interface WechatAccount {
-  /** The account's AppID (wx…). */
-  readonly appId: string;
-  /** The AppSecret used to obtain access tokens. Secret: never logged. */
-  readonly secret: string;
-  /** Customer-service sends per second allowed from one worker process for this account. Default 1000. */
-  readonly sendRatePerSecond: number;
-  /**
-   * When true, a message found stuck in `sending` after SENDING_TIMEOUT_MS is sent again (at-least-once)
-   * instead of being marked `unknown`. Default false: WeChat offers no idempotency key for custom/send.
-   */
-  readonly atLeastOnce: boolean;
-  /** The push Token set in the WeChat admin (服务器配置); without it the webhook refuses this account. */
-  readonly token: string | null;
-  /** The 43-character EncodingAESKey, for compatible and safe push modes. Secret. */
-  readonly encodingAESKey: string | null;
-  /** The key before the last rotation, tried when the current one fails. Secret. */
-  readonly previousEncodingAESKey: string | null;
-  /** How WeChat pushes to us: `plaintext`, `compatible` or `safe` (AES). Default plaintext. */
-  readonly pushMode: PushMode;
-  /** Contact-window rules enforced before each customer-service send. Default: the official table. */
-  readonly windowPolicy: WindowPolicy;
-}
-
-export const PUSH_MODES = ['plaintext', 'compatible', 'safe'] as const;
-export type PushMode = (typeof PUSH_MODES)[number];
-
-export const DELAY_MODES = ['auto', 'plugin', 'levels'] as const;
-export type DelayMode = (typeof DELAY_MODES)[number];
-
-export const ROLES = ['all', 'api', 'worker'] as const;
-export type Role = (typeof ROLES)[number];
+// The types of Config's fields, where the rest of the service has always imported them from.
+export type { PushMode, WechatAccount } from './config/accounts';
+export type { DelayMode, Role } from './config/env-schema';
 
 export interface Config {
   /** Which parts this process runs: `api` (HTTP), `worker` (relay + consumer) or `all`. Default `all`. */
@@ -130,91 +100,6 @@ export interface Config {
   /** pino log level. Default info. */
   readonly logLevel: string;
 }
-
-const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
-  z.coerce.number().int().min(min).max(max).default(def);
-
-const AES_KEY = /^[A-Za-z0-9]{43}$/;
-const AES_KEY_MESSAGE = 'an EncodingAESKey is 43 letters or digits';
-
-const accountSchema = z
-  .object({
-    appId: z.string().regex(/^[A-Za-z0-9_-]{4,64}$/, 'appId must be 4–64 letters, digits, _ or -'),
-    secret: z.string().min(1, 'secret is required'),
-    sendRatePerSecond: z.number().int().positive().default(1000),
-    atLeastOnce: z.boolean().default(false),
-    token: z
-      .string()
-      .regex(/^[A-Za-z0-9]{3,32}$/, 'token must be 3–32 letters or digits')
-      .nullable()
-      .default(null),
-    encodingAESKey: z.string().regex(AES_KEY, AES_KEY_MESSAGE).nullable().default(null),
-    previousEncodingAESKey: z.string().regex(AES_KEY, AES_KEY_MESSAGE).nullable().default(null),
-    pushMode: z.enum(PUSH_MODES).default('plaintext'),
-    windowPolicy: windowPolicySchema,
-  })
-  .strict()
-  .refine((a) => a.pushMode === 'plaintext' || a.encodingAESKey !== null, {
-    message: 'pushMode compatible or safe needs an encodingAESKey',
-    path: ['encodingAESKey'],
-  });
-
-const accountsSchema = jsonEnv(
-  z
-    .array(accountSchema)
-    .min(1, 'must list at least one account')
-    .refine((a) => new Set(a.map((x) => x.appId)).size === a.length, 'appIds must be unique'),
-  'is required (a JSON array of accounts)',
-);
-
-const envSchema = z.object({
-  ROLE: z.enum(ROLES).default('all'),
-  HTTP_HOST: z.string().min(1).default('127.0.0.1'),
-  HTTP_PORT: int(3000, 0, 65535),
-  OPS_HOST: z.string().min(1).default('127.0.0.1'),
-  OPS_PORT: int(3001, 0, 65535),
-  HTTP_REQUEST_TIMEOUT_MS: int(30_000, 100, 3_600_000),
-  HTTP_HEADERS_TIMEOUT_MS: int(10_000, 100, 3_600_000),
-  HTTP_KEEP_ALIVE_TIMEOUT_MS: int(5_000, 0, 3_600_000),
-  HTTP_MAX_CONNECTIONS: int(1000, 1, 1_000_000),
-  HTTP_BODY_LIMIT_BYTES: int(65536, 1024),
-  ADMIN_TOKEN: z.string({ error: 'is required' }).min(16, 'must be at least 16 characters'),
-  DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/wechat_drip'),
-  DATABASE_POOL_SIZE: int(10, 1, 1000),
-  RABBITMQ_URL: z.string().url().default('amqp://guest:guest@127.0.0.1:5672'),
-  DELAY_MODE: z.enum(DELAY_MODES).default('auto'),
-  BROKER_PREFIX: z
-    .string()
-    .regex(/^[a-z0-9][a-z0-9_-]*(\.[a-z0-9_-]+)*$/, 'lowercase letters, digits, - _ and dots')
-    .default('wechat-drip'),
-  LEVELS_UNIT_MS: int(100, 10, 60000),
-  LEVELS_COUNT: int(26, 4, 40),
-  PLUGIN_MAX_DELAY_MS: int(86_400_000, 1000, 4_294_967_295),
-  MAX_SCHEDULE_AHEAD_DAYS: int(400, 1, 3650),
-  PUBLISH_TIMEOUT_MS: int(10000, 100),
-  WECHAT_API_BASE_URL: z.string().url().default('https://api.weixin.qq.com'),
-  WECHAT_TIMEOUT_MS: int(10000, 100),
-  WECHAT_MAX_CONNECTIONS: int(64, 1, 4096),
-  TOKEN_REFRESH_MARGIN_MS: int(240000, 0),
-  WECHAT_ACCOUNTS: accountsSchema,
-  WORKER_PREFETCH: int(500, 1, 2000),
-  WORKER_BATCH_SIZE: int(100, 1, 1000),
-  WORKER_BATCH_WAIT_MS: int(5, 0, 1000),
-  WORKER_CONCURRENT_BATCHES: int(4, 1, 100),
-  WORKER_SEND_CONCURRENCY: z.coerce.number().int().min(1).max(4096).optional(),
-  EARLY_TOLERANCE_MS: int(20, 0, 10000),
-  RETRY_MAX_ATTEMPTS: int(8, 1, 100),
-  RETRY_BASE_DELAY_MS: int(1000, 1),
-  RETRY_MAX_DELAY_MS: int(600000, 1),
-  SENDING_TIMEOUT_MS: int(300000, 1000),
-  RELAY_INTERVAL_MS: int(1000, 10),
-  RELAY_PENDING_AFTER_MS: int(5000, 0),
-  RELAY_OVERDUE_AFTER_MS: int(300000, 1000),
-  RELAY_BATCH_SIZE: int(500, 1, 10000),
-  WEBHOOK_BODY_LIMIT_BYTES: int(262144, 1024),
-  WEBHOOK_MAX_SKEW_S: int(300, 1),
-  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
-});
 
 /**
  * Reads and validates the configuration. The only reader of `process.env`; pure otherwise.
