@@ -102,7 +102,11 @@ export function createDeliverDue(
       await deps.gate.run('pause account', () =>
         pauseAccount(deps.pool, message.appId, outcome.nextDueAt!, outcome.reason ?? 'errcode:45009'),
       );
-      logger.error({ appId: message.appId, until: outcome.nextDueAt }, 'daily quota reached; account paused');
+      // The reason says why: errcode:45009 (daily quota) or the code of a refused configuration.
+      logger.error(
+        { appId: message.appId, until: outcome.nextDueAt, reason: outcome.reason },
+        'account paused',
+      );
     }
     if (plan.closeWindow) {
       await deps.gate.run('close window', () => closeWindow(deps.pool, message.appId, message.openid));
