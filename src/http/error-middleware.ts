@@ -2,9 +2,10 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError } from '../errors';
 import { loggableError } from '../db/errors';
 import type { Logger } from '../logger';
+import type { ErrorBody } from './contract';
 
 /** The JSON shape of every error answer: `{ error: { code, message, details? } }`. */
-export function errorBody(err: AppError): { error: { code: string; message: string; details?: unknown } } {
+export function errorBody(err: AppError): ErrorBody {
   return {
     error: {
       code: err.code,
@@ -49,5 +50,6 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
 }
 
 export const notFound: RequestHandler = (req, res) => {
-  res.status(404).json({ error: { code: 'not_found', message: `no route ${req.method} ${req.path}` } });
+  const body: ErrorBody = { error: { code: 'not_found', message: `no route ${req.method} ${req.path}` } };
+  res.status(404).json(body);
 };

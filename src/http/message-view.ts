@@ -1,7 +1,8 @@
-import type { Message } from '../scheduling/message-store';
+import type { AttemptRow, Message } from '../scheduling/message-store';
+import type { DeliveryAttempt, MessageDetail, MessageView } from './contract';
 
 /** The public JSON of a message: no internal columns (hashes, seq). */
-export function messageView(m: Message): Record<string, unknown> {
+export function messageView(m: Message): MessageView {
   return {
     id: m.id,
     appId: m.appId,
@@ -18,4 +19,20 @@ export function messageView(m: Message): Record<string, unknown> {
     sentAt: m.sentAt?.toISOString() ?? null,
     message: m.payload,
   };
+}
+
+function attemptView(a: AttemptRow): DeliveryAttempt {
+  return {
+    attempt: a.attempt,
+    errcode: a.errcode,
+    errmsg: a.errmsg,
+    durationMs: a.durationMs,
+    outcome: a.outcome,
+    at: a.at.toISOString(),
+  };
+}
+
+/** `GET /v1/messages/:id`: the message and its delivery attempts, oldest first. */
+export function messageDetailView(m: Message, attempts: readonly AttemptRow[]): MessageDetail {
+  return { ...messageView(m), deliveryAttempts: attempts.map(attemptView) };
 }

@@ -1,6 +1,5 @@
 import { Router } from 'express';
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
 import { NotFoundError, ValidationError } from '../errors';
 import {
   changeSequenceStatus,
@@ -10,35 +9,18 @@ import {
   type SequenceAction,
 } from '../sequences/manage-sequences';
 import { parseSequenceDefinition } from '../sequences/sequence-schema';
-import { findSequence, listSequences, type Sequence } from '../sequences/sequence-store';
+import { findSequence, listSequences } from '../sequences/sequence-store';
 import { sequenceResults } from '../sequences/sequence-results';
 import { scheduleMessages } from '../scheduling/schedule-messages';
 import { readableIssue, zodIssueDetails } from '../validation';
+import { createStatusSchema, testSendSchema } from './contract';
 import { messageView } from './message-view';
+import { sequenceView } from './sequence-view';
 import { guardPathParams } from './input-guard';
 import type { V1Deps } from './v1-deps';
 
-const testSendSchema = z
-  .object({ openid: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/), stepIndex: z.number().int().min(0) })
-  .strict();
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ACTIONS: readonly SequenceAction[] = ['activate', 'pause', 'resume', 'archive'];
-
-function sequenceView(s: Sequence): Record<string, unknown> {
-  return {
-    id: s.id,
-    appId: s.appId,
-    name: s.name,
-    status: s.status,
-    version: s.version,
-    oncePerFollower: s.oncePerFollower,
-    trigger: s.trigger,
-    steps: s.steps,
-    createdAt: s.createdAt.toISOString(),
-    updatedAt: s.updatedAt.toISOString(),
-  };
-}
 
 function sequenceId(raw: string | string[] | undefined): string {
   const id = String(raw ?? '');
@@ -69,11 +51,14 @@ export function createSequenceRouter(deps: V1Deps): Router {
   });
 
   router.post('/', async (req, res) => {
-    const status = (req.body as { status?: unknown } | undefined)?.status ?? 'draft';
-    if (status !== 'draft' && status !== 'active') {
+    const status = createStatusSchema.safeParse(
+      (req.body as { status?: unknown } | undefined)?.status ?? 'draft',
+    );
+    if (!status.success) {
       throw new ValidationError('invalid sequence', [{ path: 'status', message: 'must be draft or active' }]);
     }
-    res.status(201).json(sequenceView(await createSequence(deps.pool, parse(req.body), status)));
+    const created = await createSequence(deps.pool, parse(req.body), status.data);
+    res.status(201).json(sequenceView(created));
   });
 
   router.get('/:id', async (req, res) => {

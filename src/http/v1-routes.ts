@@ -1,5 +1,4 @@
 import { Router } from 'express';
-import { z } from 'zod';
 import { NotFoundError, ValidationError } from '../errors';
 import { cancelByTarget, cancelMessage } from '../scheduling/cancel';
 import { findMessage, listAttempts } from '../scheduling/message-store';
@@ -9,7 +8,8 @@ import { readableIssue, zodIssueDetails } from '../validation';
 import { followerTimeline } from '../followers/follower-timeline';
 import { rescheduleByKey, rescheduleMessage } from '../scheduling/reschedule';
 import { WINDOW_PRESETS, type WindowPolicy } from '../wechat/window-policy';
-import { messageView } from './message-view';
+import { cancellationSchema, cancelQuerySchema, type AccountView, type CancellationView } from './contract';
+import { messageDetailView, messageView } from './message-view';
 import { createSequenceRouter } from './sequence-routes';
 import { handleNdjsonBatch } from './ndjson-batch';
 import { guardBodyAndQuery, guardPathEncoding, guardPathParams } from './input-guard';
@@ -17,25 +17,6 @@ import type { V1Deps } from './v1-deps';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ACTOR = 'api';
-/** Longest cancellation reason, in characters: it is stored on the ledger row and shown in the admin page. */
-const MAX_REASON_CHARS = 500;
-
-const cancellationSchema = z
-  .object({
-    appId: z.string().min(1),
-    cancelKey: z.string().min(1).max(200).optional(),
-    openid: z.string().min(1).max(128).optional(),
-    reason: z.string().min(1).max(MAX_REASON_CHARS),
-  })
-  .strict()
-  .refine((c) => (c.cancelKey === undefined) !== (c.openid === undefined), {
-    message: 'give exactly one of cancelKey or openid',
-    path: ['cancelKey'],
-  });
-
-/** `DELETE /v1/messages/:id?reason=`; other query parameters are ignored, as on every route. */
-const cancelQuerySchema = z.object({ reason: z.string().max(MAX_REASON_CHARS).optional() });
-
 /** The parsed JSON body; absent when the client did not send `Content-Type: application/json`. */
 function jsonBody(body: unknown): unknown {
   if (body === undefined) {
@@ -44,10 +25,12 @@ function jsonBody(body: unknown): unknown {
   return body;
 }
 
-function policyName(policy: WindowPolicy): string {
+function policyName(policy: WindowPolicy): AccountView['policyName'] {
   if (policy === null) return 'none';
-  const preset = Object.entries(WINDOW_PRESETS).find(([, p]) => p === policy);
-  return preset ? preset[0] : 'custom';
+  const preset = (Object.keys(WINDOW_PRESETS) as (keyof typeof WINDOW_PRESETS)[]).find(
+    (name) => WINDOW_PRESETS[name] === policy,
+  );
+  return preset ?? 'custom';
 }
 
 function messageId(raw: string | string[] | undefined): string {
@@ -73,7 +56,7 @@ export function createV1Router(deps: V1Deps): Router {
 
   router.get('/accounts', (_req, res) => {
     res.json({
-      accounts: deps.config.wechatAccounts.map((a) => ({
+      accounts: deps.config.wechatAccounts.map((a): AccountView => ({
         appId: a.appId,
         pushMode: a.pushMode,
         webhook: a.token !== null,
@@ -148,7 +131,7 @@ export function createV1Router(deps: V1Deps): Router {
     const id = messageId(req.params.id);
     const message = await findMessage(deps.pool, id);
     if (!message) throw new NotFoundError(`message ${id}`);
-    res.json({ ...messageView(message), deliveryAttempts: await listAttempts(deps.pool, id) });
+    res.json(messageDetailView(message, await listAttempts(deps.pool, id)));
   });
 
   router.delete('/messages/:id', async (req, res) => {
@@ -183,7 +166,7 @@ export function createV1Router(deps: V1Deps): Router {
       actor: ACTOR,
     });
     deps.metrics.cancelled.inc({ scope: cancellation.scope });
-    res.status(201).json({
+    const answer: CancellationView = {
       id: cancellation.id,
       appId: cancellation.appId,
       scope: cancellation.scope,
@@ -191,7 +174,8 @@ export function createV1Router(deps: V1Deps): Router {
       reason: cancellation.reason,
       createdAt: cancellation.createdAt.toISOString(),
       matched,
-    });
+    };
+    res.status(201).json(answer);
   });
 
   return router;

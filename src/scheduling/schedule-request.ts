@@ -1,43 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { z } from 'zod';
 import { ValidationError } from '../errors';
+import { messageRequestSchema } from '../http/contract';
 import { type IssueDetail, readableIssue, zodIssueDetails } from '../validation';
 import { parseCustomMessage, parseTemplateMessage } from '../wechat/message-schema';
-import { ISO_WITH_ZONE, isCalendarTime } from './iso-time';
-import { CHANNELS } from './message-status';
 import type { NewMessage } from './message-store';
-
-/** How late a message is still worth sending, in ms: a second to 30 days (messages and sequence steps). */
-export const maxLatenessMsSchema = z
-  .number()
-  .int()
-  .min(1000)
-  .max(30 * 86_400_000);
-
-const requestSchema = z
-  .object({
-    appId: z.string().min(1),
-    openid: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'must be 1–128 letters, digits, _ or -'),
-    channel: z.enum(CHANNELS).default('custom'),
-    message: z.record(z.string(), z.unknown()),
-    sendAt: z
-      .string()
-      .regex(ISO_WITH_ZONE, {
-        message: 'must be an ISO 8601 time with a zone, e.g. 2026-05-01T09:30:00+08:00',
-        abort: true,
-      })
-      .refine(isCalendarTime, 'is not a real date and time (check the day of the month and the hour)')
-      .optional(),
-    delayMs: z.number().int().min(0).optional(),
-    idempotencyKey: z.string().min(1).max(200).optional(),
-    cancelKey: z.string().min(1).max(200).optional(),
-    maxLatenessMs: maxLatenessMsSchema.optional(),
-  })
-  .strict()
-  .refine((r) => r.sendAt === undefined || r.delayMs === undefined, {
-    message: 'give sendAt or delayMs, not both',
-    path: ['sendAt'],
-  });
 
 export interface ScheduleContext {
   /** Configured accounts. */
@@ -53,7 +19,7 @@ export interface ScheduleContext {
  * re-delayed for the remainder).
  */
 export function parseScheduleRequest(input: unknown, ctx: ScheduleContext): NewMessage {
-  const parsed = requestSchema.safeParse(input, { error: readableIssue });
+  const parsed = messageRequestSchema.safeParse(input, { error: readableIssue });
   if (!parsed.success) {
     throw new ValidationError('invalid message request', zodIssueDetails(parsed.error, ''));
   }

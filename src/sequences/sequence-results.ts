@@ -1,25 +1,6 @@
 import type { Pool } from '../db/pool';
+import type { SequenceResults, StepResult } from '../http/contract';
 import { LEDGER_COVERS } from '../scheduling/ledger';
-
-export interface StepResult {
-  readonly stepIndex: number;
-  readonly scheduled: number;
-  readonly pending: number;
-  readonly sent: number;
-  readonly cancelled: number;
-  readonly unknown: number;
-  readonly skipped: Record<string, number>;
-  readonly failed: Record<string, number>;
-  readonly latenessMs: { p50: number; p95: number; p99: number; max: number } | null;
-}
-
-export interface SequenceResults {
-  readonly sequenceId: string;
-  readonly enrolled: number;
-  readonly steps: StepResult[];
-  /** Per-minute outcomes over the last 24 hours, minutes with activity only. */
-  readonly series: { at: string; sent: number; skipped: number; failed: number }[];
-}
 
 // A message covered by a cancellation the worker has not reached yet already counts as cancelled.
 const EFFECTIVE_STATUS = `CASE WHEN m.status IN ('pending', 'queued') AND ${LEDGER_COVERS('m')} THEN 'cancelled'
@@ -56,10 +37,7 @@ export async function sequenceResults(pool: Pool, sequenceId: string): Promise<S
       [sequenceId],
     ),
   ]);
-  const steps = new Map<
-    number,
-    StepResult & { skipped: Record<string, number>; failed: Record<string, number> }
-  >();
+  const steps = new Map<number, StepResult>();
   const stepOf = (i: number) => {
     let s = steps.get(i);
     if (!s) {
@@ -79,7 +57,7 @@ export async function sequenceResults(pool: Pool, sequenceId: string): Promise<S
     return s;
   };
   for (const r of counts.rows) {
-    const s = stepOf(r.step_index) as { -readonly [K in keyof StepResult]: StepResult[K] };
+    const s = stepOf(r.step_index);
     s.scheduled += r.n;
     const reason = r.reason ?? 'unspecified';
     if (r.status === 'skipped') s.skipped[reason] = (s.skipped[reason] ?? 0) + r.n;
@@ -90,8 +68,7 @@ export async function sequenceResults(pool: Pool, sequenceId: string): Promise<S
     else s.pending += r.n; // pending, queued, sending
   }
   for (const r of lateness.rows) {
-    const s = stepOf(r.step_index) as { latenessMs: StepResult['latenessMs'] };
-    s.latenessMs = {
+    stepOf(r.step_index).latenessMs = {
       p50: Math.round(r.p50),
       p95: Math.round(r.p95),
       p99: Math.round(r.p99),

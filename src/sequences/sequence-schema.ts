@@ -1,6 +1,5 @@
-import { z } from 'zod';
 import { ValidationError } from '../errors';
-import { maxLatenessMsSchema } from '../scheduling/schedule-request';
+import { sequenceDefinitionSchema } from '../http/contract';
 import { type IssueDetail, readableIssue, zodIssueDetails } from '../validation';
 import {
   parseCustomMessage,
@@ -41,36 +40,6 @@ export interface SequenceDefinition {
   readonly oncePerFollower: boolean;
 }
 
-export const MAX_STEPS = 20;
-const MAX_OFFSET_MS = 366 * 86_400_000;
-
-const token = z.string().min(1).max(64);
-const triggerSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('subscribe'), scene: token.optional() }).strict(),
-  z.object({ type: z.literal('scan'), scene: token }).strict(),
-  z.object({ type: z.literal('click'), key: token }).strict(),
-  z.object({ type: z.literal('keyword'), keyword: z.string().min(1).max(30) }).strict(),
-]);
-
-const stepSchema = z
-  .object({
-    offsetMs: z.number().int().min(0).max(MAX_OFFSET_MS),
-    message: z.record(z.string(), z.unknown()),
-    fallback: z.record(z.string(), z.unknown()).nullable().optional(),
-    maxLatenessMs: maxLatenessMsSchema.optional(),
-  })
-  .strict();
-
-const definitionSchema = z
-  .object({
-    appId: z.string().min(1),
-    name: z.string().trim().min(1).max(100),
-    trigger: triggerSchema,
-    steps: z.array(stepSchema).min(1, 'a sequence needs at least one step').max(MAX_STEPS),
-    oncePerFollower: z.boolean().default(false),
-  })
-  .strict();
-
 /** The interaction a trigger is, for the contact-window rules. */
 export function triggerKind(trigger: Trigger): InteractionKind {
   return trigger.type === 'keyword' ? 'message' : trigger.type;
@@ -86,7 +55,7 @@ export function parseSequenceDefinition(
   input: unknown,
   policyOf: (appId: string) => WindowPolicy | undefined,
 ): SequenceDefinition {
-  const parsed = definitionSchema.safeParse(input, { error: readableIssue });
+  const parsed = sequenceDefinitionSchema.safeParse(input, { error: readableIssue });
   if (!parsed.success) throw new ValidationError('invalid sequence', zodIssueDetails(parsed.error, ''));
   const d = parsed.data;
   const details: IssueDetail[] = [];

@@ -4,7 +4,7 @@ import { h, replace } from '../dom.js';
 import { when } from '../format.js';
 import { summarize } from '../message-summary.js';
 import { BASE, type AppContext } from '../router.js';
-import type { Message } from '../types.js';
+import type { Message, TimelineMessage } from '../types.js';
 
 /** Statuses from which a message may still be sent, and so cancelled. */
 export const OPEN_STATUSES = new Set(['pending', 'queued']);
@@ -43,8 +43,8 @@ export function table(headings: string[], rows: (string | Node)[][]): HTMLElemen
   );
 }
 
-export function messageTable(ctx: AppContext, messages: Message[], reload: () => void): HTMLElement {
-  const cancel = async (m: Message) => {
+export function messageTable(ctx: AppContext, messages: TimelineMessage[], reload: () => void): HTMLElement {
+  const cancel = async (m: TimelineMessage) => {
     try {
       await ctx.api.del(`/messages/${seg(m.id)}?reason=${encodeURIComponent('cancelled in the admin page')}`);
       ctx.notify('Message cancelled.');
@@ -53,7 +53,7 @@ export function messageTable(ctx: AppContext, messages: Message[], reload: () =>
     }
     reload();
   };
-  const attempts = async (m: Message, cell: HTMLElement) => {
+  const attempts = async (m: TimelineMessage, cell: HTMLElement) => {
     const full = await ctx.api.get<Message>(`/messages/${seg(m.id)}`);
     replace(
       cell,

@@ -4,7 +4,7 @@ import { phonePreview } from '../editor/phone-preview.js';
 import { offsetLabel } from '../format.js';
 import { summarize } from '../message-summary.js';
 import { BASE, type PageFactory } from '../router.js';
-import type { Message, Sequence } from '../types.js';
+import type { Message, MessageView, Sequence } from '../types.js';
 
 /** The operator's openid is not a secret; remembering it saves typing it on every test. */
 const OPENID_KEY = 'wechat-drip.test-openid';
@@ -113,7 +113,7 @@ export const testSendPage: PageFactory = (ctx, _params, query) => {
     send.disabled = true;
     window.clearTimeout(poll);
     ctx.api
-      .post<Message>(`/sequences/${seg(s.id)}/test-send`, {
+      .post<MessageView>(`/sequences/${seg(s.id)}/test-send`, {
         openid: openid.value.trim(),
         stepIndex: Number(stepSelect.value),
       })

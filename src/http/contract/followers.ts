@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { INTERACTION_KINDS } from './accounts';
+import { messageViewSchema } from './messages';
+
+const followerStateSchema = z.object({
+  subscribed: z.boolean(),
+  subscribedAt: z.string().nullable(),
+  unsubscribedAt: z.string().nullable(),
+  windowKind: z.enum(INTERACTION_KINDS).nullable(),
+  windowOpenedAt: z.string().nullable(),
+  windowExpiresAt: z.string().nullable(),
+  windowRemaining: z.number().nullable(),
+  windowOpen: z.boolean().nullable(),
+});
+
+const interactionSchema = z.object({ kind: z.string(), detail: z.unknown(), at: z.string() });
+
+const enrollmentSchema = z.object({
+  id: z.string(),
+  sequenceId: z.string(),
+  sequenceName: z.string(),
+  version: z.number(),
+  enrolledAt: z.string(),
+});
+
+/** A message in a follower's timeline: the message's view, with the sequence step it came from. */
+export const timelineMessageSchema = messageViewSchema
+  .pick({
+    id: true,
+    channel: true,
+    status: true,
+    statusReason: true,
+    dueAt: true,
+    sentAt: true,
+    attempts: true,
+    message: true,
+  })
+  .extend({ sequenceId: z.string().nullable(), stepIndex: z.number().nullable() });
+
+/** `GET /v1/followers/:appId/:openid`: everything stored about one follower, newest first. */
+export const followerTimelineSchema = z.object({
+  appId: z.string(),
+  openid: z.string(),
+  /** null when the service has never seen the follower. */
+  follower: followerStateSchema.nullable(),
+  interactions: z.array(interactionSchema),
+  enrollments: z.array(enrollmentSchema),
+  messages: z.array(timelineMessageSchema),
+});
+
+export type FollowerState = z.output<typeof followerStateSchema>;
+export type TimelineMessage = z.output<typeof timelineMessageSchema>;
+export type FollowerTimeline = z.output<typeof followerTimelineSchema>;

@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import { ISO_WITH_ZONE, isCalendarTime } from './iso-time';
+
+/** How a message is sent: a customer-service message, or a template message. */
+export const CHANNELS = ['custom', 'template'] as const;
+
+/** WeChat's openid alphabet and length, as the API accepts it. */
+export const OPENID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** Longest cancellation reason, in characters: it is stored on the ledger row and shown in the admin page. */
+const MAX_REASON_CHARS = 500;
+
+/** How late a message is still worth sending, in ms: a second to 30 days (messages and sequence steps). */
+export const maxLatenessMsSchema = z
+  .number()
+  .int()
+  .min(1000)
+  .max(30 * 86_400_000);
+
+/** `POST /v1/messages` (and each NDJSON batch line, and the body of a reschedule). */
+export const messageRequestSchema = z
+  .object({
+    appId: z.string().min(1),
+    openid: z.string().regex(OPENID_PATTERN, 'must be 1–128 letters, digits, _ or -'),
+    channel: z.enum(CHANNELS).default('custom'),
+    message: z.record(z.string(), z.unknown()),
+    sendAt: z
+      .string()
+      .regex(ISO_WITH_ZONE, {
+        message: 'must be an ISO 8601 time with a zone, e.g. 2026-05-01T09:30:00+08:00',
+        abort: true,
+      })
+      .refine(isCalendarTime, 'is not a real date and time (check the day of the month and the hour)')
+      .optional(),
+    delayMs: z.number().int().min(0).optional(),
+    idempotencyKey: z.string().min(1).max(200).optional(),
+    cancelKey: z.string().min(1).max(200).optional(),
+    maxLatenessMs: maxLatenessMsSchema.optional(),
+  })
+  .strict()
+  .refine((r) => r.sendAt === undefined || r.delayMs === undefined, {
+    message: 'give sendAt or delayMs, not both',
+    path: ['sendAt'],
+  });
+
+/** `POST /v1/cancellations`: every message of a cancel key, or of a follower, from now on. */
+export const cancellationSchema = z
+  .object({
+    appId: z.string().min(1),
+    cancelKey: z.string().min(1).max(200).optional(),
+    openid: z.string().min(1).max(128).optional(),
+    reason: z.string().min(1).max(MAX_REASON_CHARS),
+  })
+  .strict()
+  .refine((c) => (c.cancelKey === undefined) !== (c.openid === undefined), {
+    message: 'give exactly one of cancelKey or openid',
+    path: ['cancelKey'],
+  });
+
+/** `DELETE /v1/messages/:id?reason=`; other query parameters are ignored, as on every route. */
+export const cancelQuerySchema = z.object({ reason: z.string().max(MAX_REASON_CHARS).optional() });
+
+/** The public JSON of a message: no internal columns (hashes, seq). Times are ISO 8601 strings. */
+export const messageViewSchema = z.object({
+  id: z.string(),
+  appId: z.string(),
+  openid: z.string(),
+  channel: z.enum(CHANNELS),
+  /** The message's lifecycle state: pending, queued, sending, sent, skipped, cancelled, failed, unknown. */
+  status: z.string(),
+  statusReason: z.string().nullable(),
+  dueAt: z.string(),
+  attempts: z.number(),
+  idempotencyKey: z.string().nullable(),
+  cancelKey: z.string().nullable(),
+  maxLatenessMs: z.number().nullable(),
+  createdAt: z.string(),
+  sentAt: z.string().nullable(),
+  message: z.record(z.string(), z.unknown()),
+});
+
+/** One call to WeChat for a message, as `GET /v1/messages/:id` lists them. */
+export const deliveryAttemptSchema = z.object({
+  attempt: z.number(),
+  errcode: z.number().nullable(),
+  errmsg: z.string().nullable(),
+  durationMs: z.number(),
+  outcome: z.string(),
+  at: z.string(),
+});
+
+/** `GET /v1/messages/:id`: the message and every attempt to deliver it. */
+export const messageDetailSchema = messageViewSchema.extend({
+  deliveryAttempts: z.array(deliveryAttemptSchema),
+});
+
+/** `POST /v1/cancellations` answers the cancellation and how many messages it covered. */
+export const cancellationViewSchema = z.object({
+  id: z.number(),
+  appId: z.string(),
+  scope: z.string(),
+  target: z.string(),
+  reason: z.string(),
+  createdAt: z.string(),
+  matched: z.number(),
+});
+
+export type MessageRequest = z.input<typeof messageRequestSchema>;
+export type MessageView = z.output<typeof messageViewSchema>;
+export type DeliveryAttempt = z.output<typeof deliveryAttemptSchema>;
+export type MessageDetail = z.output<typeof messageDetailSchema>;
+export type CancellationView = z.output<typeof cancellationViewSchema>;

@@ -1,0 +1,36 @@
+import { z } from 'zod';
+
+const countsByReasonSchema = z.record(z.string(), z.number());
+
+/** One step's outcomes across all versions of a sequence; `latenessMs` is null until a step was sent. */
+export const stepResultSchema = z.object({
+  stepIndex: z.number(),
+  scheduled: z.number(),
+  pending: z.number(),
+  sent: z.number(),
+  cancelled: z.number(),
+  unknown: z.number(),
+  skipped: countsByReasonSchema,
+  failed: countsByReasonSchema,
+  latenessMs: z.object({ p50: z.number(), p95: z.number(), p99: z.number(), max: z.number() }).nullable(),
+});
+
+/** Outcomes of one minute with activity. */
+export const seriesPointSchema = z.object({
+  at: z.string(),
+  sent: z.number(),
+  skipped: z.number(),
+  failed: z.number(),
+});
+
+/** `GET /v1/sequences/:id/results`: per step, and per minute over the last 24 hours. */
+export const sequenceResultsSchema = z.object({
+  sequenceId: z.string(),
+  enrolled: z.number(),
+  steps: z.array(stepResultSchema),
+  series: z.array(seriesPointSchema),
+});
+
+export type StepResult = z.output<typeof stepResultSchema>;
+export type SeriesPoint = z.output<typeof seriesPointSchema>;
+export type SequenceResults = z.output<typeof sequenceResultsSchema>;

@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { maxLatenessMsSchema, OPENID_PATTERN } from './messages';
+
+/** Most steps a sequence may have. */
+export const MAX_STEPS = 20;
+const MAX_OFFSET_MS = 366 * 86_400_000;
+
+/** A sequence's lifecycle. */
+export const SEQUENCE_STATUSES = ['draft', 'active', 'paused', 'archived'] as const;
+/** The status a sequence is created in: `POST /v1/sequences` reads it beside the definition (default draft). */
+export const createStatusSchema = z.enum(['draft', 'active']);
+
+const token = z.string().min(1).max(64);
+
+/** What starts a sequence. A `subscribe` with a scene matches a follow from that QR code (`qrscene_<scene>`). */
+export const triggerSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('subscribe'), scene: token.optional() }).strict(),
+  z.object({ type: z.literal('scan'), scene: token }).strict(),
+  z.object({ type: z.literal('click'), key: token }).strict(),
+  z.object({ type: z.literal('keyword'), keyword: z.string().min(1).max(30) }).strict(),
+]);
+
+/** One step as sent; its message and fallback are checked against the WeChat message schemas after this. */
+const stepRequestSchema = z
+  .object({
+    offsetMs: z.number().int().min(0).max(MAX_OFFSET_MS),
+    message: z.record(z.string(), z.unknown()),
+    fallback: z.record(z.string(), z.unknown()).nullable().optional(),
+    maxLatenessMs: maxLatenessMsSchema.optional(),
+  })
+  .strict();
+
+/** `POST/PUT /v1/sequences` and `/v1/sequences/validate`, without `status` (read apart, on create only). */
+export const sequenceDefinitionSchema = z
+  .object({
+    appId: z.string().min(1),
+    name: z.string().trim().min(1).max(100),
+    trigger: triggerSchema,
+    steps: z.array(stepRequestSchema).min(1, 'a sequence needs at least one step').max(MAX_STEPS),
+    oncePerFollower: z.boolean().default(false),
+  })
+  .strict();
+
+/** `POST /v1/sequences/:id/test-send`: one step to one follower, now. */
+export const testSendSchema = z
+  .object({ openid: z.string().regex(OPENID_PATTERN), stepIndex: z.number().int().min(0) })
+  .strict();
+
+/** A template message as the service stores it (fields beyond these pass through). */
+const templateMessageViewSchema = z.looseObject({
+  template_id: z.string(),
+  url: z.string().optional(),
+  data: z.record(z.string(), z.object({ value: z.string(), color: z.string().optional() })),
+});
+
+const stepViewSchema = z.object({
+  offsetMs: z.number(),
+  message: z.record(z.string(), z.unknown()),
+  fallback: templateMessageViewSchema.nullable(),
+  maxLatenessMs: z.number().optional(),
+});
+
+/** A sequence as `/v1/sequences…` answer it; `pendingSteps` and `cancelledSteps` on some routes only. */
+export const sequenceViewSchema = z.object({
+  id: z.string(),
+  appId: z.string(),
+  name: z.string(),
+  status: z.enum(SEQUENCE_STATUSES),
+  version: z.number(),
+  oncePerFollower: z.boolean(),
+  trigger: triggerSchema,
+  steps: z.array(stepViewSchema),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  /** `GET /v1/sequences/:id`: steps still to send. */
+  pendingSteps: z.number().optional(),
+  /** `POST /v1/sequences/:id/pause|archive`: steps the change cancelled. */
+  cancelledSteps: z.number().optional(),
+});
+
+export type Trigger = z.output<typeof triggerSchema>;
+/** What the client sends to create or change a sequence (`status` only on create). */
+export type SequenceBody = z.input<typeof sequenceDefinitionSchema> & {
+  status?: z.input<typeof createStatusSchema>;
+};
+export type TemplateMessageView = z.output<typeof templateMessageViewSchema>;
+export type StepView = z.output<typeof stepViewSchema>;
+export type SequenceStatus = (typeof SEQUENCE_STATUSES)[number];
+export type SequenceView = z.output<typeof sequenceViewSchema>;

@@ -1,0 +1,18 @@
+import type { Sequence } from '../sequences/sequence-store';
+import type { SequenceView } from './contract';
+
+/** The public JSON of a sequence, at its current version. */
+export function sequenceView(s: Sequence): SequenceView {
+  return {
+    id: s.id,
+    appId: s.appId,
+    name: s.name,
+    status: s.status,
+    version: s.version,
+    oncePerFollower: s.oncePerFollower,
+    trigger: s.trigger,
+    steps: [...s.steps],
+    createdAt: s.createdAt.toISOString(),
+    updatedAt: s.updatedAt.toISOString(),
+  };
+}
