@@ -1,5 +1,5 @@
 import type { Pool } from '../db/pool';
-import { LEDGER_COVERS } from '../scheduling/ledger';
+import { LEDGER_COVERS } from '../store/ledger';
 
 /** Everything stored about one follower, newest first: what the admin page's lookup shows. */
 export interface FollowerTimeline {

@@ -1,4 +1,4 @@
-import type { Message } from '../scheduling/message-store';
+import type { Message } from '../store/message-store';
 
 /** The public JSON of a message: no internal columns (hashes, seq). */
 export function messageView(m: Message): Record<string, unknown> {

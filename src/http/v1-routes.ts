@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { NotFoundError, ValidationError } from '../errors';
 import { cancelByTarget, cancelMessage } from '../scheduling/cancel';
-import { findMessage, listAttempts } from '../scheduling/message-store';
+import { findMessage, listAttempts } from '../store/message-store';
 import { parseScheduleRequest, type ScheduleContext } from '../scheduling/schedule-request';
 import { scheduleMessages } from '../scheduling/schedule-messages';
 import { readableIssue, zodIssueDetails } from '../validation';

@@ -1,7 +1,7 @@
 import { type Pool, type PoolClient, withTransaction } from '../db/pool';
 import { ConflictError, NotFoundError } from '../errors';
-import { appendCancellation, type Cancellation, holdClaims, LEDGER_COVERS } from './ledger';
-import { cancelOpenMessage, type Message } from './message-store';
+import { appendCancellation, type Cancellation, holdClaims, LEDGER_COVERS } from '../store/ledger';
+import { cancelOpenMessage, type Message } from '../store/message-store';
 
 /**
  * Cancels one message by id: an open message becomes `cancelled` at once (and the ledger records who and

@@ -4,8 +4,8 @@ import { ValidationError } from '../errors';
 import { type IssueDetail, readableIssue, zodIssueDetails } from '../validation';
 import { parseCustomMessage, parseTemplateMessage } from '../wechat/message-schema';
 import { ISO_WITH_ZONE, isCalendarTime } from './iso-time';
-import { CHANNELS } from './message-status';
-import type { NewMessage } from './message-store';
+import { CHANNELS } from '../store/message-status';
+import type { NewMessage } from '../store/message-store';
 
 /** How late a message is still worth sending, in ms: a second to 30 days (messages and sequence steps). */
 export const maxLatenessMsSchema = z

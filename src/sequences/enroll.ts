@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { PoolClient } from '../db/pool';
-import type { NewMessage } from '../scheduling/message-store';
+import type { NewMessage } from '../store/message-store';
 import type { Trigger } from './sequence-schema';
 import { listActive, type Sequence } from './sequence-store';
 

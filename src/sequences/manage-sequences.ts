@@ -1,6 +1,6 @@
 import { type Pool, withTransaction } from '../db/pool';
 import { ConflictError, NotFoundError } from '../errors';
-import { appendCancellation, holdClaims } from '../scheduling/ledger';
+import { appendCancellation, holdClaims } from '../store/ledger';
 import type { SequenceDefinition } from './sequence-schema';
 import {
   addVersion,

@@ -1,5 +1,5 @@
 import type { Pool } from '../db/pool';
-import { LEDGER_COVERS } from '../scheduling/ledger';
+import { LEDGER_COVERS } from '../store/ledger';
 
 export interface StepResult {
   readonly stepIndex: number;

@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from '../db/pool';
-import { LEDGER_COVERS } from '../scheduling/ledger';
+import { LEDGER_COVERS } from '../store/ledger';
 import type { SequenceDefinition, Step, Trigger } from './sequence-schema';
 
 export const SEQUENCE_STATUSES = ['draft', 'active', 'paused', 'archived'] as const;

@@ -1,5 +1,6 @@
 import type { ErrcodeVerdict } from '../wechat/errcodes';
-import type { ClaimedMessage, Outcome } from '../scheduling/due-store';
+import type { ClaimedMessage } from '../store/claim-due';
+import type { Outcome } from '../store/record-outcomes';
 import { nextQuotaReset, type RetryPolicy, retryDelayMs } from './retry-policy';
 
 /** WeChat's verdict on a send; `resumeAt` says until when `stop_account` pauses (default: quota reset). */

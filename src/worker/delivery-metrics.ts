@@ -1,5 +1,6 @@
 import type { Metrics } from '../metrics';
-import type { ClaimResult, Outcome } from '../scheduling/due-store';
+import type { ClaimResult } from '../store/claim-due';
+import type { Outcome } from '../store/record-outcomes';
 
 const WINDOW_VERDICT: Record<string, string> = {
   send: 'unchecked',

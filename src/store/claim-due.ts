@@ -1,6 +1,6 @@
 import { type Pool, withTransaction } from '../db/pool';
 import { CLAIM_LOCK_KEY, LEDGER_COVERS } from './ledger';
-import type { Channel, MessageStatus } from './message-status';
+import type { Channel } from './message-status';
 
 /** A message the worker now owns (`sending`) and must send. */
 export interface ClaimedMessage {
@@ -18,6 +18,7 @@ export interface ClaimedMessage {
   readonly requestId: string | null;
 }
 
+/** What the claim did with a batch of wake-ups, by kind. */
 export interface ClaimResult {
   readonly claimed: ClaimedMessage[];
   /** Open but not due yet (early arrival, or its account is paused): re-delay by `remainingMs`. */
@@ -100,6 +101,23 @@ const OPEN = `m.status IN ('pending', 'queued')`;
 const CLAIM_LOCKS_SQL = `
 SELECT pg_advisory_xact_lock_shared(${CLAIM_LOCK_KEY('s.app_id')})
 FROM (SELECT DISTINCT app_id FROM scheduled_messages WHERE id = ANY($1::uuid[]) ORDER BY app_id) s`;
+/**
+ * The claim: one statement, one round-trip for a whole batch of wake-ups (see `claimDue` for what it
+ * decides). Run after CLAIM_LOCKS_SQL in the same transaction.
+ *
+ * Parameters:
+ * - `$1 uuid[]`  the ids of the batch's wake-ups;
+ * - `$2 int`     tolerance (ms): a row due within it counts as due now;
+ * - `$3 text[]`  accounts whose contact window is not checked here (every message of theirs is `send`).
+ *
+ * Result, one row per id that changed, `verdict` saying which list it belongs to:
+ * - `claimed`:   id, due_at, reason (`send` | `send:window` | `send:fallback`), app_id, openid, channel,
+ *                payload, attempts (this one included), request_id;
+ * - `cancelled`: id (covered by the ledger, now `cancelled`);
+ * - `skipped`:   id, reason (`stale` | `unsubscribed` | `window_closed`);
+ * - `early`:     id, due_at, remaining_ms (not due yet, or its account is paused until due_at).
+ * Ids absent from the result are gone, finished, or being sent by someone else.
+ */
 const CLAIM_SQL = `
 WITH cand AS (
   SELECT m.id, m.app_id, m.openid, m.channel, m.fallback IS NOT NULL AS has_fallback, m.due_at,
@@ -158,173 +176,3 @@ UNION ALL SELECT 'early', id, due_at, extract(epoch FROM due_at - now()) * 1000,
   NULL FROM paused
 UNION ALL SELECT 'early', id, due_at, extract(epoch FROM due_at - now()) * 1000, NULL, NULL, NULL, NULL, NULL, NULL,
   NULL FROM cand WHERE NOT covered AND paused_until IS NULL AND due_at > now() + $2 * interval '1 millisecond'`;
-
-/** What happened to one claimed message, to be recorded. */
-export interface Outcome {
-  readonly id: string;
-  /** The row's next status: a final one, or `queued` again for a retry / a paused account. */
-  readonly status: MessageStatus;
-  readonly reason: string | null;
-  /** For `queued`: the new due time. */
-  readonly nextDueAt: Date | null;
-  /** When the WeChat call returned. */
-  readonly at: Date;
-  /** The attempt to record. */
-  readonly attempt: number;
-  readonly errcode: number | null;
-  readonly errmsg: string;
-  readonly durationMs: number;
-  /** Attempt label: sent, retry, failed, skipped, paused. `paused` does not count as an attempt. */
-  readonly label: string;
-}
-
-/**
- * Records a batch of outcomes and their attempts in one statement. Guarded on `sending` (or `unknown`,
- * when the sweeper gave up on a send that did finish): a row is never moved back from a final state.
- */
-export async function recordOutcomes(pool: Pool, outcomes: readonly Outcome[]): Promise<void> {
-  if (outcomes.length === 0) return;
-  await pool.query(
-    `WITH o AS (
-       SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[],
-                            $6::int[], $7::int[], $8::text[], $9::int[], $10::text[])
-         AS o(id, status, reason, next_due_at, at, attempt, errcode, errmsg, duration_ms, label)
-     ), updated AS (
-       UPDATE scheduled_messages m
-       SET status = o.status, status_reason = o.reason, due_at = COALESCE(o.next_due_at, m.due_at),
-           sent_at = CASE WHEN o.status = 'sent' THEN o.at ELSE m.sent_at END,
-           attempts = CASE WHEN o.label = 'paused' THEN m.attempts - 1 ELSE m.attempts END,
-           updated_at = now()
-       FROM o WHERE m.id = o.id AND m.status IN ('sending', 'unknown')
-       RETURNING m.id
-     )
-     INSERT INTO delivery_attempts (message_id, attempt, errcode, errmsg, duration_ms, outcome, created_at)
-     SELECT id, attempt, errcode, errmsg, duration_ms, label, at FROM o`,
-    [
-      outcomes.map((o) => o.id),
-      outcomes.map((o) => o.status),
-      outcomes.map((o) => o.reason),
-      outcomes.map((o) => o.nextDueAt?.toISOString() ?? null),
-      outcomes.map((o) => o.at.toISOString()),
-      outcomes.map((o) => o.attempt),
-      outcomes.map((o) => o.errcode),
-      outcomes.map((o) => o.errmsg),
-      outcomes.map((o) => o.durationMs),
-      outcomes.map((o) => o.label),
-    ],
-  );
-}
-
-/** Stops sending for an account until `until` (WeChat answered 45009: daily quota reached). */
-export async function pauseAccount(pool: Pool, appId: string, until: Date, reason: string): Promise<void> {
-  await pool.query(
-    `INSERT INTO account_states (app_id, paused_until, paused_reason) VALUES ($1, $2, $3)
-     ON CONFLICT (app_id) DO UPDATE SET paused_until = GREATEST(account_states.paused_until, $2),
-       paused_reason = $3, updated_at = now()`,
-    [appId, until.toISOString(), reason],
-  );
-}
-
-/** WeChat answered 45015 / 45047: its word beats our bookkeeping, so no more sends until the next interaction. */
-export async function closeWindow(pool: Pool, appId: string, openid: string): Promise<void> {
-  await pool.query(
-    `UPDATE followers SET window_remaining = 0, updated_at = now() WHERE app_id = $1 AND openid = $2`,
-    [appId, openid],
-  );
-}
-
-/** A row the relay (re)publishes a wake-up for. */
-export interface RelayRow {
-  readonly id: string;
-  readonly dueAt: Date;
-}
-
-/**
- * The relay's lease ($1 pendingAfterMs, $2 overdueAfterMs, $3 limit, $4 recovery since or null, $5 recovery
- * grace ms). One index-driven branch per kind, so that a round reads only the rows it is after, not the
- * millions queued for later: stale `pending` rows on scheduled_messages_open, overdue `queued` rows on
- * scheduled_messages_queued_due. Exported for the test that checks what it reads.
- */
-export const RELAY_LEASE_SQL = `
-WITH stale_pending AS (
-  SELECT id FROM scheduled_messages
-  WHERE status = 'pending' AND updated_at < now() - $1 * interval '1 millisecond'
-  ORDER BY updated_at LIMIT $3 FOR UPDATE SKIP LOCKED
-), lost AS (
-  SELECT id FROM scheduled_messages
-  WHERE status = 'queued' AND due_at < now() - $2 * interval '1 millisecond'
-    AND updated_at < now() - $2 * interval '1 millisecond'
-  ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED
-), stranded AS (
-  SELECT id FROM scheduled_messages
-  WHERE $4::timestamptz IS NOT NULL AND status = 'queued'
-    AND due_at < now() - $5 * interval '1 millisecond' AND updated_at < $4::timestamptz
-  ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED
-)
-UPDATE scheduled_messages SET updated_at = now()
-WHERE id IN (
-  SELECT id FROM (SELECT id FROM stale_pending UNION SELECT id FROM lost UNION SELECT id FROM stranded) u
-  LIMIT $3)
-RETURNING id, due_at`;
-
-/**
- * Leases up to `limit` rows that need a wake-up published: `pending` rows older than `pendingAfterMs`
- * (the api crashed or the broker was down between commit and confirm) and `queued` rows overdue by more
- * than `overdueAfterMs` (a lost wake-up). With `recovery` (the broker came back at `since`), also `queued`
- * rows overdue by more than `recovery.graceMs` that nobody touched since then: their wake-up was
- * published before the outage and may be stranded in the broker (see relay.ts). The lease
- * (updated_at = now) keeps other relays off them, and gives each row one such recovery wake-up.
- */
-export async function leaseForRelay(
-  pool: Pool,
-  opts: {
-    pendingAfterMs: number;
-    overdueAfterMs: number;
-    limit: number;
-    recovery?: { since: Date; graceMs: number } | null;
-  },
-): Promise<RelayRow[]> {
-  const { rows } = await pool.query<{ id: string; due_at: Date }>(RELAY_LEASE_SQL, [
-    opts.pendingAfterMs,
-    opts.overdueAfterMs,
-    opts.limit,
-    opts.recovery?.since.toISOString() ?? null,
-    opts.recovery?.graceMs ?? 0,
-  ]);
-  return rows.map((r) => ({ id: r.id, dueAt: r.due_at }));
-}
-
-/**
- * How long after a template row's claim it may still be sent again: WeChat sends one message per openid +
- * `client_msg_id` within 10 minutes of the first send, which comes after the claim. A minute is left for
- * the resend's wake-up to arrive.
- */
-export const TEMPLATE_RESEND_WITHIN_MS = 9 * 60 * 1000;
-
-/**
- * Rows stuck in `sending` longer than `timeoutMs` (the worker died mid-send). A template row claimed less
- * than TEMPLATE_RESEND_WITHIN_MS ago goes back to `queued` (returned, to be given a wake-up): it is sent
- * again with the same `client_msg_id`, which WeChat de-duplicates. Any other row may or may not have
- * reached WeChat, so it becomes `unknown` — or, for accounts that opted into at-least-once, `queued` again.
- */
-export async function sweepStuckSending(
-  pool: Pool,
-  timeoutMs: number,
-  atLeastOnceAppIds: readonly string[],
-): Promise<{ unknown: number; requeued: RelayRow[] }> {
-  const { rows } = await pool.query<{ id: string; due_at: Date; status: MessageStatus }>(
-    `UPDATE scheduled_messages
-     SET status = CASE
-           WHEN app_id = ANY($2::text[]) THEN 'queued'
-           WHEN channel = 'template' AND claimed_at > now() - $3 * interval '1 millisecond' THEN 'queued'
-           ELSE 'unknown' END,
-         status_reason = 'sending_timeout', updated_at = now()
-     WHERE status = 'sending' AND claimed_at < now() - $1 * interval '1 millisecond'
-     RETURNING id, due_at, status`,
-    [timeoutMs, atLeastOnceAppIds, TEMPLATE_RESEND_WITHIN_MS],
-  );
-  return {
-    unknown: rows.filter((r) => r.status === 'unknown').length,
-    requeued: rows.filter((r) => r.status === 'queued').map((r) => ({ id: r.id, dueAt: r.due_at })),
-  };
-}
