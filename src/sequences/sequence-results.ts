@@ -1,5 +1,5 @@
 import type { Pool } from '../db/pool';
-import { LEDGER_COVERS } from '../store/ledger';
+import { ledgerStatusSql } from '../store/ledger';
 
 export interface StepResult {
   readonly stepIndex: number;
@@ -21,15 +21,11 @@ export interface SequenceResults {
   readonly series: { at: string; sent: number; skipped: number; failed: number }[];
 }
 
-// A message covered by a cancellation the worker has not reached yet already counts as cancelled.
-const EFFECTIVE_STATUS = `CASE WHEN m.status IN ('pending', 'queued') AND ${LEDGER_COVERS('m')} THEN 'cancelled'
-  ELSE m.status END`;
-
 /** Results per step of a sequence, across all its versions, for marketing's results page. */
 export async function sequenceResults(pool: Pool, sequenceId: string): Promise<SequenceResults> {
   const [counts, lateness, enrolled, series] = await Promise.all([
     pool.query<{ step_index: number; status: string; reason: string | null; n: number }>(
-      `SELECT m.step_index, ${EFFECTIVE_STATUS} AS status, m.status_reason AS reason, count(*)::int AS n
+      `SELECT m.step_index, ${ledgerStatusSql('m')} AS status, m.status_reason AS reason, count(*)::int AS n
        FROM scheduled_messages m WHERE m.sequence_id = $1 GROUP BY 1, 2, 3`,
       [sequenceId],
     ),

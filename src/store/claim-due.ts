@@ -1,6 +1,25 @@
 import { type Pool, withTransaction } from '../db/pool';
 import { CLAIM_LOCK_KEY, LEDGER_COVERS } from './ledger';
-import type { Channel } from './message-status';
+import { type Channel, isOpenSql, MESSAGE_STATUS } from './message-status';
+
+/** How the claim let a message through. */
+export const CLAIMED_AS = { unchecked: 'send', window: 'send:window', fallback: 'send:fallback' } as const;
+export type ClaimedAs = (typeof CLAIMED_AS)[keyof typeof CLAIMED_AS];
+
+/** Why the claim skipped a message (its `status_reason`). */
+export const CLAIM_SKIP_REASON = {
+  stale: 'stale',
+  unsubscribed: 'unsubscribed',
+  windowClosed: 'window_closed',
+} as const;
+export type ClaimSkipReason = (typeof CLAIM_SKIP_REASON)[keyof typeof CLAIM_SKIP_REASON];
+
+/** Which list of ClaimResult a row of the claim's result belongs to. */
+const CLAIM_ROW = { claimed: 'claimed', early: 'early', cancelled: 'cancelled', skipped: 'skipped' } as const;
+type ClaimRow = (typeof CLAIM_ROW)[keyof typeof CLAIM_ROW];
+
+/** A skip verdict inside the claim: `skip:` and the reason, which the `skipped` step cuts off (substr 6). */
+const skip = (reason: ClaimSkipReason): string => `skip:${reason}`;
 
 /** A message the worker now owns (`sending`) and must send. */
 export interface ClaimedMessage {
@@ -13,7 +32,7 @@ export interface ClaimedMessage {
   /** Attempts so far, this one included. */
   readonly attempts: number;
   /** How the claim let it through: `send` (no window check), `send:window`, `send:fallback`. */
-  readonly claimedAs: string;
+  readonly claimedAs: ClaimedAs;
   /** The request that scheduled it, for the logs. */
   readonly requestId: string | null;
 }
@@ -26,7 +45,7 @@ export interface ClaimResult {
   /** Found covered by the ledger and marked `cancelled` by this claim. */
   readonly cancelled: string[];
   /** Marked `skipped` by this claim: the follower unsubscribed, or the contact window is closed. */
-  readonly skipped: { id: string; reason: string }[];
+  readonly skipped: { id: string; reason: ClaimSkipReason }[];
   // Every other id is gone, finished, or being sent by someone else: its wake-up is dropped.
 }
 
@@ -55,7 +74,7 @@ export async function claimDue(
   const { rows } = await withTransaction(pool, async (client) => {
     await client.query(CLAIM_LOCKS_SQL, [ids]);
     return client.query<{
-      verdict: 'claimed' | 'early' | 'cancelled' | 'skipped';
+      verdict: ClaimRow;
       id: string;
       due_at: Date | null;
       remaining_ms: number | null;
@@ -75,9 +94,10 @@ export async function claimDue(
     skipped: [] as ClaimResult['skipped'],
   };
   for (const r of rows) {
-    if (r.verdict === 'cancelled') result.cancelled.push(r.id);
-    else if (r.verdict === 'skipped') result.skipped.push({ id: r.id, reason: r.reason! });
-    else if (r.verdict === 'early')
+    if (r.verdict === CLAIM_ROW.cancelled) result.cancelled.push(r.id);
+    else if (r.verdict === CLAIM_ROW.skipped)
+      result.skipped.push({ id: r.id, reason: r.reason as ClaimSkipReason });
+    else if (r.verdict === CLAIM_ROW.early)
       result.early.push({ id: r.id, dueAt: r.due_at!, remainingMs: r.remaining_ms! });
     else {
       result.claimed.push({
@@ -88,7 +108,7 @@ export async function claimDue(
         payload: r.payload!,
         dueAt: r.due_at!,
         attempts: r.attempts!,
-        claimedAs: r.reason!,
+        claimedAs: r.reason as ClaimedAs,
         requestId: r.request_id,
       });
     }
@@ -96,7 +116,7 @@ export async function claimDue(
   return result;
 }
 
-const OPEN = `m.status IN ('pending', 'queued')`;
+const OPEN = isOpenSql('m.status');
 /** Shared claim locks on the batch's accounts, in account order (a claim never waits holding a later one). */
 const CLAIM_LOCKS_SQL = `
 SELECT pg_advisory_xact_lock_shared(${CLAIM_LOCK_KEY('s.app_id')})
@@ -135,44 +155,44 @@ WITH cand AS (
   ORDER BY f.app_id, f.openid FOR UPDATE
 ), judged AS (
   SELECT d.id, d.app_id, d.openid, CASE
-      WHEN d.stale THEN 'skip:stale'
-      WHEN l.subscribed = false THEN 'skip:unsubscribed'
-      WHEN d.channel = 'template' OR d.app_id = ANY($3::text[]) THEN 'send'
-      WHEN l.window_expires_at > now() AND d.rank <= l.window_remaining THEN 'send:window'
-      WHEN d.has_fallback THEN 'send:fallback'
-      ELSE 'skip:window_closed' END AS verdict
+      WHEN d.stale THEN '${skip(CLAIM_SKIP_REASON.stale)}'
+      WHEN l.subscribed = false THEN '${skip(CLAIM_SKIP_REASON.unsubscribed)}'
+      WHEN d.channel = 'template' OR d.app_id = ANY($3::text[]) THEN '${CLAIMED_AS.unchecked}'
+      WHEN l.window_expires_at > now() AND d.rank <= l.window_remaining THEN '${CLAIMED_AS.window}'
+      WHEN d.has_fallback THEN '${CLAIMED_AS.fallback}'
+      ELSE '${skip(CLAIM_SKIP_REASON.windowClosed)}' END AS verdict
   FROM due d LEFT JOIN locked l ON l.app_id = d.app_id AND l.openid = d.openid
 ), consumed AS (
   UPDATE followers f SET window_remaining = f.window_remaining - c.n, updated_at = now()
-  FROM (SELECT app_id, openid, count(*) AS n FROM judged WHERE verdict = 'send:window' GROUP BY 1, 2) c
+  FROM (SELECT app_id, openid, count(*) AS n FROM judged WHERE verdict = '${CLAIMED_AS.window}' GROUP BY 1, 2) c
   WHERE f.app_id = c.app_id AND f.openid = c.openid
   RETURNING f.openid
 ), cancelled AS (
-  UPDATE scheduled_messages m SET status = 'cancelled', status_reason = 'ledger', updated_at = now()
+  UPDATE scheduled_messages m SET status = '${MESSAGE_STATUS.cancelled}', status_reason = 'ledger', updated_at = now()
   FROM cand WHERE m.id = cand.id AND cand.covered AND ${OPEN}
   RETURNING m.id
 ), paused AS (
-  UPDATE scheduled_messages m SET due_at = cand.paused_until, status = 'queued', updated_at = now()
+  UPDATE scheduled_messages m SET due_at = cand.paused_until, status = '${MESSAGE_STATUS.queued}', updated_at = now()
   FROM cand WHERE m.id = cand.id AND NOT cand.covered AND cand.paused_until IS NOT NULL AND ${OPEN}
   RETURNING m.id, m.due_at
 ), skipped AS (
-  UPDATE scheduled_messages m SET status = 'skipped', status_reason = substr(j.verdict, 6), updated_at = now()
+  UPDATE scheduled_messages m SET status = '${MESSAGE_STATUS.skipped}', status_reason = substr(j.verdict, 6), updated_at = now()
   FROM judged j WHERE m.id = j.id AND j.verdict LIKE 'skip:%' AND ${OPEN}
   RETURNING m.id, m.status_reason
 ), claimed AS (
   UPDATE scheduled_messages m
-  SET status = 'sending', attempts = m.attempts + 1, claimed_at = now(), updated_at = now(),
-      channel = CASE WHEN j.verdict = 'send:fallback' THEN 'template' ELSE m.channel END,
-      payload = CASE WHEN j.verdict = 'send:fallback' THEN m.fallback ELSE m.payload END,
-      status_reason = CASE WHEN j.verdict = 'send:fallback' THEN 'fallback:window_closed' END
+  SET status = '${MESSAGE_STATUS.sending}', attempts = m.attempts + 1, claimed_at = now(), updated_at = now(),
+      channel = CASE WHEN j.verdict = '${CLAIMED_AS.fallback}' THEN 'template' ELSE m.channel END,
+      payload = CASE WHEN j.verdict = '${CLAIMED_AS.fallback}' THEN m.fallback ELSE m.payload END,
+      status_reason = CASE WHEN j.verdict = '${CLAIMED_AS.fallback}' THEN 'fallback:${CLAIM_SKIP_REASON.windowClosed}' END
   FROM judged j WHERE m.id = j.id AND j.verdict LIKE 'send%' AND ${OPEN}
   RETURNING m.id, m.due_at, m.app_id, m.openid, m.channel, m.payload, m.attempts, j.verdict, m.request_id
 )
-SELECT 'claimed' AS verdict, id, due_at, NULL::float8 AS remaining_ms, verdict AS reason, app_id, openid, channel,
+SELECT '${CLAIM_ROW.claimed}' AS verdict, id, due_at, NULL::float8 AS remaining_ms, verdict AS reason, app_id, openid, channel,
        payload, attempts, request_id FROM claimed
-UNION ALL SELECT 'cancelled', id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM cancelled
-UNION ALL SELECT 'skipped', id, NULL, NULL, status_reason, NULL, NULL, NULL, NULL, NULL, NULL FROM skipped
-UNION ALL SELECT 'early', id, due_at, extract(epoch FROM due_at - now()) * 1000, NULL, NULL, NULL, NULL, NULL, NULL,
+UNION ALL SELECT '${CLAIM_ROW.cancelled}', id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM cancelled
+UNION ALL SELECT '${CLAIM_ROW.skipped}', id, NULL, NULL, status_reason, NULL, NULL, NULL, NULL, NULL, NULL FROM skipped
+UNION ALL SELECT '${CLAIM_ROW.early}', id, due_at, extract(epoch FROM due_at - now()) * 1000, NULL, NULL, NULL, NULL, NULL, NULL,
   NULL FROM paused
-UNION ALL SELECT 'early', id, due_at, extract(epoch FROM due_at - now()) * 1000, NULL, NULL, NULL, NULL, NULL, NULL,
+UNION ALL SELECT '${CLAIM_ROW.early}', id, due_at, extract(epoch FROM due_at - now()) * 1000, NULL, NULL, NULL, NULL, NULL, NULL,
   NULL FROM cand WHERE NOT covered AND paused_until IS NULL AND due_at > now() + $2 * interval '1 millisecond'`;

@@ -1,5 +1,18 @@
 import type { Pool } from '../db/pool';
-import type { MessageStatus } from './message-status';
+import { MESSAGE_STATUS, type MessageStatus, sqlList } from './message-status';
+
+/**
+ * What one attempt came to, as recorded in delivery_attempts.outcome. `paused` (the account hit its quota
+ * before the send) does not count as an attempt: recording it gives back the claim's `attempts + 1`.
+ */
+export const ATTEMPT_OUTCOME = {
+  sent: 'sent',
+  retry: 'retry',
+  failed: 'failed',
+  skipped: 'skipped',
+  paused: 'paused',
+} as const;
+export type AttemptOutcome = (typeof ATTEMPT_OUTCOME)[keyof typeof ATTEMPT_OUTCOME];
 
 /** What happened to one claimed message, to be recorded. */
 export interface Outcome {
@@ -16,8 +29,8 @@ export interface Outcome {
   readonly errcode: number | null;
   readonly errmsg: string;
   readonly durationMs: number;
-  /** Attempt label: sent, retry, failed, skipped, paused. `paused` does not count as an attempt. */
-  readonly label: string;
+  /** What the attempt came to; `paused` does not count as an attempt. */
+  readonly label: AttemptOutcome;
 }
 
 /**
@@ -34,10 +47,10 @@ export async function recordOutcomes(pool: Pool, outcomes: readonly Outcome[]): 
      ), updated AS (
        UPDATE scheduled_messages m
        SET status = o.status, status_reason = o.reason, due_at = COALESCE(o.next_due_at, m.due_at),
-           sent_at = CASE WHEN o.status = 'sent' THEN o.at ELSE m.sent_at END,
-           attempts = CASE WHEN o.label = 'paused' THEN m.attempts - 1 ELSE m.attempts END,
+           sent_at = CASE WHEN o.status = '${MESSAGE_STATUS.sent}' THEN o.at ELSE m.sent_at END,
+           attempts = CASE WHEN o.label = '${ATTEMPT_OUTCOME.paused}' THEN m.attempts - 1 ELSE m.attempts END,
            updated_at = now()
-       FROM o WHERE m.id = o.id AND m.status IN ('sending', 'unknown')
+       FROM o WHERE m.id = o.id AND m.status IN (${sqlList([MESSAGE_STATUS.sending, MESSAGE_STATUS.unknown])})
        RETURNING m.id
      )
      INSERT INTO delivery_attempts (message_id, attempt, errcode, errmsg, duration_ms, outcome, created_at)

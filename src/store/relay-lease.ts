@@ -1,4 +1,5 @@
 import type { Pool } from '../db/pool';
+import { MESSAGE_STATUS } from './message-status';
 
 /** A row the relay (re)publishes a wake-up for. */
 export interface RelayRow {
@@ -15,16 +16,16 @@ export interface RelayRow {
 export const RELAY_LEASE_SQL = `
 WITH stale_pending AS (
   SELECT id FROM scheduled_messages
-  WHERE status = 'pending' AND updated_at < now() - $1 * interval '1 millisecond'
+  WHERE status = '${MESSAGE_STATUS.pending}' AND updated_at < now() - $1 * interval '1 millisecond'
   ORDER BY updated_at LIMIT $3 FOR UPDATE SKIP LOCKED
 ), lost AS (
   SELECT id FROM scheduled_messages
-  WHERE status = 'queued' AND due_at < now() - $2 * interval '1 millisecond'
+  WHERE status = '${MESSAGE_STATUS.queued}' AND due_at < now() - $2 * interval '1 millisecond'
     AND updated_at < now() - $2 * interval '1 millisecond'
   ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED
 ), stranded AS (
   SELECT id FROM scheduled_messages
-  WHERE $4::timestamptz IS NOT NULL AND status = 'queued'
+  WHERE $4::timestamptz IS NOT NULL AND status = '${MESSAGE_STATUS.queued}'
     AND due_at < now() - $5 * interval '1 millisecond' AND updated_at < $4::timestamptz
   ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED
 )

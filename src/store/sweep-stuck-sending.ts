@@ -1,5 +1,5 @@
 import type { Pool } from '../db/pool';
-import type { MessageStatus } from './message-status';
+import { MESSAGE_STATUS, type MessageStatus } from './message-status';
 import type { RelayRow } from './relay-lease';
 
 /**
@@ -23,16 +23,18 @@ export async function sweepStuckSending(
   const { rows } = await pool.query<{ id: string; due_at: Date; status: MessageStatus }>(
     `UPDATE scheduled_messages
      SET status = CASE
-           WHEN app_id = ANY($2::text[]) THEN 'queued'
-           WHEN channel = 'template' AND claimed_at > now() - $3 * interval '1 millisecond' THEN 'queued'
-           ELSE 'unknown' END,
+           WHEN app_id = ANY($2::text[]) THEN '${MESSAGE_STATUS.queued}'
+           WHEN channel = 'template' AND claimed_at > now() - $3 * interval '1 millisecond' THEN '${MESSAGE_STATUS.queued}'
+           ELSE '${MESSAGE_STATUS.unknown}' END,
          status_reason = 'sending_timeout', updated_at = now()
-     WHERE status = 'sending' AND claimed_at < now() - $1 * interval '1 millisecond'
+     WHERE status = '${MESSAGE_STATUS.sending}' AND claimed_at < now() - $1 * interval '1 millisecond'
      RETURNING id, due_at, status`,
     [timeoutMs, atLeastOnceAppIds, TEMPLATE_RESEND_WITHIN_MS],
   );
   return {
-    unknown: rows.filter((r) => r.status === 'unknown').length,
-    requeued: rows.filter((r) => r.status === 'queued').map((r) => ({ id: r.id, dueAt: r.due_at })),
+    unknown: rows.filter((r) => r.status === MESSAGE_STATUS.unknown).length,
+    requeued: rows
+      .filter((r) => r.status === MESSAGE_STATUS.queued)
+      .map((r) => ({ id: r.id, dueAt: r.due_at })),
   };
 }
