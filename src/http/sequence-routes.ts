@@ -10,8 +10,8 @@ import {
   type SequenceAction,
 } from '../sequences/manage-sequences';
 import { parseSequenceDefinition } from '../sequences/sequence-schema';
-import { findSequence, listSequences, type Sequence } from '../sequences/sequence-store';
-import { sequenceResults } from '../sequences/sequence-results';
+import { findSequence, listSequences, type Sequence } from '../store/sequence-store';
+import { sequenceResults } from '../store/sequence-results';
 import { scheduleMessages } from '../scheduling/schedule-messages';
 import { readableIssue, zodIssueDetails } from '../validation';
 import { messageView } from './message-view';

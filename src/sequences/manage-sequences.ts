@@ -10,7 +10,7 @@ import {
   type Sequence,
   type SequenceStatus,
   setStatus,
-} from './sequence-store';
+} from '../store/sequence-store';
 
 /** Creates a sequence (version 1), as a draft or active at once. */
 export async function createSequence(

@@ -130,7 +130,7 @@ FROM (SELECT DISTINCT app_id FROM scheduled_messages WHERE id = ANY($1::uuid[]) 
  * - `$2 int`     tolerance (ms): a row due within it counts as due now;
  * - `$3 text[]`  accounts whose contact window is not checked here (every message of theirs is `send`).
  *
- * Result, one row per id that changed, `verdict` saying which list it belongs to:
+ * Result, one row per open id of the batch, `verdict` saying which list of ClaimResult it belongs to:
  * - `claimed`:   id, due_at, reason (`send` | `send:window` | `send:fallback`), app_id, openid, channel,
  *                payload, attempts (this one included), request_id;
  * - `cancelled`: id (covered by the ledger, now `cancelled`);

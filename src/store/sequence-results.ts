@@ -1,5 +1,9 @@
 import type { Pool } from '../db/pool';
-import { ledgerStatusSql } from '../store/ledger';
+import { ledgerStatusSql } from './ledger';
+import { MESSAGE_STATUS, sqlList } from './message-status';
+
+/** The final states the per-minute series counts. */
+const FINISHED = [MESSAGE_STATUS.sent, MESSAGE_STATUS.skipped, MESSAGE_STATUS.failed];
 
 export interface StepResult {
   readonly stepIndex: number;
@@ -35,7 +39,7 @@ export async function sequenceResults(pool: Pool, sequenceId: string): Promise<S
               percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM sent_at - due_at) * 1000) AS p95,
               percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM sent_at - due_at) * 1000) AS p99,
               max(extract(epoch FROM sent_at - due_at) * 1000) AS max
-       FROM scheduled_messages WHERE sequence_id = $1 AND status = 'sent' GROUP BY 1`,
+       FROM scheduled_messages WHERE sequence_id = $1 AND status = '${MESSAGE_STATUS.sent}' GROUP BY 1`,
       [sequenceId],
     ),
     pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM enrollments WHERE sequence_id = $1`, [
@@ -43,11 +47,11 @@ export async function sequenceResults(pool: Pool, sequenceId: string): Promise<S
     ]),
     pool.query<{ at: Date; sent: number; skipped: number; failed: number }>(
       `SELECT date_trunc('minute', updated_at) AS at,
-              count(*) FILTER (WHERE status = 'sent')::int AS sent,
-              count(*) FILTER (WHERE status = 'skipped')::int AS skipped,
-              count(*) FILTER (WHERE status = 'failed')::int AS failed
+              count(*) FILTER (WHERE status = '${MESSAGE_STATUS.sent}')::int AS sent,
+              count(*) FILTER (WHERE status = '${MESSAGE_STATUS.skipped}')::int AS skipped,
+              count(*) FILTER (WHERE status = '${MESSAGE_STATUS.failed}')::int AS failed
        FROM scheduled_messages
-       WHERE sequence_id = $1 AND status IN ('sent', 'skipped', 'failed') AND updated_at > now() - interval '24 hours'
+       WHERE sequence_id = $1 AND status IN (${sqlList(FINISHED)}) AND updated_at > now() - interval '24 hours'
        GROUP BY 1 ORDER BY 1`,
       [sequenceId],
     ),

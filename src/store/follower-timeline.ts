@@ -1,5 +1,5 @@
 import type { Pool } from '../db/pool';
-import { ledgerStatusSql } from '../store/ledger';
+import { ledgerStatusSql } from './ledger';
 
 /** Everything stored about one follower, newest first: what the admin page's lookup shows. */
 export interface FollowerTimeline {
