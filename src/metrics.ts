@@ -1,5 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Pool } from './db/pool';
+import { countMessagesIn } from './store/message-counts';
+import { MESSAGE_STATUS } from './store/message-status';
 
 /** Seconds: 10 ms … 10 min, for lateness (sent − due) and WeChat call durations. */
 const MISNAMED_DEFAULT_GAUGES = [
@@ -53,10 +55,7 @@ export function createMetrics(opts: { pool: Pool; transportMode: string }): Metr
     help: 'Messages committed but without a confirmed wake-up yet (status pending).',
     registers: [registry],
     async collect() {
-      const { rows } = await opts.pool.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM scheduled_messages WHERE status = 'pending'`,
-      );
-      this.set(rows[0].n);
+      this.set(await countMessagesIn(opts.pool, MESSAGE_STATUS.pending));
     },
   });
   new Gauge({
@@ -65,10 +64,7 @@ export function createMetrics(opts: { pool: Pool; transportMode: string }): Metr
     labelNames: ['transport'],
     registers: [registry],
     async collect() {
-      const { rows } = await opts.pool.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM scheduled_messages WHERE status = 'queued'`,
-      );
-      this.set({ transport: opts.transportMode }, rows[0].n);
+      this.set({ transport: opts.transportMode }, await countMessagesIn(opts.pool, MESSAGE_STATUS.queued));
     },
   });
 

@@ -1,4 +1,4 @@
-import type { AttemptRow, Message } from '../scheduling/message-store';
+import type { AttemptRow, Message } from '../store/message-store';
 import type { DeliveryAttempt, MessageDetail, MessageView } from './contract';
 
 /** The public JSON of a message: no internal columns (hashes, seq). */

@@ -3,7 +3,7 @@ import { loggableError } from '../db/errors';
 import { AppError } from '../errors';
 import { parseScheduleRequest, type ScheduleContext } from '../scheduling/schedule-request';
 import { scheduleMessages } from '../scheduling/schedule-messages';
-import type { NewMessage } from '../scheduling/message-store';
+import type { NewMessage } from '../store/message-store';
 import type { V1Deps } from './v1-deps';
 import { errorBody } from './error-middleware';
 import { unstorableInputError } from './input-guard';

@@ -9,8 +9,8 @@ import {
   type SequenceAction,
 } from '../sequences/manage-sequences';
 import { parseSequenceDefinition } from '../sequences/sequence-schema';
-import { findSequence, listSequences } from '../sequences/sequence-store';
-import { sequenceResults } from '../sequences/sequence-results';
+import { findSequence, listSequences } from '../store/sequence-store';
+import { sequenceResults } from '../store/sequence-results';
 import { scheduleMessages } from '../scheduling/schedule-messages';
 import { readableIssue, zodIssueDetails } from '../validation';
 import { createStatusSchema, testSendSchema } from './contract';

@@ -1,4 +1,4 @@
-import type { Sequence } from '../sequences/sequence-store';
+import type { Sequence } from '../store/sequence-store';
 import type { SequenceView } from './contract';
 
 /** The public JSON of a sequence, at its current version. */

@@ -1,11 +1,11 @@
 import { Router } from 'express';
 import { NotFoundError, ValidationError } from '../errors';
 import { cancelByTarget, cancelMessage } from '../scheduling/cancel';
-import { findMessage, listAttempts } from '../scheduling/message-store';
+import { findMessage, listAttempts } from '../store/message-store';
 import { parseScheduleRequest, type ScheduleContext } from '../scheduling/schedule-request';
 import { scheduleMessages } from '../scheduling/schedule-messages';
 import { readableIssue, zodIssueDetails } from '../validation';
-import { followerTimeline } from '../followers/follower-timeline';
+import { followerTimeline } from '../store/follower-timeline';
 import { rescheduleByKey, rescheduleMessage } from '../scheduling/reschedule';
 import { WINDOW_PRESETS, type WindowPolicy } from '../wechat/window-policy';
 import { cancellationSchema, cancelQuerySchema, type AccountView, type CancellationView } from './contract';

@@ -16,7 +16,8 @@ import {
 } from '../webhook/authenticate-push';
 import { pushTypeLabel } from '../webhook/push-type-label';
 import { recordPush, type RecordResult } from '../webhook/record-push';
-import { createUrlUsePruner, type UrlUse } from '../webhook/url-uses';
+import type { UrlUse } from '../store/webhook-url-uses';
+import { createUrlUsePruner } from '../webhook/url-uses';
 
 export interface WebhookDeps {
   readonly config: Config;

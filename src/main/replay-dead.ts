@@ -7,6 +7,7 @@ import amqplib from 'amqplib';
 import { parseWakeUp } from '../broker/wake-up';
 import { loadConfig } from '../config';
 import { createLogger } from '../logger';
+import { requeueFailed } from '../store/requeue-failed';
 import { openCliContext } from './cli-context';
 
 async function main(): Promise<void> {
@@ -24,20 +25,14 @@ async function main(): Promise<void> {
       const msg = await channel.get(names.dead, { noAck: false });
       if (!msg) break;
       const wakeUp = parseWakeUp(msg.content);
-      const { rows } = wakeUp
-        ? await pool.query<{ id: string }>(
-            `UPDATE scheduled_messages SET status = 'queued', attempts = 0, status_reason = 'replayed',
-               due_at = now(), updated_at = now() WHERE id = ANY($1::uuid[]) AND status = 'failed' RETURNING id`,
-            [wakeUp.ids],
-          )
-        : { rows: [] };
-      if (rows.length > 0) {
-        await publisher.publishWakeUp({ ids: rows.map((r) => r.id), dueAt: Date.now() }, 'relay');
-        replayed += rows.length;
+      const requeued = wakeUp ? await requeueFailed(pool, wakeUp.ids) : [];
+      if (requeued.length > 0) {
+        await publisher.publishWakeUp({ ids: requeued, dueAt: Date.now() }, 'relay');
+        replayed += requeued.length;
       }
-      if (!wakeUp || rows.length < wakeUp.ids.length) {
+      if (!wakeUp || requeued.length < wakeUp.ids.length) {
         logger.warn({ ids: wakeUp?.ids ?? null }, 'dead-letter without a failed message; dropped');
-        dropped += wakeUp ? wakeUp.ids.length - rows.length : 1;
+        dropped += wakeUp ? wakeUp.ids.length - requeued.length : 1;
       }
       channel.ack(msg);
     }

@@ -1,7 +1,8 @@
 import { type Pool, type PoolClient, withTransaction } from '../db/pool';
 import { ConflictError, NotFoundError } from '../errors';
-import { appendCancellation, type Cancellation, holdClaims, LEDGER_COVERS } from './ledger';
-import { cancelOpenMessage, type Message } from './message-store';
+import { countCancellable } from '../store/count-cancellable';
+import { appendCancellation, type Cancellation, holdClaims } from '../store/ledger';
+import { cancelOpenMessage, type Message } from '../store/message-store';
 
 /**
  * Cancels one message by id: an open message becomes `cancelled` at once (and the ledger records who and
@@ -47,12 +48,7 @@ export async function cancelTargetIn(
       ? (['cancel_key', 'cancel_key', input.target.cancelKey] as const)
       : (['follower', 'openid', input.target.openid] as const);
   await holdClaims(client, input.appId);
-  const { rows } = await client.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM scheduled_messages m
-     WHERE m.app_id = $1 AND m.${column} = $2 AND m.status IN ('pending', 'queued')
-       AND NOT ${LEDGER_COVERS('m')}`,
-    [input.appId, target],
-  );
+  const matched = await countCancellable(client, input.appId, column, target);
   const cancellation = await appendCancellation(client, {
     appId: input.appId,
     scope,
@@ -60,5 +56,5 @@ export async function cancelTargetIn(
     reason: input.reason,
     actor: input.actor,
   });
-  return { cancellation, matched: rows[0].n };
+  return { cancellation, matched };
 }

@@ -2,7 +2,7 @@ import type { Publisher } from '../broker/publisher';
 import { groupWakeUps } from '../broker/wake-up';
 import type { Pool } from '../db/pool';
 import type { Logger } from '../logger';
-import { markQueued } from './message-store';
+import { markQueued } from '../store/message-store';
 
 export interface Dispatchable {
   readonly id: string;

@@ -3,7 +3,8 @@ import type { Pool } from '../db/pool';
 import { isTransientDbError } from '../db/errors';
 import type { Logger } from '../logger';
 import { dispatch } from './dispatch';
-import { leaseForRelay, sweepStuckSending } from './due-store';
+import { leaseForRelay } from '../store/relay-lease';
+import { sweepStuckSending } from '../store/sweep-stuck-sending';
 
 /**
  * After RabbitMQ comes back from a restart, wake-ups that fell due to move from one delay level to the

@@ -1,6 +1,6 @@
 import { ConflictError, NotFoundError } from '../errors';
 import { cancelTargetIn } from './cancel';
-import { cancelOpenMessage, type Message, type NewMessage } from './message-store';
+import { cancelOpenMessage, type Message, type NewMessage } from '../store/message-store';
 import { type ScheduleDeps, type ScheduleResult, scheduleMessages } from './schedule-messages';
 
 /**

@@ -4,7 +4,7 @@ import { ConflictError } from '../errors';
 import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
 import { dispatch } from './dispatch';
-import { insertMessages, type Message, type NewMessage } from './message-store';
+import { insertMessages, type Message, type NewMessage } from '../store/message-store';
 
 export type ScheduleResult =
   | { readonly ok: true; readonly message: Message; readonly created: boolean }

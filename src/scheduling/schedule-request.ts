@@ -3,7 +3,7 @@ import { ValidationError } from '../errors';
 import { messageRequestSchema } from '../http/contract';
 import { type IssueDetail, readableIssue, zodIssueDetails } from '../validation';
 import { parseCustomMessage, parseTemplateMessage } from '../wechat/message-schema';
-import type { NewMessage } from './message-store';
+import type { NewMessage } from '../store/message-store';
 
 export interface ScheduleContext {
   /** Configured accounts. */

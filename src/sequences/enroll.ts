@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { PoolClient } from '../db/pool';
-import type { NewMessage } from '../scheduling/message-store';
+import { insertEnrollment } from '../store/enrollments';
+import type { NewMessage } from '../store/message-store';
 import type { Trigger } from './sequence-schema';
-import { listActive, type Sequence } from './sequence-store';
+import { listActive, type Sequence } from '../store/sequence-store';
 
 /** What a push offers to the triggers: its kind and key (scene, menu key, message text). */
 export type TriggerEvent =
@@ -53,18 +54,13 @@ export async function enrollFollower(
 ): Promise<NewMessage[]> {
   const steps: NewMessage[] = [];
   for (const sequence of matchSequences(await listActive(db, input.appId), input.event)) {
-    const { rows } = await db.query<{ id: string }>(
-      `INSERT INTO enrollments (app_id, openid, sequence_id, version, dedupe) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (sequence_id, dedupe) DO NOTHING RETURNING id`,
-      [
-        input.appId,
-        input.openid,
-        sequence.id,
-        sequence.version,
-        sequence.oncePerFollower ? input.openid : input.pushKey,
-      ],
-    );
-    const enrollmentId = rows[0]?.id;
+    const enrollmentId = await insertEnrollment(db, {
+      appId: input.appId,
+      openid: input.openid,
+      sequenceId: sequence.id,
+      version: sequence.version,
+      dedupe: sequence.oncePerFollower ? input.openid : input.pushKey,
+    });
     if (!enrollmentId) continue;
     steps.push(
       ...sequence.steps.map((step, index): NewMessage => ({

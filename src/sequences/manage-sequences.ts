@@ -1,6 +1,6 @@
 import { type Pool, withTransaction } from '../db/pool';
 import { ConflictError, NotFoundError } from '../errors';
-import { appendCancellation, holdClaims } from '../scheduling/ledger';
+import { appendCancellation, holdClaims } from '../store/ledger';
 import type { SequenceDefinition } from './sequence-schema';
 import {
   addVersion,
@@ -10,7 +10,7 @@ import {
   type Sequence,
   type SequenceStatus,
   setStatus,
-} from './sequence-store';
+} from '../store/sequence-store';
 
 /** Creates a sequence (version 1), as a draft or active at once. */
 export async function createSequence(

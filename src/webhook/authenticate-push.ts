@@ -5,7 +5,7 @@ import type { PushCrypto } from '../wechat/crypto';
 import { extractEncrypt, parsePushBody, type Push, type PushFormat, toPush } from '../wechat/push';
 import { findEncrypt } from '../wechat/push-envelope';
 import { signatureMatches } from '../wechat/signature';
-import type { UrlUse } from './url-uses';
+import type { UrlUse } from '../store/webhook-url-uses';
 
 /** One account's webhook: the account with its push token, and its cipher when it has an EncodingAESKey. */
 export interface Endpoint {

@@ -1,11 +1,12 @@
 import type { Publisher } from '../broker/publisher';
 import type { Config } from '../config';
 import type { Pool } from '../db/pool';
-import { recordInteraction, unsubscribeAndForget } from '../followers/follower-store';
+import { recordInteraction, unsubscribeAndForget } from '../store/follower-store';
 import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
-import { appendCancellation } from '../scheduling/ledger';
-import type { NewMessage } from '../scheduling/message-store';
+import { appendCancellation } from '../store/ledger';
+import type { NewMessage } from '../store/message-store';
+import { listStalePushes, markPushProcessed, takeUnprocessedPush } from '../store/webhook-pushes';
 import { scheduleMessages } from '../scheduling/schedule-messages';
 import { enrollFollower } from '../sequences/enroll';
 import { pushDedupeKey, toPush } from '../wechat/push';
@@ -29,28 +30,18 @@ export interface ProcessDeps {
 export async function processPush(deps: ProcessDeps, pushId: number): Promise<string | null> {
   let outcome: string | null = null;
   await scheduleMessages(deps, async (client) => {
-    const { rows } = await client.query<{
-      app_id: string;
-      fields: Record<string, string> | null;
-      received_at: Date;
-      request_id: string | null;
-    }>(
-      `SELECT app_id, fields, received_at, request_id FROM webhook_pushes WHERE id = $1 AND processed_at IS NULL
-       FOR UPDATE SKIP LOCKED`,
-      [pushId],
-    );
-    const row = rows[0];
+    const row = await takeUnprocessedPush(client, pushId);
     if (!row) return [];
-    const account = deps.config.wechatAccounts.find((a) => a.appId === row.app_id);
+    const account = deps.config.wechatAccounts.find((a) => a.appId === row.appId);
     outcome = 'ignored';
     let scheduled: NewMessage[] = [];
     if (row.fields && account) {
       const push = toPush(row.fields);
       const meaning = interpretPush(push);
-      const base = { appId: row.app_id, openid: push.openid, at: row.received_at };
+      const base = { appId: row.appId, openid: push.openid, at: row.receivedAt };
       if (meaning.unsubscribe) {
         await appendCancellation(client, {
-          appId: row.app_id,
+          appId: row.appId,
           scope: 'follower',
           target: push.openid,
           reason: 'unsubscribed',
@@ -67,16 +58,13 @@ export async function processPush(deps: ProcessDeps, pushId: number): Promise<st
             ...base,
             event: meaning.trigger,
             pushKey: pushDedupeKey(push),
-            requestId: row.request_id,
+            requestId: row.requestId,
           });
         }
         outcome = `${meaning.interaction}:${scheduled.length}`;
       }
     }
-    await client.query(`UPDATE webhook_pushes SET processed_at = now(), outcome = $2 WHERE id = $1`, [
-      pushId,
-      outcome,
-    ]);
+    await markPushProcessed(client, pushId, outcome);
     return scheduled;
   });
   return outcome;
@@ -88,11 +76,7 @@ export async function processStalePushes(
   olderThanMs: number,
   limit: number,
 ): Promise<number> {
-  const { rows } = await deps.pool.query<{ id: number }>(
-    `SELECT id FROM webhook_pushes WHERE processed_at IS NULL AND received_at < now() - $1 * interval '1 millisecond'
-     ORDER BY received_at LIMIT $2`,
-    [olderThanMs, limit],
-  );
-  for (const r of rows) await processPush(deps, r.id);
-  return rows.length;
+  const ids = await listStalePushes(deps.pool, olderThanMs, limit);
+  for (const id of ids) await processPush(deps, id);
+  return ids.length;
 }

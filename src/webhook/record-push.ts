@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { type Pool, type PoolClient, withTransaction } from '../db/pool';
 import { type Push, pushDedupeKey } from '../wechat/push';
-import { claimUrlUse, type UrlUse } from './url-uses';
+import { insertPush } from '../store/webhook-pushes';
+import { claimUrlUse, type UrlUse } from '../store/webhook-url-uses';
 
 /** What recording a push did: stored it, found it already stored, or refused its URL's reuse. */
 export type RecordResult =
@@ -22,26 +23,28 @@ export async function recordPush(
   requestId: string,
   urlUse: UrlUse | null,
 ): Promise<RecordResult> {
-  if (urlUse === null) return insertPush(pool, appId, push, requestId);
+  if (urlUse === null) return storePush(pool, appId, push, requestId);
   return withTransaction(pool, async (client) =>
     (await claimUrlUse(client, urlUse))
-      ? insertPush(client, appId, push, requestId)
+      ? storePush(client, appId, push, requestId)
       : { status: 'replayed' as const },
   );
 }
 
-async function insertPush(
+async function storePush(
   db: Pool | PoolClient,
   appId: string,
   push: Push,
   requestId: string,
 ): Promise<RecordResult> {
-  const key = createHash('sha256').update(pushDedupeKey(push)).digest('base64url');
-  const { rows } = await db.query<{ id: number }>(
-    `INSERT INTO webhook_pushes (app_id, dedupe_key, openid, msg_type, event, fields, request_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)
-     ON CONFLICT (app_id, dedupe_key) DO NOTHING RETURNING id`,
-    [appId, key, push.openid, push.msgType, push.event, JSON.stringify(push.fields), requestId],
-  );
-  return rows[0] ? { status: 'recorded', id: rows[0].id } : { status: 'duplicate' };
+  const id = await insertPush(db, {
+    appId,
+    dedupeKey: createHash('sha256').update(pushDedupeKey(push)).digest('base64url'),
+    openid: push.openid,
+    msgType: push.msgType,
+    event: push.event,
+    fields: push.fields,
+    requestId,
+  });
+  return id === null ? { status: 'duplicate' } : { status: 'recorded', id };
 }

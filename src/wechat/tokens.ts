@@ -1,7 +1,14 @@
 import { request, type Dispatcher } from 'undici';
 import { AppError } from '../errors';
 import type { Logger } from '../logger';
-import { withTransaction, type Pool, type PoolClient } from '../db/pool';
+import { withTransaction, type Pool } from '../db/pool';
+import {
+  expireStoredToken,
+  lockTokenRefresh,
+  readToken,
+  saveToken,
+  type StoredToken,
+} from '../store/access-tokens';
 import { describeRequestError, interpretAnswer } from './http-answer';
 
 /** Access tokens per account, shared by every process through Postgres. */
@@ -45,25 +52,6 @@ interface CachedToken {
   readonly refreshAt: number;
 }
 
-interface TokenRow {
-  token: string;
-  remaining_ms: number;
-  life_ms: number;
-}
-
-// Remaining and total life are computed by Postgres so that process clocks never matter.
-const SELECT_TOKEN = `
-  SELECT token,
-         (EXTRACT(EPOCH FROM (expires_at - clock_timestamp())) * 1000)::float8 AS remaining_ms,
-         (EXTRACT(EPOCH FROM (expires_at - refreshed_at)) * 1000)::float8 AS life_ms
-    FROM access_tokens WHERE app_id = $1`;
-const UPSERT_TOKEN = `
-  INSERT INTO access_tokens (app_id, token, expires_at, refreshed_at)
-  VALUES ($1, $2, clock_timestamp() + $3 * INTERVAL '1 millisecond', clock_timestamp())
-  ON CONFLICT (app_id) DO UPDATE
-    SET token = EXCLUDED.token, expires_at = EXCLUDED.expires_at, refreshed_at = EXCLUDED.refreshed_at`;
-const EXPIRE_TOKEN = `UPDATE access_tokens SET expires_at = now() WHERE app_id = $1 AND token = $2`;
-
 /**
  * Creates the token store. Tokens come from `stable_token` in normal mode (which never invalidates other
  * holders), are cached in memory and in `access_tokens`, and are refreshed by one caller at a time:
@@ -84,23 +72,19 @@ export function createTokenStore(opts: TokenStoreOptions): TokenStore {
     memory.set(appId, { token, expiresAt: at + remainingMs, refreshAt: at + remainingMs - margin });
     return token;
   };
-  const isFresh = (row: TokenRow): boolean =>
-    row.remaining_ms > Math.min(opts.refreshMarginMs, row.life_ms / 2);
-
-  async function readRow(db: Pool | PoolClient, appId: string): Promise<TokenRow | undefined> {
-    return (await db.query<TokenRow>(SELECT_TOKEN, [appId])).rows[0];
-  }
+  const isFresh = (row: StoredToken): boolean =>
+    row.remainingMs > Math.min(opts.refreshMarginMs, row.lifeMs / 2);
 
   async function load(appId: string, secret: string): Promise<string> {
-    const row = await readRow(pool, appId);
-    if (row && isFresh(row)) return remember(appId, row.token, row.remaining_ms, row.life_ms);
+    const row = await readToken(pool, appId);
+    if (row && isFresh(row)) return remember(appId, row.token, row.remainingMs, row.lifeMs);
     return withTransaction(pool, async (client) => {
-      await client.query(`SELECT pg_advisory_xact_lock(hashtext('wechat-drip-token:' || $1))`, [appId]);
-      const again = await readRow(client, appId);
+      await lockTokenRefresh(client, appId);
+      const again = await readToken(client, appId);
       // Another process refreshed while this one waited for the lock.
-      if (again && isFresh(again)) return remember(appId, again.token, again.remaining_ms, again.life_ms);
+      if (again && isFresh(again)) return remember(appId, again.token, again.remainingMs, again.lifeMs);
       const fetched = await fetchStableToken(appId, secret);
-      await client.query(UPSERT_TOKEN, [appId, fetched.token, fetched.lifeMs]);
+      await saveToken(client, appId, fetched.token, fetched.lifeMs);
       logger.info({ appId, expiresInS: Math.round(fetched.lifeMs / 1000) }, 'access token refreshed');
       opts.onRefresh?.(appId, 'ok');
       return remember(appId, fetched.token, fetched.lifeMs, fetched.lifeMs);
@@ -183,7 +167,7 @@ export function createTokenStore(opts: TokenStoreOptions): TokenStore {
       return flight;
     },
     async expireToken(appId, token) {
-      await pool.query(EXPIRE_TOKEN, [appId, token]);
+      await expireStoredToken(pool, appId, token);
       if (memory.get(appId)?.token === token) memory.delete(appId);
     },
   };

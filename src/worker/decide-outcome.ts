@@ -1,5 +1,6 @@
 import type { SendVerdict } from '../wechat/judged-sender';
-import type { ClaimedMessage, Outcome } from '../scheduling/due-store';
+import type { ClaimedMessage } from '../store/claim-due';
+import type { Outcome } from '../store/record-outcomes';
 import { nextQuotaReset, type RetryPolicy, retryDelayMs } from './retry-policy';
 
 /** Everything the worker does about a send once its outcome is recorded, decided in one place. */

@@ -9,14 +9,10 @@ import { type Delivery, trackAcks, type WakeUpAcks } from './ack-tracker';
 import type { DbGate } from './db-gate';
 import { countClaim, countOutcome } from './delivery-metrics';
 import { decideOutcome, type DeliveryPlan } from './decide-outcome';
-import {
-  type ClaimedMessage,
-  claimDue,
-  closeWindow,
-  type Outcome,
-  pauseAccount,
-  recordOutcomes,
-} from '../scheduling/due-store';
+import { pauseAccount } from '../store/account-states';
+import { type ClaimedMessage, claimDue } from '../store/claim-due';
+import { closeWindow } from '../store/follower-window';
+import { type Outcome, recordOutcomes } from '../store/record-outcomes';
 import type { RetryPolicy } from './retry-policy';
 import type { SendSlots } from './send-slots';
 

@@ -1,10 +1,11 @@
 import type { Metrics } from '../metrics';
-import type { ClaimResult, Outcome } from '../scheduling/due-store';
+import { CLAIM_SKIP_REASON, CLAIMED_AS, type ClaimedAs, type ClaimResult } from '../store/claim-due';
+import { ATTEMPT_OUTCOME, type Outcome } from '../store/record-outcomes';
 
-const WINDOW_VERDICT: Record<string, string> = {
-  send: 'unchecked',
-  'send:window': 'open',
-  'send:fallback': 'fallback',
+const WINDOW_VERDICT: Record<ClaimedAs, string> = {
+  [CLAIMED_AS.unchecked]: 'unchecked',
+  [CLAIMED_AS.window]: 'open',
+  [CLAIMED_AS.fallback]: 'fallback',
 };
 
 /** Counts what one claim found: wake-ups by verdict, skips by reason, window checks by verdict. */
@@ -16,11 +17,11 @@ export function countClaim(metrics: Metrics, claim: ClaimResult, dropped: number
   metrics.delivered.inc({ verdict: 'dropped' }, dropped);
   for (const s of claim.skipped) {
     metrics.skipped.inc({ reason: s.reason });
-    if (s.reason === 'window_closed') metrics.windowChecks.inc({ verdict: 'closed' });
+    if (s.reason === CLAIM_SKIP_REASON.windowClosed) metrics.windowChecks.inc({ verdict: 'closed' });
   }
   for (const m of claim.claimed) {
-    if (m.channel === 'custom' || m.claimedAs === 'send:fallback') {
-      metrics.windowChecks.inc({ verdict: WINDOW_VERDICT[m.claimedAs] ?? m.claimedAs });
+    if (m.channel === 'custom' || m.claimedAs === CLAIMED_AS.fallback) {
+      metrics.windowChecks.inc({ verdict: WINDOW_VERDICT[m.claimedAs] });
     }
   }
 }
@@ -37,5 +38,6 @@ export function countOutcome(metrics: Metrics, outcome: Outcome, channel: string
     metrics.lateness.observe(Math.max(0, outcome.at.getTime() - dueAt.getTime()) / 1000);
   } else if (outcome.status === 'skipped') metrics.skipped.inc({ reason: outcome.reason ?? 'unspecified' });
   else if (outcome.status === 'failed') metrics.failed.inc({ reason: outcome.reason ?? 'unspecified' });
-  else if (outcome.label === 'retry') metrics.retries.inc({ reason: outcome.reason ?? 'unspecified' });
+  else if (outcome.label === ATTEMPT_OUTCOME.retry)
+    metrics.retries.inc({ reason: outcome.reason ?? 'unspecified' });
 }

@@ -4,8 +4,8 @@
  * service exports them, so a misplaced field is a compile error rather than a silently dropped value.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Channel } from '../../src/scheduling/message-status';
-import type { NewMessage } from '../../src/scheduling/message-store';
+import type { Channel } from '../../src/store/message-status';
+import type { NewMessage } from '../../src/store/message-store';
 import type { Trigger } from '../../src/sequences/sequence-schema';
 import type { CustomMessage, TemplateMessage } from '../../src/wechat/message-schema';
 

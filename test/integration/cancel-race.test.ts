@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { cancelByTarget } from '../../src/scheduling/cancel';
-import { claimDue } from '../../src/scheduling/due-store';
-import { insertMessages, markQueued, type NewMessage } from '../../src/scheduling/message-store';
+import { claimDue } from '../../src/store/claim-due';
+import { insertMessages, markQueued, type NewMessage } from '../../src/store/message-store';
 import { changeSequenceStatus, createSequence } from '../../src/sequences/manage-sequences';
 import { createTestDb, type TestDb } from '../helpers/db';
 import { aTextMessage } from '../helpers/builders';

@@ -1,5 +1,5 @@
 import { withTransaction } from '../../src/db/pool';
-import { recordInteraction } from '../../src/followers/follower-store';
+import { recordInteraction } from '../../src/store/follower-store';
 import { createTestDb, type TestDb } from '../helpers/db';
 
 let db: TestDb;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CANCEL_SCOPES, LEDGER_COVERS } from '../../src/scheduling/ledger';
+import { CANCEL_SCOPES, LEDGER_COVERS } from '../../src/store/ledger';
 import { createTestDb, type TestDb } from '../helpers/db';
 
 /** The ledger's one condition, read directly: which of the account's messages a cancellation covers. */

@@ -1,4 +1,4 @@
-import { leaseForRelay, RELAY_LEASE_SQL } from '../../src/scheduling/due-store';
+import { leaseForRelay, RELAY_LEASE_SQL } from '../../src/store/relay-lease';
 import { createTestDb, type TestDb } from '../helpers/db';
 
 /**

@@ -1,6 +1,6 @@
 import { matchSequences } from '../../../src/sequences/enroll';
 import type { Trigger } from '../../../src/sequences/sequence-schema';
-import type { Sequence } from '../../../src/sequences/sequence-store';
+import type { Sequence } from '../../../src/store/sequence-store';
 
 const seq = (name: string, trigger: Trigger): Sequence => ({
   id: name,

@@ -1,5 +1,5 @@
 import { decideOutcome } from '../../../src/worker/decide-outcome';
-import type { ClaimedMessage } from '../../../src/scheduling/due-store';
+import type { ClaimedMessage } from '../../../src/store/claim-due';
 import { classifyErrcode } from '../../../src/wechat/errcodes';
 import { aTextMessage } from '../../helpers/builders';
 

@@ -1,6 +1,6 @@
 import type { Pool } from '../db/pool';
 import type { FollowerState, FollowerTimeline, TimelineMessage } from '../http/contract';
-import { LEDGER_COVERS } from '../scheduling/ledger';
+import { ledgerStatusSql } from './ledger';
 
 const LIMIT = 200;
 
@@ -54,8 +54,7 @@ export async function followerTimeline(pool: Pool, appId: string, openid: string
     ),
     pool.query<MessageRow>(
       // A message a cancellation covers reads `cancelled` before the worker reaches it.
-      `SELECT id, channel, CASE WHEN m.status IN ('pending', 'queued') AND ${LEDGER_COVERS('m')}
-              THEN 'cancelled' ELSE m.status END AS status, status_reason AS "statusReason", due_at AS "dueAt", sent_at AS "sentAt", attempts,
+      `SELECT id, channel, ${ledgerStatusSql('m')} AS status, status_reason AS "statusReason", due_at AS "dueAt", sent_at AS "sentAt", attempts,
               sequence_id AS "sequenceId", step_index AS "stepIndex", payload AS message
        FROM scheduled_messages m WHERE app_id = $1 AND openid = $2 ORDER BY due_at DESC LIMIT ${LIMIT}`,
       [appId, openid],

@@ -1,9 +1,12 @@
 import type { Pool, PoolClient } from '../db/pool';
-import { LEDGER_COVERS } from '../scheduling/ledger';
-import type { SequenceDefinition, Step, Trigger } from './sequence-schema';
+import { LEDGER_COVERS } from './ledger';
+import { isOpenSql } from './message-status';
+import type { SequenceDefinition, Step, Trigger } from '../sequences/sequence-schema';
 
 export const SEQUENCE_STATUSES = ['draft', 'active', 'paused', 'archived'] as const;
 export type SequenceStatus = (typeof SEQUENCE_STATUSES)[number];
+/** The status whose sequences enroll followers. */
+const ACTIVE: SequenceStatus = 'active';
 
 export interface Sequence {
   readonly id: string;
@@ -108,7 +111,7 @@ export async function setStatus(db: PoolClient, id: string, status: SequenceStat
 
 /** Active sequences of an account, with their current version: the candidates a push may start. */
 export async function listActive(db: Pool | PoolClient, appId: string): Promise<Sequence[]> {
-  const { rows } = await db.query<SequenceRow>(`${SELECT} WHERE s.app_id = $1 AND s.status = 'active'`, [
+  const { rows } = await db.query<SequenceRow>(`${SELECT} WHERE s.app_id = $1 AND s.status = '${ACTIVE}'`, [
     appId,
   ]);
   return rows.map(toSequence);
@@ -118,7 +121,7 @@ export async function listActive(db: Pool | PoolClient, appId: string): Promise<
 export async function countOpenSteps(db: PoolClient, id: string): Promise<number> {
   const { rows } = await db.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM scheduled_messages m
-     WHERE m.sequence_id = $1 AND m.status IN ('pending', 'queued') AND NOT ${LEDGER_COVERS('m')}`,
+     WHERE m.sequence_id = $1 AND ${isOpenSql('m.status')} AND NOT ${LEDGER_COVERS('m')}`,
     [id],
   );
   return rows[0].n;

@@ -1,16 +1,16 @@
 import type { Pool } from '../db/pool';
 import type { SequenceResults, StepResult } from '../http/contract';
-import { LEDGER_COVERS } from '../scheduling/ledger';
+import { ledgerStatusSql } from './ledger';
+import { MESSAGE_STATUS, sqlList } from './message-status';
 
-// A message covered by a cancellation the worker has not reached yet already counts as cancelled.
-const EFFECTIVE_STATUS = `CASE WHEN m.status IN ('pending', 'queued') AND ${LEDGER_COVERS('m')} THEN 'cancelled'
-  ELSE m.status END`;
+/** The final states the per-minute series counts. */
+const FINISHED = [MESSAGE_STATUS.sent, MESSAGE_STATUS.skipped, MESSAGE_STATUS.failed];
 
 /** Results per step of a sequence, across all its versions, for marketing's results page. */
 export async function sequenceResults(pool: Pool, sequenceId: string): Promise<SequenceResults> {
   const [counts, lateness, enrolled, series] = await Promise.all([
     pool.query<{ step_index: number; status: string; reason: string | null; n: number }>(
-      `SELECT m.step_index, ${EFFECTIVE_STATUS} AS status, m.status_reason AS reason, count(*)::int AS n
+      `SELECT m.step_index, ${ledgerStatusSql('m')} AS status, m.status_reason AS reason, count(*)::int AS n
        FROM scheduled_messages m WHERE m.sequence_id = $1 GROUP BY 1, 2, 3`,
       [sequenceId],
     ),
@@ -20,7 +20,7 @@ export async function sequenceResults(pool: Pool, sequenceId: string): Promise<S
               percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM sent_at - due_at) * 1000) AS p95,
               percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM sent_at - due_at) * 1000) AS p99,
               max(extract(epoch FROM sent_at - due_at) * 1000) AS max
-       FROM scheduled_messages WHERE sequence_id = $1 AND status = 'sent' GROUP BY 1`,
+       FROM scheduled_messages WHERE sequence_id = $1 AND status = '${MESSAGE_STATUS.sent}' GROUP BY 1`,
       [sequenceId],
     ),
     pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM enrollments WHERE sequence_id = $1`, [
@@ -28,11 +28,11 @@ export async function sequenceResults(pool: Pool, sequenceId: string): Promise<S
     ]),
     pool.query<{ at: Date; sent: number; skipped: number; failed: number }>(
       `SELECT date_trunc('minute', updated_at) AS at,
-              count(*) FILTER (WHERE status = 'sent')::int AS sent,
-              count(*) FILTER (WHERE status = 'skipped')::int AS skipped,
-              count(*) FILTER (WHERE status = 'failed')::int AS failed
+              count(*) FILTER (WHERE status = '${MESSAGE_STATUS.sent}')::int AS sent,
+              count(*) FILTER (WHERE status = '${MESSAGE_STATUS.skipped}')::int AS skipped,
+              count(*) FILTER (WHERE status = '${MESSAGE_STATUS.failed}')::int AS failed
        FROM scheduled_messages
-       WHERE sequence_id = $1 AND status IN ('sent', 'skipped', 'failed') AND updated_at > now() - interval '24 hours'
+       WHERE sequence_id = $1 AND status IN (${sqlList(FINISHED)}) AND updated_at > now() - interval '24 hours'
        GROUP BY 1 ORDER BY 1`,
       [sequenceId],
     ),

@@ -1,4 +1,5 @@
 import type { PoolClient, Pool } from '../db/pool';
+import { isOpenSql, MESSAGE_STATUS } from './message-status';
 
 /** What a cancellation row targets. `sequence` and `enrollment` arrive with sequences. */
 export const CANCEL_SCOPES = ['message', 'cancel_key', 'follower', 'sequence', 'enrollment'] as const;
@@ -41,6 +42,13 @@ export const LEDGER_COVERS = (m: string) =>
     (scope) => `EXISTS (SELECT 1 FROM cancellations c
     WHERE c.app_id = ${m}.app_id AND c.scope = '${scope}' AND c.target = ${TARGET_OF[scope](m)} AND c.seq > ${m}.seq)`,
   ).join(' OR ')})`;
+
+/**
+ * The SQL expression "the status of message row `m` as the ledger sees it": an open message covered by a
+ * cancellation that the worker has not reached yet already reads `cancelled`.
+ */
+export const ledgerStatusSql = (m: string): string =>
+  `CASE WHEN ${isOpenSql(`${m}.status`)} AND ${LEDGER_COVERS(m)} THEN '${MESSAGE_STATUS.cancelled}' ELSE ${m}.status END`;
 
 /**
  * The advisory lock key a claim holds (shared) on each account it claims for, and a counted cancellation

@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from '../db/pool';
-import { LEDGER_COVERS } from './ledger';
-import type { Channel, MessageStatus } from './message-status';
+import { ledgerStatusSql } from './ledger';
+import { type Channel, isOpenSql, MESSAGE_STATUS, type MessageStatus } from './message-status';
 
 /** A scheduled message as the rest of the code sees it; mapped from the row once, here. */
 export interface Message {
@@ -62,8 +62,62 @@ interface MessageRow {
   max_lateness_ms: number | null;
 }
 
-const COLUMNS = `id, app_id, openid, channel, payload, due_at, status, status_reason, attempts,
-  idempotency_key, request_hash, cancel_key, created_at, updated_at, sent_at, max_lateness_ms`;
+/** The columns of a MessageRow, in one place for every statement that reads a message. */
+const MESSAGE_COLUMNS = [
+  'id',
+  'app_id',
+  'openid',
+  'channel',
+  'payload',
+  'due_at',
+  'status',
+  'status_reason',
+  'attempts',
+  'idempotency_key',
+  'request_hash',
+  'cancel_key',
+  'created_at',
+  'updated_at',
+  'sent_at',
+  'max_lateness_ms',
+] as const satisfies readonly (keyof MessageRow)[];
+const COLUMNS = MESSAGE_COLUMNS.join(', ');
+
+/** The columns of a MessageRow read from row `m`, its status as the ledger sees it. */
+const LEDGER_VIEW_COLUMNS = MESSAGE_COLUMNS.map((c) =>
+  c === 'status' ? `${ledgerStatusSql('m')} AS status` : `m.${c}`,
+).join(', ');
+
+/**
+ * The columns insertMessages writes, each with its array type and its value: one list, so that a column
+ * and its parameter cannot drift apart.
+ */
+const INSERT_COLUMNS: readonly (readonly [
+  column: string,
+  arrayOf: string,
+  value: (m: NewMessage) => unknown,
+])[] = [
+  ['id', 'uuid', (m) => m.id],
+  ['app_id', 'text', (m) => m.appId],
+  ['openid', 'text', (m) => m.openid],
+  ['channel', 'text', (m) => m.channel],
+  ['payload', 'jsonb', (m) => JSON.stringify(m.payload)],
+  ['due_at', 'timestamptz', (m) => m.dueAt.toISOString()],
+  ['idempotency_key', 'text', (m) => m.idempotencyKey],
+  ['request_hash', 'text', (m) => m.requestHash],
+  ['cancel_key', 'text', (m) => m.cancelKey],
+  ['sequence_id', 'uuid', (m) => m.step?.sequenceId ?? null],
+  ['enrollment_id', 'uuid', (m) => m.step?.enrollmentId ?? null],
+  ['step_index', 'int', (m) => m.step?.index ?? null],
+  ['fallback', 'jsonb', (m) => (m.fallback ? JSON.stringify(m.fallback) : null)],
+  ['max_lateness_ms', 'int', (m) => m.maxLatenessMs ?? null],
+  ['request_id', 'text', (m) => m.requestId ?? null],
+];
+
+const INSERT_SQL = `INSERT INTO scheduled_messages (${INSERT_COLUMNS.map(([column]) => column).join(', ')})
+SELECT * FROM unnest(${INSERT_COLUMNS.map(([, arrayOf], i) => `$${i + 1}::${arrayOf}[]`).join(', ')})
+ON CONFLICT (app_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+RETURNING ${COLUMNS}`;
 
 export function toMessage(r: MessageRow): Message {
   return {
@@ -96,30 +150,8 @@ export async function insertMessages(
 ): Promise<{ created: Message[]; existing: Message[] }> {
   if (messages.length === 0) return { created: [], existing: [] };
   const { rows } = await db.query<MessageRow>(
-    `INSERT INTO scheduled_messages
-       (id, app_id, openid, channel, payload, due_at, idempotency_key, request_hash, cancel_key,
-        sequence_id, enrollment_id, step_index, fallback, max_lateness_ms, request_id)
-     SELECT * FROM unnest($9::uuid[], $1::text[], $2::text[], $3::text[], $4::jsonb[], $5::timestamptz[],
-                          $6::text[], $7::text[], $8::text[], $10::uuid[], $11::uuid[], $12::int[], $13::jsonb[], $14::int[], $15::text[])
-     ON CONFLICT (app_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-     RETURNING ${COLUMNS}`,
-    [
-      messages.map((m) => m.appId),
-      messages.map((m) => m.openid),
-      messages.map((m) => m.channel),
-      messages.map((m) => JSON.stringify(m.payload)),
-      messages.map((m) => m.dueAt.toISOString()),
-      messages.map((m) => m.idempotencyKey),
-      messages.map((m) => m.requestHash),
-      messages.map((m) => m.cancelKey),
-      messages.map((m) => m.id),
-      messages.map((m) => m.step?.sequenceId ?? null),
-      messages.map((m) => m.step?.enrollmentId ?? null),
-      messages.map((m) => m.step?.index ?? null),
-      messages.map((m) => (m.fallback ? JSON.stringify(m.fallback) : null)),
-      messages.map((m) => m.maxLatenessMs ?? null),
-      messages.map((m) => m.requestId ?? null),
-    ],
+    INSERT_SQL,
+    INSERT_COLUMNS.map(([, , value]) => messages.map(value)),
   );
   const created = rows.map(toMessage);
   if (created.length === messages.length) return { created, existing: [] };
@@ -139,12 +171,7 @@ export async function insertMessages(
  */
 export async function findMessage(db: Pool | PoolClient, id: string): Promise<Message | null> {
   const { rows } = await db.query<MessageRow>(
-    `SELECT ${COLUMNS.replace(
-      'status,',
-      `CASE WHEN m.status IN ('pending', 'queued') AND ${LEDGER_COVERS('m')}
-       THEN 'cancelled' ELSE m.status END AS status,`,
-    )}
-     FROM scheduled_messages m WHERE m.id = $1`,
+    `SELECT ${LEDGER_VIEW_COLUMNS} FROM scheduled_messages m WHERE m.id = $1`,
     [id],
   );
   return rows[0] ? toMessage(rows[0]) : null;
@@ -186,8 +213,8 @@ export async function listAttempts(db: Pool | PoolClient, messageId: string): Pr
 export async function markQueued(db: Pool | PoolClient, ids: readonly string[]): Promise<number> {
   if (ids.length === 0) return 0;
   const res = await db.query(
-    `UPDATE scheduled_messages SET status = 'queued', updated_at = now()
-     WHERE id = ANY($1::uuid[]) AND status = 'pending'`,
+    `UPDATE scheduled_messages SET status = '${MESSAGE_STATUS.queued}', updated_at = now()
+     WHERE id = ANY($1::uuid[]) AND status = '${MESSAGE_STATUS.pending}'`,
     [ids],
   );
   return res.rowCount ?? 0;
@@ -203,8 +230,8 @@ export async function cancelOpenMessage(
 ): Promise<{ cancelled: boolean; message: Message | null }> {
   const res = await db.query<MessageRow>(
     `WITH cancelled AS (
-       UPDATE scheduled_messages SET status = 'cancelled', status_reason = $2, updated_at = now()
-       WHERE id = $1 AND status IN ('pending', 'queued') RETURNING ${COLUMNS}
+       UPDATE scheduled_messages SET status = '${MESSAGE_STATUS.cancelled}', status_reason = $2, updated_at = now()
+       WHERE id = $1 AND ${isOpenSql('status')} RETURNING ${COLUMNS}
      ), ledger AS (
        INSERT INTO cancellations (app_id, scope, target, reason, actor)
        SELECT app_id, 'message', id::text, $2, $3 FROM cancelled

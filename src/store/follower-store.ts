@@ -1,4 +1,5 @@
 import type { PoolClient } from '../db/pool';
+import { isOpenSql, MESSAGE_STATUS } from './message-status';
 import type { InteractionKind, WindowRule } from '../wechat/window-policy';
 
 /**
@@ -60,11 +61,11 @@ export async function unsubscribeAndForget(
   const { appId, openid, at } = input;
   const cancelled = await db.query(
     `UPDATE scheduled_messages SET
-       status = CASE WHEN status IN ('pending', 'queued') THEN 'cancelled' ELSE status END,
-       status_reason = CASE WHEN status IN ('pending', 'queued') THEN 'unsubscribed' ELSE status_reason END,
+       status = CASE WHEN ${isOpenSql('status')} THEN '${MESSAGE_STATUS.cancelled}' ELSE status END,
+       status_reason = CASE WHEN ${isOpenSql('status')} THEN 'unsubscribed' ELSE status_reason END,
        openid = '', payload = '{"redacted": true}', fallback = NULL, cancel_key = NULL, updated_at = now()
      WHERE app_id = $1 AND openid = $2
-     RETURNING (status = 'cancelled' AND status_reason = 'unsubscribed') AS now_cancelled`,
+     RETURNING (status = '${MESSAGE_STATUS.cancelled}' AND status_reason = 'unsubscribed') AS now_cancelled`,
     [appId, openid],
   );
   await db.query(`DELETE FROM interactions WHERE app_id = $1 AND openid = $2`, [appId, openid]);
