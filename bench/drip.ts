@@ -22,6 +22,10 @@ export const DRIP_TUNING: Record<string, string> = {
   WORKER_CONCURRENT_BATCHES: '4',
   WORKER_BATCH_WAIT_MS: '5',
   DATABASE_POOL_SIZE: '10',
+  // A worker claims only into free send slots: enough for the batches above to be claimed whole, as the
+  // simulator answers in about a millisecond (the default, 64, suits WeChat's real latency).
+  WORKER_SEND_CONCURRENCY: '800',
+  WECHAT_MAX_CONNECTIONS: '800',
 };
 
 /** wechat-drip also has a second front door: a producer linking the library (no HTTP). */
@@ -136,7 +140,8 @@ export function createDripSystem(env: BenchEnv, mode: 'levels' | 'plugin', rabbi
     name: `wechat-drip (${mode})`,
     settings:
       `1 api + ${env.workers} worker processes; prefetch ${DRIP_TUNING.WORKER_PREFETCH}, claim batches of ` +
-      `${DRIP_TUNING.WORKER_BATCH_SIZE} × ${DRIP_TUNING.WORKER_CONCURRENT_BATCHES} in flight per worker, ` +
+      `${DRIP_TUNING.WORKER_BATCH_SIZE} × ${DRIP_TUNING.WORKER_CONCURRENT_BATCHES} in flight per worker ` +
+      `(${DRIP_TUNING.WORKER_SEND_CONCURRENCY} send slots), ` +
       `pg pool ${DRIP_TUNING.DATABASE_POOL_SIZE}` +
       (mode === 'levels' ? `; ${LEVELS.count} levels × ${LEVELS.unitMs} ms unit` : '; x-delay on the plugin'),
 
