@@ -1,7 +1,8 @@
 import type { Service } from '../../src/main/start-service';
 import { APP_ID, createHarness, type Harness, waitFor } from '../helpers/harness';
 import { expectNothingMore } from '../helpers/expect-nothing-more';
-import { aMessageRequest, aTextMessage } from '../helpers/builders';
+import { aMessageRequest, aNewMessage, aTextMessage } from '../helpers/builders';
+import { seedMessages } from '../helpers/seed';
 
 const ACCOUNT = { appId: APP_ID, secret: 'test-secret', token: 'remindtoken', windowPolicy: 'official' };
 
@@ -127,16 +128,21 @@ describe('reminders for other systems', () => {
   it('skips a reminder that would arrive later than its maxLatenessMs (stale) instead of sending it late', async () => {
     await h.simulator.push('follow', 'o-stale', { appId: APP_ID });
     // A reminder that fell due 10 s ago while nothing ran (as after an outage), worth sending up to 2 s late.
-    const { rows } = await h.db.pool.query(
-      `INSERT INTO scheduled_messages (app_id, openid, channel, payload, due_at, max_lateness_ms, updated_at)
-       VALUES ($1, 'o-stale', 'template', $2, now() - interval '10 seconds', 2000, now() - interval '1 minute') RETURNING id`,
-      [APP_ID, JSON.stringify(template('too late'))],
+    const [id] = await seedMessages(
+      h.db.pool,
+      [
+        aNewMessage({
+          openid: 'o-stale',
+          channel: 'template',
+          payload: template('too late'),
+          dueAt: new Date(Date.now() - 10_000),
+          maxLatenessMs: 2000,
+        }),
+      ],
+      { updatedSecondsAgo: 60 },
     );
-    await waitFor(
-      async () => (await call('GET', `/v1/messages/${rows[0].id}`)).body.status === 'skipped',
-      5000,
-    );
-    expect((await call('GET', `/v1/messages/${rows[0].id}`)).body).toMatchObject({
+    await waitFor(async () => (await call('GET', `/v1/messages/${id}`)).body.status === 'skipped', 5000);
+    expect((await call('GET', `/v1/messages/${id}`)).body).toMatchObject({
       status: 'skipped',
       statusReason: 'stale',
     });
@@ -239,18 +245,22 @@ describe('stale after a retry', () => {
   it('counts maxLatenessMs from the time the reminder was meant for, not from its last retry', async () => {
     await h.simulator.push('follow', 'o-retried', { appId: APP_ID });
     // Meant for 10 s ago, worth 2 s of lateness, but retried since: due_at moved to now.
-    const { rows } = await h.db.pool.query(
-      `INSERT INTO scheduled_messages (app_id, openid, channel, payload, due_at, max_lateness_ms, attempts, updated_at)
-       VALUES ($1, 'o-retried', 'template', $2, now() - interval '10 seconds', 2000, 1, now() - interval '1 minute')
-       RETURNING id`,
-      [APP_ID, JSON.stringify(template('retried too late'))],
+    const [id] = await seedMessages(
+      h.db.pool,
+      [
+        aNewMessage({
+          openid: 'o-retried',
+          channel: 'template',
+          payload: template('retried too late'),
+          dueAt: new Date(Date.now() - 10_000),
+          maxLatenessMs: 2000,
+        }),
+      ],
+      { attempts: 1, updatedSecondsAgo: 60 },
     );
-    await h.db.pool.query(`UPDATE scheduled_messages SET due_at = now() WHERE id = $1`, [rows[0].id]);
-    await waitFor(
-      async () => (await call('GET', `/v1/messages/${rows[0].id}`)).body.status === 'skipped',
-      5000,
-    );
-    expect((await call('GET', `/v1/messages/${rows[0].id}`)).body).toMatchObject({
+    await h.db.pool.query(`UPDATE scheduled_messages SET due_at = now() WHERE id = $1`, [id]);
+    await waitFor(async () => (await call('GET', `/v1/messages/${id}`)).body.status === 'skipped', 5000);
+    expect((await call('GET', `/v1/messages/${id}`)).body).toMatchObject({
       status: 'skipped',
       statusReason: 'stale',
     });

@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type { Service } from '../../src/main/start-service';
 import { APP_ID, createHarness, type Harness, writtenRows } from '../helpers/harness';
-import { aTextMessage } from '../helpers/builders';
+import { aNewMessage, aTextMessage } from '../helpers/builders';
+import { seedMessages } from '../helpers/seed';
 
 let h: Harness;
 let api: Service;
@@ -125,10 +127,17 @@ describe('/v1/sequences', () => {
     });
     expect(await edited.json()).toMatchObject({ version: 2, name: 'spring welcome v2', status: 'active' });
     // Two pending steps of a running enrollment (as the webhook would write them).
-    await h.db.pool.query(
-      `INSERT INTO scheduled_messages (app_id, openid, channel, payload, due_at, status, sequence_id, step_index)
-       SELECT $1, 'o-seq', 'custom', '{}', now() + interval '1 hour', 'queued', $2, i FROM generate_series(0, 1) i`,
-      [APP_ID, created.id],
+    const enrollmentId = randomUUID();
+    await seedMessages(
+      h.db.pool,
+      [0, 1].map((index) =>
+        aNewMessage({
+          openid: 'o-seq',
+          dueAt: new Date(Date.now() + 3_600_000),
+          step: { sequenceId: created.id, enrollmentId, index },
+        }),
+      ),
+      { status: 'queued' },
     );
     const detail = (await (await send('GET', `/v1/sequences/${created.id}`)).json()) as {
       pendingSteps: number;

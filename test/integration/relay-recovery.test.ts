@@ -3,6 +3,8 @@ import type { WakeUp } from '../../src/broker/wake-up';
 import { createRelay, type Relay } from '../../src/scheduling/relay';
 import { createTestDb, type TestDb } from '../helpers/db';
 import { silentLogger } from '../helpers/logger';
+import { aNewMessage } from '../helpers/builders';
+import { seedMessages } from '../helpers/seed';
 
 // A broker restart can strand wake-ups in the delay levels for minutes (RabbitMQ's at-least-once
 // dead-lettering finds no route while it is still recovering bindings, and retries after 180 s). The
@@ -43,14 +45,15 @@ function relayAfterReconnect(reconnectedSecondsAgo: number | null): { relay: Rel
 
 /** A `queued` row (its wake-up published long ago) due and last touched the given seconds ago. */
 async function queuedRow(dueSecondsAgo: number, updatedSecondsAgo: number): Promise<string> {
-  const { rows } = await db.pool.query<{ id: string }>(
-    `INSERT INTO scheduled_messages (app_id, openid, channel, payload, due_at, status, updated_at)
-     VALUES ('wxtest0000000001', 'o-1', 'custom', '{"msgtype":"text","text":{"content":"x"}}',
-             now() - $1 * interval '1 second', 'queued', now() - $2 * interval '1 second')
-     RETURNING id`,
-    [dueSecondsAgo, updatedSecondsAgo],
+  const [id] = await seedMessages(
+    db.pool,
+    [aNewMessage({ dueAt: new Date(Date.now() - dueSecondsAgo * 1000) })],
+    {
+      status: 'queued',
+      updatedSecondsAgo,
+    },
   );
-  return rows[0].id;
+  return id;
 }
 
 describe('relay after a broker reconnect', () => {

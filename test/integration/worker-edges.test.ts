@@ -5,20 +5,23 @@ import { APP_ID, createHarness, type Harness, waitFor } from '../helpers/harness
 import { runCli } from '../helpers/services';
 import { clientMsgIdOf } from '../../src/wechat/client';
 import { expectNothingMore } from '../helpers/expect-nothing-more';
-import { aMessageRequest, aTextMessage } from '../helpers/builders';
+import { aMessageRequest, aNewMessage, aTextMessage } from '../helpers/builders';
+import { seedMessages } from '../helpers/seed';
 
 let h: Harness;
 afterEach(() => h?.close());
 
 async function insertStuckSending(tag: string, claimedSecondsAgo: number): Promise<string> {
-  const { rows } = await h.db.pool.query<{ id: string }>(
-    `INSERT INTO scheduled_messages (app_id, openid, channel, payload, due_at, status, attempts, claimed_at)
-     VALUES ($1, 'o-stuck', 'custom', jsonb_build_object('msgtype', 'text', 'text', jsonb_build_object('content', $2::text)),
-             now(), 'sending', 1, now() - $3 * interval '1 second')
-     RETURNING id`,
-    [APP_ID, tag, claimedSecondsAgo],
+  const [id] = await seedMessages(
+    h.db.pool,
+    [aNewMessage({ openid: 'o-stuck', payload: aTextMessage(tag) })],
+    {
+      status: 'sending',
+      attempts: 1,
+      claimedSecondsAgo,
+    },
   );
-  return rows[0].id;
+  return id;
 }
 
 describe('rows stuck in sending (the worker died mid-send)', () => {
@@ -60,13 +63,12 @@ describe('rows stuck in sending (the worker died mid-send)', () => {
 });
 
 async function insertStuckTemplate(openid: string, claimedSecondsAgo: number): Promise<string> {
-  const { rows } = await h.db.pool.query<{ id: string }>(
-    `INSERT INTO scheduled_messages (app_id, openid, channel, payload, due_at, status, attempts, claimed_at)
-     VALUES ($1, $2, 'template', $3, now(), 'sending', 1, now() - $4 * interval '1 second')
-     RETURNING id`,
-    [APP_ID, openid, TEMPLATE, claimedSecondsAgo],
+  const [id] = await seedMessages(
+    h.db.pool,
+    [aNewMessage({ openid, channel: 'template', payload: TEMPLATE })],
+    { status: 'sending', attempts: 1, claimedSecondsAgo },
   );
-  return rows[0].id;
+  return id;
 }
 
 const TEMPLATE = { template_id: 'TPL', data: { first: { value: 'your order shipped' } } };

@@ -1,6 +1,6 @@
-import { withTransaction } from '../../src/db/pool';
-import { recordInteraction } from '../../src/store/follower-store';
-import { createTestDb, type TestDb } from '../helpers/db';
+import { withTransaction } from '../../../src/db/pool';
+import { recordInteraction } from '../../../src/store/follower-store';
+import { createTestDb, type TestDb } from '../../helpers/db';
 
 let db: TestDb;
 beforeAll(async () => {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { appendCancellation } from '../../src/store/ledger';
-import { findMessage, insertMessages, type NewMessage } from '../../src/store/message-store';
-import { aNewMessage, aTemplateMessage, aTextMessage, APP_ID } from '../helpers/builders';
-import { createTestDb, type TestDb } from '../helpers/db';
+import { appendCancellation } from '../../../src/store/ledger';
+import { findMessage, insertMessages, type NewMessage } from '../../../src/store/message-store';
+import { aNewMessage, aTemplateMessage, aTextMessage, APP_ID } from '../../helpers/builders';
+import { createTestDb, type TestDb } from '../../helpers/db';
 
 /** The message store's statements, read back from the table itself. */
 let db: TestDb;

@@ -1,5 +1,5 @@
-import { leaseForRelay, RELAY_LEASE_SQL } from '../../src/store/relay-lease';
-import { createTestDb, type TestDb } from '../helpers/db';
+import { leaseForRelay, RELAY_LEASE_SQL } from '../../../src/store/relay-lease';
+import { createTestDb, type TestDb } from '../../helpers/db';
 
 /**
  * What the relay leases, read directly against Postgres: stale `pending` rows, `queued` rows whose wake-up

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { CANCEL_SCOPES, LEDGER_COVERS } from '../../src/store/ledger';
-import { createTestDb, type TestDb } from '../helpers/db';
+import { CANCEL_SCOPES, LEDGER_COVERS } from '../../../src/store/ledger';
+import { createTestDb, type TestDb } from '../../helpers/db';
 
 /** The ledger's one condition, read directly: which of the account's messages a cancellation covers. */
 let db: TestDb;

@@ -1,0 +1,40 @@
+import type { Pool } from '../../src/db/pool';
+import type { MessageStatus } from '../../src/store/message-status';
+import { insertMessages, type NewMessage } from '../../src/store/message-store';
+
+/** What only time or a crash gives a row; set after the store has inserted it. */
+export interface SeedState {
+  readonly status?: MessageStatus;
+  readonly attempts?: number;
+  /** Seconds since the row was last touched (the relay's clock). */
+  readonly updatedSecondsAgo?: number;
+  /** Seconds since a worker claimed it (a row stuck in `sending` after the worker died). */
+  readonly claimedSecondsAgo?: number;
+}
+
+/**
+ * Writes messages through the store's own insert, then gives them the state a test needs (an outage, a
+ * dead worker) with one statement. Returns the ids in input order.
+ */
+export async function seedMessages(
+  pool: Pool,
+  messages: readonly NewMessage[],
+  state: SeedState = {},
+): Promise<string[]> {
+  const { created } = await insertMessages(pool, messages);
+  const ids = created.map((m) => m.id);
+  await pool.query(
+    `UPDATE scheduled_messages SET status = COALESCE($2, status), attempts = COALESCE($3, attempts),
+       updated_at = COALESCE(now() - $4 * interval '1 second', updated_at),
+       claimed_at = COALESCE(now() - $5 * interval '1 second', claimed_at)
+     WHERE id = ANY($1::uuid[])`,
+    [
+      ids,
+      state.status ?? null,
+      state.attempts ?? null,
+      state.updatedSecondsAgo ?? null,
+      state.claimedSecondsAgo ?? null,
+    ],
+  );
+  return ids;
+}
