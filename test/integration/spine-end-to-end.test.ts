@@ -2,6 +2,7 @@ import type { Service } from '../../src/main/start-service';
 import { PLUGIN_RABBITMQ_URL } from '../helpers/broker';
 import { APP_ID, createHarness, type Harness, waitFor } from '../helpers/harness';
 import { aTextMessage } from '../helpers/builders';
+import { expectNothingMore } from '../helpers/expect-nothing-more';
 
 interface Scheduled {
   readonly tag: string;
@@ -72,7 +73,11 @@ async function runDoneWhen(h: Harness, service: Service): Promise<{ p50: number;
     );
     return rows[0].n === 0;
   }, 5000);
-  await new Promise((r) => setTimeout(r, 1000));
+  await expectNothingMore(
+    'send beyond the 900 expected (a duplicate, or a cancelled message)',
+    () => h.simulator.stats().received > 900,
+    1000,
+  );
 
   const received = h.simulator.messages();
   const byTag = new Map<string, number[]>();
