@@ -1,9 +1,9 @@
 /**
  * The shapes of the /v1 requests and answers the admin app uses, derived from the server's contract
- * (src/http/contract, README "HTTP API"): type-only imports, so nothing of it, and no zod, reaches the
+ * (src/contract, README "HTTP API"): type-only imports, so nothing of it, and no zod, reaches the
  * browser.
  */
-import type { SequenceBody as SequenceRequest, StepView } from '../../src/http/contract/index.js';
+import type { SequenceBody as SequenceRequest, StepView } from '../../src/contract/index.js';
 
 export type {
   AccountView as Account,
@@ -24,7 +24,7 @@ export type {
   Trigger,
   WindowPolicyView as WindowPolicy,
   WindowRule,
-} from '../../src/http/contract/index.js';
+} from '../../src/contract/index.js';
 
 /** A WeChat payload as JSON; the forms build and read these. */
 export type Json = Record<string, unknown>;

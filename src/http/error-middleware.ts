@@ -2,7 +2,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError } from '../errors';
 import { loggableError } from '../db/errors';
 import type { Logger } from '../logger';
-import type { ErrorBody } from './contract';
+import type { ErrorBody } from '../contract';
 
 /** The JSON shape of every error answer: `{ error: { code, message, details? } }`. */
 export function errorBody(err: AppError): ErrorBody {

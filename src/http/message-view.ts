@@ -1,5 +1,5 @@
 import type { AttemptRow, Message } from '../store/message-store';
-import type { DeliveryAttempt, MessageDetail, MessageView } from './contract';
+import type { DeliveryAttempt, MessageDetail, MessageView } from '../contract';
 
 /** The public JSON of a message: no internal columns (hashes, seq). */
 export function messageView(m: Message): MessageView {

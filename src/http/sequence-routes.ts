@@ -13,7 +13,7 @@ import { findSequence, listSequences } from '../store/sequence-store';
 import { sequenceResults } from '../store/sequence-results';
 import { scheduleMessages } from '../scheduling/schedule-messages';
 import { readableIssue, zodIssueDetails } from '../validation';
-import { createStatusSchema, testSendSchema } from './contract';
+import { createStatusSchema, testSendSchema } from '../contract';
 import { messageView } from './message-view';
 import { sequenceView } from './sequence-view';
 import { guardPathParams } from './input-guard';

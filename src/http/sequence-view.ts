@@ -1,5 +1,5 @@
 import type { Sequence } from '../store/sequence-store';
-import type { SequenceView } from './contract';
+import type { SequenceView } from '../contract';
 
 /** The public JSON of a sequence, at its current version. */
 export function sequenceView(s: Sequence): SequenceView {

@@ -8,7 +8,7 @@ import { readableIssue, zodIssueDetails } from '../validation';
 import { followerTimeline } from '../store/follower-timeline';
 import { rescheduleByKey, rescheduleMessage } from '../scheduling/reschedule';
 import { WINDOW_PRESETS, type WindowPolicy } from '../wechat/window-policy';
-import { cancellationSchema, cancelQuerySchema, type AccountView, type CancellationView } from './contract';
+import { cancellationSchema, cancelQuerySchema, type AccountView, type CancellationView } from '../contract';
 import { messageDetailView, messageView } from './message-view';
 import { createSequenceRouter } from './sequence-routes';
 import { handleNdjsonBatch } from './ndjson-batch';

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { ValidationError } from '../errors';
-import { messageRequestSchema } from '../http/contract';
+import { messageRequestSchema } from '../contract';
 import { type IssueDetail, readableIssue, zodIssueDetails } from '../validation';
 import { parseCustomMessage, parseTemplateMessage } from '../wechat/message-schema';
 import type { NewMessage } from '../store/message-store';

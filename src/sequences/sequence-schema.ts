@@ -1,5 +1,5 @@
 import { ValidationError } from '../errors';
-import { sequenceDefinitionSchema } from '../http/contract';
+import { sequenceDefinitionSchema } from '../contract';
 import { type IssueDetail, readableIssue, zodIssueDetails } from '../validation';
 import {
   parseCustomMessage,

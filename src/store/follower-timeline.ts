@@ -1,5 +1,5 @@
 import type { Pool } from '../db/pool';
-import type { FollowerState, FollowerTimeline, TimelineMessage } from '../http/contract';
+import type { FollowerState, FollowerTimeline, TimelineMessage } from '../contract';
 import { ledgerStatusSql } from './ledger';
 
 const LIMIT = 200;

@@ -1,5 +1,5 @@
 import type { Pool } from '../db/pool';
-import type { SequenceResults, StepResult } from '../http/contract';
+import type { SequenceResults, StepResult } from '../contract';
 import { ledgerStatusSql } from './ledger';
 import { MESSAGE_STATUS, sqlList } from './message-status';
 

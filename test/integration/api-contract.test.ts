@@ -6,7 +6,7 @@ import {
   messageViewSchema,
   sequenceResultsSchema,
   sequenceViewSchema,
-} from '../../src/http/contract';
+} from '../../src/contract';
 import type { Service } from '../../src/main/start-service';
 import { aMessageRequest, anOpenid, aSequence } from '../helpers/builders';
 import { APP_ID, createHarness, type Harness } from '../helpers/harness';
