@@ -1,6 +1,7 @@
 import { type Pool, withTransaction } from '../db/pool';
 import { CLAIM_LOCK_KEY, LEDGER_COVERS } from './ledger';
 import { type Channel, isOpenSql, MESSAGE_STATUS } from './message-status';
+import type { Message } from './message-store';
 
 /** How the claim let a message through. */
 export const CLAIMED_AS = { unchecked: 'send', window: 'send:window', fallback: 'send:fallback' } as const;
@@ -22,13 +23,10 @@ type ClaimRow = (typeof CLAIM_ROW)[keyof typeof CLAIM_ROW];
 const skip = (reason: ClaimSkipReason): string => `skip:${reason}`;
 
 /** A message the worker now owns (`sending`) and must send. */
-export interface ClaimedMessage {
-  readonly id: string;
-  readonly appId: string;
-  readonly openid: string;
-  readonly channel: Channel;
-  readonly payload: Record<string, unknown>;
-  readonly dueAt: Date;
+export interface ClaimedMessage extends Pick<
+  Message,
+  'id' | 'appId' | 'openid' | 'channel' | 'payload' | 'dueAt'
+> {
   /** Attempts so far, this one included. */
   readonly attempts: number;
   /** How the claim let it through: `send` (no window check), `send:window`, `send:fallback`. */

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { cancelByTarget } from '../../src/scheduling/cancel';
 import { claimDue } from '../../src/store/claim-due';
-import { insertMessages, markQueued, type NewMessage } from '../../src/store/message-store';
+import type { NewMessage } from '../../src/store/message-store';
 import { changeSequenceStatus, createSequence } from '../../src/sequences/manage-sequences';
 import { createTestDb, type TestDb } from '../helpers/db';
-import { aTextMessage } from '../helpers/builders';
+import { aNewMessage, aTemplateMessage, aTextMessage } from '../helpers/builders';
+import { seedMessages } from '../helpers/seed';
 
 /**
  * A cancellation's answer (`matched`, `cancelledSteps`) must be true even while a worker is claiming the
@@ -21,27 +22,17 @@ beforeAll(async () => {
 });
 afterAll(async () => db.drop());
 
-const dueNow = (fields: Partial<NewMessage>): NewMessage => ({
-  id: randomUUID(),
-  appId: APP,
-  openid: `o-${randomUUID()}`,
-  channel: 'template',
-  payload: { template_id: 't', data: {} },
-  dueAt: new Date(Date.now() - 1000),
-  idempotencyKey: null,
-  requestHash: null,
-  cancelKey: null,
-  ...fields,
-});
+const dueNow = (fields: Partial<NewMessage>): NewMessage =>
+  aNewMessage({
+    appId: APP,
+    channel: 'template',
+    payload: aTemplateMessage(),
+    dueAt: new Date(Date.now() - 1000),
+    ...fields,
+  });
 
-async function queued(messages: NewMessage[]): Promise<string[]> {
-  const { created } = await insertMessages(db.pool, messages);
-  await markQueued(
-    db.pool,
-    created.map((m) => m.id),
-  );
-  return created.map((m) => m.id);
-}
+const queued = (messages: NewMessage[]): Promise<string[]> =>
+  seedMessages(db.pool, messages, { status: 'queued' });
 
 const jitter = () => new Promise((r) => setTimeout(r, Math.random() * 3));
 
