@@ -5,7 +5,7 @@ JEST_RESULTS := test-artifacts/jest-results.json
 CHAOS_MESSAGES ?= 10000
 COMPOSE := docker compose -p wechat-drip -f docker/compose.yaml
 
-.PHONY: help install build migrate run demo batch-check spine-check bench up down logs test test-fast test-unit test-integration test-faults test-acceptance test-e2e chaos lint typecheck clean
+.PHONY: help install build migrate run demo batch-check spine-check bench up down logs test test-fast test-unit test-integration test-slow test-faults test-acceptance test-e2e chaos lint typecheck clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
@@ -19,8 +19,14 @@ node_modules/.installed: package.json package-lock.json
 
 install: node_modules/.installed ## Install dependencies (npm ci) when package-lock.json changed
 
-build: install ## Compile TypeScript to dist/
+# Rebuilt only when a source, the admin page or a build setting changed since the last build, so that
+# `make test-fast` after no change starts testing at once.
+BUILD_INPUTS := $(shell find src admin -type f) package.json tsconfig.json tsconfig.build.json tsconfig.contract.json
+dist/.built: node_modules/.installed $(BUILD_INPUTS)
 	npm run build
+	@touch $@
+
+build: dist/.built ## Compile TypeScript to dist/ (when anything it compiles changed)
 
 migrate: build ## Create the database if needed and apply migrations
 	npm run migrate
@@ -61,11 +67,14 @@ typecheck: install ## tsc --noEmit over src, test, bench and admin/
 test-unit: install ## Unit tests only (no services)
 	npx jest --selectProjects unit
 
-test-integration: build ## Integration tests (real Postgres + RabbitMQ; never stops them)
-	npx jest --selectProjects integration --runInBand
+test-integration: build ## Integration tests (real Postgres + RabbitMQ; never stops them), three files at a time
+	npx jest --selectProjects integration
 
-test-fast: build ## The developer's loop: unit + integration tests, without lint, the fault suite, acceptance or browser tests
+test-fast: build ## The developer's loop (under a minute): unit + integration tests in parallel; no lint, slow, fault, acceptance or browser tests
 	npm run test:fast
+
+test-slow: build ## Measurements and tool validations: the 1,000-message end-to-end run, NDJSON memory, docker/ checks
+	npx jest --selectProjects slow --runInBand
 
 test-faults: build ## The fault suite at 500 messages per scenario (stops and restarts Postgres and RabbitMQ)
 	npx jest --selectProjects faults --runInBand
@@ -84,12 +93,12 @@ chaos: build ## Fault suite: RabbitMQ, Postgres, worker, api and WeChat faults a
 	CHAOS_MESSAGES=$(CHAOS_MESSAGES) npx jest --selectProjects faults --runInBand; \
 	  status=$$?; echo; cat test-artifacts/chaos-report.txt 2>/dev/null; exit $$status
 
-test: install ## Everything CI runs: lint, typecheck, build, unit + integration + fault + acceptance + browser tests
+test: install ## Everything CI runs: lint, typecheck, build, unit + integration + slow + fault + acceptance + browser tests, in band
 	npm run lint
 	npm run typecheck
 	npm run build
 	@mkdir -p test-artifacts
-	npx jest --selectProjects unit integration faults acceptance e2e --runInBand --json --outputFile=$(JEST_RESULTS)
+	npx jest --selectProjects unit integration slow faults acceptance e2e --runInBand --json --outputFile=$(JEST_RESULTS)
 
 clean: ## Remove build output and test artifacts
 	rm -rf dist test-artifacts

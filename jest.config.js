@@ -1,13 +1,20 @@
 /**
- * Five projects: unit (pure, no I/O), integration (real Postgres + RabbitMQ), faults (the scenarios that
- * stop Postgres or RabbitMQ and kill processes: apart, so that the fast suite never stops a shared
- * service), acceptance (the README's promises, against the built service and simulator as child
- * processes), e2e (the admin app in Chromium).
+ * Six projects: unit (pure, no I/O), integration (real Postgres + RabbitMQ; each file its own schema,
+ * broker prefix and ports, so the files may run in parallel), slow (measurements and tool validations:
+ * the 1,000-message end-to-end run, the NDJSON memory check, docker/ checked with docker-compose and
+ * promtool), faults (the scenarios that stop Postgres or RabbitMQ and kill processes: apart, so that the
+ * fast suite never stops a shared service), acceptance (the README's promises, against the built service
+ * and simulator as child processes), e2e (the admin app in Chromium). The fast suite is unit +
+ * integration; `make test` runs all six, in band.
  */
 const transform = { '^.+\\.ts$': 'ts-jest' };
 /** @type {import('jest').Config} */
 module.exports = {
   testTimeout: 30000,
+  // Test files run in parallel, three at a time (JEST_WORKERS to change it): integration files wait on
+  // timers, the broker and Postgres more than they compute, so three keep two cores busy. `make test`
+  // runs in band, because the fault suite stops the services the other files use.
+  maxWorkers: Number(process.env.JEST_WORKERS ?? 3),
   projects: [
     {
       displayName: 'unit',
@@ -18,6 +25,12 @@ module.exports = {
     {
       displayName: 'integration',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
+      transform,
+      testEnvironment: 'node',
+    },
+    {
+      displayName: 'slow',
+      testMatch: ['<rootDir>/test/slow/**/*.test.ts'],
       transform,
       testEnvironment: 'node',
     },

@@ -8,6 +8,7 @@ import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
 import { createDbGate } from '../worker/db-gate';
 import { createDeliverDue } from '../worker/deliver-due';
+import { createDeliveryStore } from '../worker/delivery-store';
 import { createRelay, type Relay } from '../scheduling/relay';
 import { createSendSlots } from '../worker/send-slots';
 import { createWechatClient } from '../wechat/client';
@@ -61,7 +62,7 @@ export function startWorker(deps: {
     logger,
   });
   const deliverDue = createDeliverDue({
-    pool,
+    store: createDeliveryStore(pool),
     publisher,
     sender: createJudgedSender(wechat, logger),
     awaitSendRate: (appId) => limiterFor(appId).acquire(),

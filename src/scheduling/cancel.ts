@@ -3,6 +3,7 @@ import { ConflictError, NotFoundError } from '../errors';
 import { countCancellable } from '../store/count-cancellable';
 import { appendCancellation, type Cancellation, holdClaims } from '../store/ledger';
 import { cancelOpenMessage, type Message } from '../store/message-store';
+import { MESSAGE_STATUS } from '../store/message-status';
 
 /**
  * Cancels one message by id: an open message becomes `cancelled` at once (and the ledger records who and
@@ -14,7 +15,7 @@ export async function cancelMessage(
 ): Promise<Message> {
   const { cancelled, message } = await cancelOpenMessage(pool, input);
   if (!message) throw new NotFoundError(`message ${input.id}`);
-  if (cancelled || message.status === 'cancelled') return message;
+  if (cancelled || message.status === MESSAGE_STATUS.cancelled) return message;
   throw new ConflictError(
     'message_not_cancellable',
     `message ${message.id} is ${message.status} and can no longer be cancelled`,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { PoolClient } from '../db/pool';
 import { insertEnrollment } from '../store/enrollments';
 import type { NewMessage } from '../store/message-store';
-import type { Trigger } from './sequence-schema';
+import type { Trigger } from '../contract';
 import { listActive, type Sequence } from '../store/sequence-store';
 
 /** What a push offers to the triggers: its kind and key (scene, menu key, message text). */

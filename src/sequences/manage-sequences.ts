@@ -8,9 +8,9 @@ import {
   findSequence,
   insertSequence,
   type Sequence,
-  type SequenceStatus,
   setStatus,
 } from '../store/sequence-store';
+import type { SequenceStatus } from '../contract';
 
 /** Creates a sequence (version 1), as a draft or active at once. */
 export async function createSequence(

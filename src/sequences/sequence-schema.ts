@@ -1,5 +1,5 @@
 import { ValidationError } from '../errors';
-import { sequenceDefinitionSchema } from '../contract';
+import { sequenceDefinitionSchema, type Trigger } from '../contract';
 import { type IssueDetail, readableIssue, zodIssueDetails } from '../validation';
 import {
   parseCustomMessage,
@@ -13,13 +13,6 @@ import {
   type InteractionKind,
   type WindowPolicy,
 } from '../wechat/window-policy';
-
-/** What starts a sequence. A `subscribe` with a scene matches a follow from that QR code (`qrscene_<scene>`). */
-export type Trigger =
-  | { readonly type: 'subscribe'; readonly scene?: string }
-  | { readonly type: 'scan'; readonly scene: string }
-  | { readonly type: 'click'; readonly key: string }
-  | { readonly type: 'keyword'; readonly keyword: string };
 
 export interface Step {
   /** Wait after the trigger, in ms. */

@@ -1,6 +1,6 @@
 import type { PoolClient } from '../db/pool';
 import { isOpenSql, MESSAGE_STATUS } from './message-status';
-import type { InteractionKind, WindowRule } from '../wechat/window-policy';
+import type { InteractionKind, WindowRule } from '../contract';
 
 /**
  * A window column's new value when this interaction ($4) is the newest one seen: pushes are processed

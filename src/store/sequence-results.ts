@@ -1,7 +1,7 @@
 import type { Pool } from '../db/pool';
 import type { SequenceResults, StepResult } from '../contract';
 import { ledgerStatusSql } from './ledger';
-import { MESSAGE_STATUS, sqlList } from './message-status';
+import { MESSAGE_STATUS, type MessageStatus, sqlList } from './message-status';
 
 /** The final states the per-minute series counts. */
 const FINISHED = [MESSAGE_STATUS.sent, MESSAGE_STATUS.skipped, MESSAGE_STATUS.failed];
@@ -9,7 +9,7 @@ const FINISHED = [MESSAGE_STATUS.sent, MESSAGE_STATUS.skipped, MESSAGE_STATUS.fa
 /** Results per step of a sequence, across all its versions, for marketing's results page. */
 export async function sequenceResults(pool: Pool, sequenceId: string): Promise<SequenceResults> {
   const [counts, lateness, enrolled, series] = await Promise.all([
-    pool.query<{ step_index: number; status: string; reason: string | null; n: number }>(
+    pool.query<{ step_index: number; status: MessageStatus; reason: string | null; n: number }>(
       `SELECT m.step_index, ${ledgerStatusSql('m')} AS status, m.status_reason AS reason, count(*)::int AS n
        FROM scheduled_messages m WHERE m.sequence_id = $1 GROUP BY 1, 2, 3`,
       [sequenceId],
@@ -60,11 +60,11 @@ export async function sequenceResults(pool: Pool, sequenceId: string): Promise<S
     const s = stepOf(r.step_index);
     s.scheduled += r.n;
     const reason = r.reason ?? 'unspecified';
-    if (r.status === 'skipped') s.skipped[reason] = (s.skipped[reason] ?? 0) + r.n;
-    else if (r.status === 'failed') s.failed[reason] = (s.failed[reason] ?? 0) + r.n;
-    else if (r.status === 'sent') s.sent += r.n;
-    else if (r.status === 'cancelled') s.cancelled += r.n;
-    else if (r.status === 'unknown') s.unknown += r.n;
+    if (r.status === MESSAGE_STATUS.skipped) s.skipped[reason] = (s.skipped[reason] ?? 0) + r.n;
+    else if (r.status === MESSAGE_STATUS.failed) s.failed[reason] = (s.failed[reason] ?? 0) + r.n;
+    else if (r.status === MESSAGE_STATUS.sent) s.sent += r.n;
+    else if (r.status === MESSAGE_STATUS.cancelled) s.cancelled += r.n;
+    else if (r.status === MESSAGE_STATUS.unknown) s.unknown += r.n;
     else s.pending += r.n; // pending, queued, sending
   }
   for (const r of lateness.rows) {

@@ -1,10 +1,19 @@
 import type { Pool, PoolClient } from '../db/pool';
 import { LEDGER_COVERS } from './ledger';
 import { isOpenSql } from './message-status';
-import type { SequenceDefinition, Step, Trigger } from '../sequences/sequence-schema';
+import type { SequenceStatus, StepView, Trigger } from '../contract';
 
-export const SEQUENCE_STATUSES = ['draft', 'active', 'paused', 'archived'] as const;
-export type SequenceStatus = (typeof SEQUENCE_STATUSES)[number];
+/**
+ * A sequence as the store writes it: sequences/sequence-schema parses and checks the definition (each
+ * step's message and fallback against WeChat's schemas) before it gets here.
+ */
+export interface StoredDefinition {
+  readonly appId: string;
+  readonly name: string;
+  readonly trigger: Trigger;
+  readonly steps: readonly StepView[];
+  readonly oncePerFollower: boolean;
+}
 /** The status whose sequences enroll followers. */
 const ACTIVE: SequenceStatus = 'active';
 
@@ -16,7 +25,7 @@ export interface Sequence {
   readonly version: number;
   readonly oncePerFollower: boolean;
   readonly trigger: Trigger;
-  readonly steps: readonly Step[];
+  readonly steps: readonly StepView[];
   readonly createdAt: Date;
   readonly updatedAt: Date;
 }
@@ -29,7 +38,7 @@ interface SequenceRow {
   current_version: number;
   once_per_follower: boolean;
   trigger: Trigger;
-  steps: Step[];
+  steps: StepView[];
   created_at: Date;
   updated_at: Date;
 }
@@ -55,7 +64,7 @@ function toSequence(r: SequenceRow): Sequence {
 
 export async function insertSequence(
   db: PoolClient,
-  d: SequenceDefinition,
+  d: StoredDefinition,
   status: SequenceStatus,
 ): Promise<string> {
   const { rows } = await db.query<{ id: string }>(
@@ -71,7 +80,7 @@ export async function insertSequence(
 }
 
 /** Adds a version and makes it current; enrollments already running keep theirs. */
-export async function addVersion(db: PoolClient, id: string, d: SequenceDefinition): Promise<number> {
+export async function addVersion(db: PoolClient, id: string, d: StoredDefinition): Promise<number> {
   const { rows } = await db.query<{ current_version: number }>(
     `UPDATE sequences SET current_version = current_version + 1, name = $2, once_per_follower = $3, updated_at = now()
      WHERE id = $1 RETURNING current_version`,

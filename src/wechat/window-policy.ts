@@ -1,15 +1,9 @@
 import { z } from 'zod';
+// The user actions that open a customer-service contact window (reference/wechat.md §2.1), and a window's
+// rule (messages allowed, for how many ms), are the contract's: the account view and the store use them.
+import type { InteractionKind, WindowRule } from '../contract';
 
-/** The user actions that open a customer-service contact window (reference/wechat.md §2.1). */
-export const INTERACTION_KINDS = ['message', 'subscribe', 'scan', 'click'] as const;
-export type InteractionKind = (typeof INTERACTION_KINDS)[number];
-
-export interface WindowRule {
-  /** Customer-service messages allowed in the window. */
-  readonly count: number;
-  /** How long the window stays open after the interaction, in ms. */
-  readonly windowMs: number;
-}
+export type { InteractionKind, WindowRule };
 
 /** A rule per interaction kind; `null` means "not checked here" (WeChat's 45015 still applies). */
 export type WindowPolicy = Readonly<Record<InteractionKind, WindowRule>> | null;

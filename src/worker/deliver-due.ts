@@ -1,5 +1,4 @@
 import type { Publisher } from '../broker/publisher';
-import type { Pool } from '../db/pool';
 import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
 import type { CustomMessage, TemplateMessage } from '../wechat/message-schema';
@@ -8,17 +7,17 @@ import type { JudgedSend, Sender } from '../wechat/judged-sender';
 import { type Delivery, trackAcks, type WakeUpAcks } from './ack-tracker';
 import type { DbGate } from './db-gate';
 import { countClaim, countOutcome } from './delivery-metrics';
+import type { DeliveryStore } from './delivery-store';
 import { decideOutcome, type DeliveryPlan } from './decide-outcome';
-import { pauseAccount } from '../store/account-states';
-import { type ClaimedMessage, claimDue } from '../store/claim-due';
-import { closeWindow } from '../store/follower-window';
-import { type Outcome, recordOutcomes } from '../store/record-outcomes';
+import type { ClaimedMessage } from '../store/claim-due';
+import type { Outcome } from '../store/record-outcomes';
 import type { RetryPolicy } from './retry-policy';
 import type { SendSlots } from './send-slots';
 
 export interface DeliverDueDeps {
-  readonly pool: Pool;
-  readonly publisher: Publisher;
+  /** The claim, the record of outcomes, pauses and closed windows (`createDeliveryStore(pool)`). */
+  readonly store: DeliveryStore;
+  readonly publisher: Pick<Publisher, 'publishWakeUp' | 'publishDead'>;
   /** The WeChat side: every send resolves with WeChat's verdict, translated at the WeChat boundary. */
   readonly sender: Sender;
   /**
@@ -96,7 +95,7 @@ export function createDeliverDue(
     const { outcome } = plan;
     if (plan.pauseAccount) {
       await deps.gate.run('pause account', () =>
-        pauseAccount(deps.pool, message.appId, outcome.nextDueAt!, outcome.reason ?? 'errcode:45009'),
+        deps.store.pauseAccount(message.appId, outcome.nextDueAt!, outcome.reason ?? 'errcode:45009'),
       );
       // The reason says why: errcode:45009 (daily quota) or the code of a refused configuration.
       logger.error(
@@ -105,7 +104,7 @@ export function createDeliverDue(
       );
     }
     if (plan.closeWindow) {
-      await deps.gate.run('close window', () => closeWindow(deps.pool, message.appId, message.openid));
+      await deps.gate.run('close window', () => deps.store.closeWindow(message.appId, message.openid));
     }
     if (plan.deadLetter) {
       deps.metrics.deadLettered.inc({ reason: outcome.reason ?? 'failed' });
@@ -132,7 +131,7 @@ export function createDeliverDue(
     };
     try {
       const claim = await deps.gate.run('claim', () =>
-        claimDue(deps.pool, ids, deps.earlyToleranceMs, deps.uncheckedAppIds),
+        deps.store.claimDue(ids, deps.earlyToleranceMs, deps.uncheckedAppIds),
       );
       holdOnly(claim.claimed.length);
       const early = claim.early.map((e) => republish(e.id, Date.now() + e.remainingMs, acks, 'early'));
@@ -152,10 +151,7 @@ export function createDeliverDue(
         return { message, plan: decideOutcome(message, { ...result, at }, verdict, deps.policy) };
       });
       await deps.gate.run('record outcomes', () =>
-        recordOutcomes(
-          deps.pool,
-          decisions.map((d) => d.plan.outcome),
-        ),
+        deps.store.recordOutcomes(decisions.map((d) => d.plan.outcome)),
       );
       holdOnly(0);
       await Promise.all(

@@ -6,7 +6,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Channel } from '../../src/store/message-status';
 import type { NewMessage } from '../../src/store/message-store';
-import type { Trigger } from '../../src/sequences/sequence-schema';
+import type { Trigger } from '../../src/contract';
 import type { CustomMessage, TemplateMessage } from '../../src/wechat/message-schema';
 
 /** The account every harness configures (and its simulator knows). */

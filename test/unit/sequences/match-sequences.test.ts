@@ -1,5 +1,5 @@
 import { matchSequences } from '../../../src/sequences/enroll';
-import type { Trigger } from '../../../src/sequences/sequence-schema';
+import type { Trigger } from '../../../src/contract';
 import type { Sequence } from '../../../src/store/sequence-store';
 
 const seq = (name: string, trigger: Trigger): Sequence => ({

@@ -28,11 +28,11 @@ function runComposeTests(env: NodeJS.ProcessEnv): JestJson {
       [
         join(ROOT, 'node_modules/jest/bin/jest.js'),
         '--selectProjects',
-        'integration',
+        'slow',
         '--runInBand',
         '--json',
         `--outputFile=${outputFile}`,
-        'test/integration/compose.test.ts',
+        'test/slow/compose.test.ts',
       ],
       { cwd: ROOT, env, encoding: 'utf8', timeout: 600_000 },
     );

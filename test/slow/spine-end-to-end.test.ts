@@ -49,14 +49,25 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
+/**
+ * The 100 cancelled: 50 by id (lines 900–949), 50 by five cancel keys (950–999). The last lines of the
+ * batch, due 9.1–10 s after they are written: the cancellations land before they are due even on a busy
+ * machine, where the batch itself and the cancellations can take seconds.
+ */
+const BY_ID = { from: 900, to: 950 };
+const BY_KEY = { from: 950, to: 1000 };
+const isCancelled = (i: number) => i >= BY_ID.from && i < BY_KEY.to;
+
 async function runDoneWhen(h: Harness, service: Service): Promise<{ p50: number; p99: number; max: number }> {
   const scheduled = await scheduleBatch(h, service, 1000, (i) =>
-    i >= 50 && i < 100 ? `key-${i % 5}` : null,
+    i >= BY_KEY.from && i < BY_KEY.to ? `key-${i % 5}` : null,
   );
-  // 50 cancelled by id, 50 by five cancel keys: 100 in all.
-  for (const s of scheduled.slice(0, 50)) {
-    expect((await h.api(service, `/v1/messages/${s.id}`, { method: 'DELETE' })).status).toBe(200);
-  }
+  const byId = await Promise.all(
+    scheduled
+      .slice(BY_ID.from, BY_ID.to)
+      .map(async (s) => (await h.api(service, `/v1/messages/${s.id}`, { method: 'DELETE' })).status),
+  );
+  expect(byId).toEqual(Array<number>(BY_ID.to - BY_ID.from).fill(200));
   for (let k = 0; k < 5; k++) {
     const res = await h.api(service, '/v1/cancellations', {
       method: 'POST',
@@ -85,10 +96,10 @@ async function runDoneWhen(h: Harness, service: Service): Promise<{ p50: number;
     const tag = (m.body as { text: { content: string } }).text.content;
     byTag.set(tag, [...(byTag.get(tag) ?? []), m.receivedAt]);
   }
-  const expected = scheduled.slice(100);
+  const expected = scheduled.filter((_, i) => !isCancelled(i));
   expect(received).toHaveLength(900);
   expect(expected.every((s) => byTag.get(s.tag)?.length === 1)).toBe(true);
-  expect(scheduled.slice(0, 100).some((s) => byTag.has(s.tag))).toBe(false);
+  expect(scheduled.filter((_, i) => isCancelled(i)).some((s) => byTag.has(s.tag))).toBe(false);
 
   const { rows } = await h.db.pool.query<{ status: string; n: number }>(
     `SELECT status, count(*)::int AS n FROM scheduled_messages GROUP BY status ORDER BY status`,
@@ -106,30 +117,26 @@ async function runDoneWhen(h: Harness, service: Service): Promise<{ p50: number;
   return result;
 }
 
+/** Runs the whole check on a harness with `env`: exactly the 900 once, p99 lateness under 1.5 s. */
+async function runOn(env: Record<string, string>): Promise<void> {
+  const h = await createHarness(env);
+  try {
+    const service = await h.start();
+    const { p99 } = await runDoneWhen(h, service);
+    expect(p99).toBeLessThan(1500);
+  } finally {
+    await h.close();
+  }
+}
+
 describe('the spine end to end: schedule → delay in RabbitMQ → ledger → WeChat', () => {
   it('levels mode: 1,000 messages over 1–10 s, 100 cancelled, delivers exactly the other 900 once, p99 lateness under 1.5 s', async () => {
-    const h = await createHarness({ LEVELS_COUNT: '26' });
-    try {
-      const service = await h.start();
-      const { p99 } = await runDoneWhen(h, service);
-      expect(p99).toBeLessThan(1500);
-    } finally {
-      await h.close();
-    }
+    await runOn({ LEVELS_COUNT: '26' });
   }, 60_000);
 
   (PLUGIN_RABBITMQ_URL ? it : it.skip)(
     'plugin mode: the same on a broker with the delayed-message plugin',
-    async () => {
-      const h = await createHarness({ DELAY_MODE: 'plugin', RABBITMQ_URL: PLUGIN_RABBITMQ_URL });
-      try {
-        const service = await h.start();
-        const { p99 } = await runDoneWhen(h, service);
-        expect(p99).toBeLessThan(1500);
-      } finally {
-        await h.close();
-      }
-    },
+    () => runOn({ DELAY_MODE: 'plugin', RABBITMQ_URL: PLUGIN_RABBITMQ_URL }),
     60_000,
   );
 });
