@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { NotFoundError, ValidationError } from '../errors';
 import { cancelByTarget, cancelMessage } from '../scheduling/cancel';
+import { cancelByIds } from './cancel-by-ids';
 import { findMessage, listAttempts } from '../store/message-store';
 import { parseScheduleRequest, type ScheduleContext } from '../scheduling/schedule-request';
 import { scheduleMessages } from '../scheduling/schedule-messages';
@@ -151,7 +152,12 @@ export function createV1Router(deps: V1Deps): Router {
   });
 
   router.post('/cancellations', async (req, res) => {
-    const parsed = cancellationSchema.safeParse(jsonBody(req.body), { error: readableIssue });
+    const body = jsonBody(req.body);
+    if (typeof body === 'object' && body !== null && 'ids' in body) {
+      res.json(await cancelByIds(deps, body, ACTOR));
+      return;
+    }
+    const parsed = cancellationSchema.safeParse(body, { error: readableIssue });
     if (!parsed.success) throw new ValidationError('invalid cancellation', zodIssueDetails(parsed.error, ''));
     const c = parsed.data;
     if (!appIds.has(c.appId)) {

@@ -1,7 +1,10 @@
 import { type Pool, type PoolClient, withTransaction } from '../db/pool';
+import type { CancelResult } from '../contract';
 import { ConflictError, NotFoundError } from '../errors';
+import { cancelOpenMessagesById, findStatuses } from '../store/cancel-by-ids';
 import { countCancellable } from '../store/count-cancellable';
-import { appendCancellation, type Cancellation, holdClaims } from '../store/ledger';
+import { appendCancellation, type Cancellation, holdClaims, holdClaimsOfMessages } from '../store/ledger';
+import { MESSAGE_STATUS } from '../store/message-status';
 import { cancelOpenMessage, type Message } from '../store/message-store';
 
 /**
@@ -20,6 +23,36 @@ export async function cancelMessage(
     `message ${message.id} is ${message.status} and can no longer be cancelled`,
     { status: message.status },
   );
+}
+
+/**
+ * Cancels each message of `ids` (distinct, of any accounts) that is open: one result per id, in order. The
+ * answer is true as `cancelByTarget`'s is: claims in flight for those accounts finish first (what they took
+ * is being sent and answers `not_cancellable`), and none starts until the cancellation has committed, so
+ * an id answered `cancelled` is never sent. A message already `cancelled` answers `already_cancelled`.
+ * Two statements in a transaction whatever the number of ids, then one read of the others' statuses.
+ */
+export async function cancelMessages(
+  pool: Pool,
+  input: { ids: readonly string[]; reason: string; actor: string },
+): Promise<CancelResult[]> {
+  const cancelled = new Set(
+    await withTransaction(pool, async (client) => {
+      await holdClaimsOfMessages(client, input.ids);
+      return cancelOpenMessagesById(client, input);
+    }),
+  );
+  const statuses = await findStatuses(
+    pool,
+    input.ids.filter((id) => !cancelled.has(id)),
+  );
+  return input.ids.map((id): CancelResult => {
+    if (cancelled.has(id)) return { id, outcome: 'cancelled', status: MESSAGE_STATUS.cancelled };
+    const status = statuses.get(id);
+    if (status === undefined) return { id, outcome: 'not_found' };
+    if (status === MESSAGE_STATUS.cancelled) return { id, outcome: 'already_cancelled', status };
+    return { id, outcome: 'not_cancellable', status };
+  });
 }
 
 export type CancelTarget = { cancelKey: string } | { openid: string };
