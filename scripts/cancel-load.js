@@ -7,6 +7,7 @@
 // The first tenth of the DELETEs (at most 1,000) warm the process up and are left out of the numbers.
 // Reads ADMIN_TOKEN, WECHAT_ACCOUNTS, HTTP_HOST/HTTP_PORT from the environment or .env.
 
+const http = require('node:http');
 const { api, appId, adminToken } = require('./lib/local-env').localInstance();
 const auth = { authorization: `Bearer ${adminToken}` };
 const BATCH_LINES = 10_000;
@@ -75,11 +76,23 @@ function summary(durations) {
 
 async function deleteEach(ids, inFlight) {
   const warm = Math.min(1000, Math.floor(ids.length / 10));
-  const cancel = async (id) => {
-    const res = await fetch(`${api}/v1/messages/${id}?reason=load`, { method: 'DELETE', headers: auth });
-    await res.arrayBuffer();
-    if (res.status !== 200) throw new Error(`DELETE ${id}: ${res.status}`);
-  };
+  // node:http with keep-alive rather than fetch: the client costs less CPU than the service it measures.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: inFlight });
+  const cancel = (id) =>
+    new Promise((resolve, reject) => {
+      const req = http.request(
+        `${api}/v1/messages/${id}?reason=load`,
+        { method: 'DELETE', headers: auth, agent },
+        (res) => {
+          res.resume();
+          res.on('end', () =>
+            res.statusCode === 200 ? resolve() : reject(new Error(`DELETE ${id}: ${res.statusCode}`)),
+          );
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
   await drive(ids.slice(0, warm), inFlight, cancel);
   const measured = ids.slice(warm);
   const started = performance.now();

@@ -165,11 +165,19 @@ export async function insertMessages(
  * has not reached yet already reads `cancelled`.
  */
 export async function findMessage(db: Pool | PoolClient, id: string): Promise<Message | null> {
+  return (await findMessages(db, [id])).get(id) ?? null;
+}
+
+/** `findMessage` for any number of ids in one statement: those that exist, by id. */
+export async function findMessages(
+  db: Pool | PoolClient,
+  ids: readonly string[],
+): Promise<Map<string, Message>> {
   const { rows } = await db.query<MessageRow>(
-    `SELECT ${LEDGER_VIEW_COLUMNS} FROM scheduled_messages m WHERE m.id = $1`,
-    [id],
+    `SELECT ${LEDGER_VIEW_COLUMNS} FROM scheduled_messages m WHERE m.id = ANY($1::uuid[])`,
+    [ids],
   );
-  return rows[0] ? toMessage(rows[0]) : null;
+  return new Map(rows.map((r) => [r.id, toMessage(r)]));
 }
 
 export interface AttemptRow {

@@ -142,3 +142,42 @@ describe('POST /v1/cancellations {ids}', () => {
     });
   });
 });
+
+describe('DELETE /v1/messages/:id, many at once (joined into shared transactions)', () => {
+  it('answers each as it would alone, and records each reason on its own ledger row', async () => {
+    const open = await seedMessages(
+      h.db.pool,
+      Array.from({ length: 40 }, (_, i) =>
+        aNewMessage({ appId: i % 2 ? OTHER_APP : APP_ID, dueAt: new Date(Date.now() + 3_600_000) }),
+      ),
+      { status: 'queued' },
+    );
+    const [sent] = await seed('sent');
+    const missing = randomUUID();
+    const del = (id: string, reason: string) =>
+      h.api(api, `/v1/messages/${id}?reason=${reason}`, { method: 'DELETE' });
+
+    const answers = await Promise.all([
+      ...open.map((id, i) => del(id, `r${i % 3}`)),
+      del(open[0], 'again'),
+      del(sent, 'late'),
+      del(missing, 'nothing'),
+    ]);
+
+    const statuses = answers.map((a) => a.status);
+    expect(statuses).toEqual([...open.map(() => 200), 200, 409, 404]);
+    const bodies = (await Promise.all(answers.slice(0, 41).map((a) => a.json()))) as { status: string }[];
+    expect(bodies.every((b) => b.status === 'cancelled')).toBe(true);
+    const ledger = await h.db.pool.query<{ target: string; reason: string }>(
+      `SELECT target, reason FROM cancellations WHERE target = ANY($1)`,
+      [[...open, sent, missing]],
+    );
+    // One row per message; open[0] was asked twice, and whichever came first gave its reason.
+    const reasons = new Map(ledger.rows.map((r) => [r.target, r.reason]));
+    expect(ledger.rows).toHaveLength(open.length);
+    expect(['r0', 'again']).toContain(reasons.get(open[0]));
+    expect(open.slice(1).map((id) => reasons.get(id))).toEqual(
+      open.slice(1).map((_, i) => `r${(i + 1) % 3}`),
+    );
+  });
+});
