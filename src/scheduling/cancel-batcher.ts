@@ -1,8 +1,11 @@
 import type { Pool } from '../db/pool';
 import { ConflictError, NotFoundError } from '../errors';
-import { findMessages, type Message } from '../store/message-store';
-import { MESSAGE_STATUS } from '../store/message-status';
-import { cancelOpenById } from './cancel';
+import { cancelUnheldOpenMessages } from '../store/cancel-by-ids';
+import { cancelOpenMessage, findMessages, type Message } from '../store/message-store';
+import { MESSAGE_STATUS, OPEN_STATUSES } from '../store/message-status';
+
+const isOpen = (m: Message | undefined): boolean =>
+  m !== undefined && (OPEN_STATUSES as readonly string[]).includes(m.status);
 
 /** One cancellation by id as `DELETE /v1/messages/:id` asks for it. */
 export interface CancelOne {
@@ -21,9 +24,9 @@ interface Waiting {
 }
 
 /** What one id's answer is, from the joined cancellation's result: the message, or why not. */
-function answer(id: string, cancelled: Set<string>, message: Message | undefined): Message {
+function answer(id: string, cancelled: boolean, message: Message | undefined): Message {
   if (!message) throw new NotFoundError(`message ${id}`);
-  if (cancelled.has(id) || message.status === MESSAGE_STATUS.cancelled) return message;
+  if (cancelled || message.status === MESSAGE_STATUS.cancelled) return message;
   throw new ConflictError(
     'message_not_cancellable',
     `message ${message.id} is ${message.status} and can no longer be cancelled`,
@@ -35,38 +38,35 @@ function answer(id: string, cancelled: Set<string>, message: Message | undefined
  * Cancels messages one by id — an open message becomes `cancelled` at once and the ledger records who and
  * why; one already cancelled answers as it is; one being sent or finished is a conflict — while joining
  * the cancellations that arrive together: one runs at a time, and those that arrive meanwhile go together
- * in the next (one transaction per reason, then one read of their rows). Under load, a DELETE costs a
- * share of one transaction instead of a commit of its own; alone, it waits for nothing. Each is as true as
- * a bulk cancellation (`cancelOpenById`): one answered cancelled is never sent.
+ * in the next (one statement, each with its own reason; then one read of the rows it did not cancel).
+ * Under load a DELETE costs a share of one commit instead of a commit of its own; alone, it costs one
+ * statement, as before. It takes no claim lock, so it never waits for a claim of other messages: as for a
+ * single DELETE, the row lock and the status guard make the answer true (one answered cancelled is never
+ * sent), and rows held by another transaction are retried one at a time, so it cannot deadlock.
  */
 export function createCancelBatcher(pool: Pool): (input: CancelOne) => Promise<Message> {
   let waiting: Waiting[] = [];
   let running = false;
 
   async function cancelTogether(batch: readonly Waiting[]): Promise<void> {
-    const byReason = new Map<string, CancelOne[]>();
-    for (const { input } of batch) {
-      const key = JSON.stringify([input.reason, input.actor]);
-      const group = byReason.get(key);
-      if (group) group.push(input);
-      else byReason.set(key, [input]);
-    }
     try {
-      const cancelled = new Set<string>();
-      for (const group of byReason.values()) {
-        const ids = [...new Set(group.map((c) => c.id))];
-        for (const id of await cancelOpenById(pool, {
-          ids,
-          reason: group[0].reason,
-          actor: group[0].actor,
-        })) {
-          cancelled.add(id);
-        }
+      const items = [...new Map(batch.map((w) => [w.input.id, w.input])).values()];
+      const cancelled = new Map((await cancelUnheldOpenMessages(pool, items)).map((m) => [m.id, m]));
+      const found = await findMessages(
+        pool,
+        items.filter((c) => !cancelled.has(c.id)).map((c) => c.id),
+      );
+      // Still open: another transaction held its row (a claim taking it, say). Asked again alone, waiting.
+      const held = items.filter((c) => isOpen(found.get(c.id)));
+      for (const { cancelled: now, message } of await Promise.all(
+        held.map((c) => cancelOpenMessage(pool, c)),
+      )) {
+        if (message) (now ? cancelled : found).set(message.id, message);
       }
-      const messages = await findMessages(pool, [...new Set(batch.map((w) => w.input.id))]);
       for (const w of batch) {
+        const id = w.input.id;
         try {
-          w.resolve(answer(w.input.id, cancelled, messages.get(w.input.id)));
+          w.resolve(answer(id, cancelled.has(id), cancelled.get(id) ?? found.get(id)));
         } catch (err) {
           w.reject(err);
         }

@@ -1,6 +1,7 @@
 import type { Pool, PoolClient } from '../db/pool';
 import { ledgerStatusSql } from './ledger';
 import { isOpenSql, MESSAGE_STATUS, type MessageStatus } from './message-status';
+import { type Message, MESSAGE_COLUMNS, type MessageRow, toMessage } from './message-store';
 
 /**
  * Cancels, in one statement, every message of `ids` that is open (`pending|queued` → `cancelled`, guarded
@@ -43,4 +44,38 @@ export async function findStatuses(
     [ids],
   );
   return new Map(rows.map((r) => [r.id, r.status]));
+}
+
+/**
+ * Cancels each open message of `items` whose row no other transaction holds right now, with the item's
+ * reason and actor, and appends their ledger rows: one statement that never waits for a row lock (SKIP
+ * LOCKED), so it cannot deadlock with a claim however their rows interleave, and needs no claim lock.
+ * Returns the rows it cancelled (each will never be sent: a claim that read one as open finds it
+ * cancelled when it comes to update it). An open message whose row was held is not among them: the
+ * caller asks again for it alone (`cancelOpenMessage` waits for that one row). Ids are distinct.
+ *
+ * Parameters: `$1 uuid[]` the ids, `$2 text[]` their reasons, `$3 text[]` their actors.
+ */
+export async function cancelUnheldOpenMessages(
+  db: Pool | PoolClient,
+  items: readonly { id: string; reason: string; actor: string }[],
+): Promise<Message[]> {
+  const { rows } = await db.query<MessageRow>(
+    `WITH target AS (
+       SELECT m.id, i.reason, i.actor
+       FROM scheduled_messages m JOIN unnest($1::uuid[], $2::text[], $3::text[]) AS i(id, reason, actor) ON i.id = m.id
+       WHERE ${isOpenSql('m.status')} ORDER BY m.id FOR UPDATE OF m SKIP LOCKED
+     ), cancelled AS (
+       UPDATE scheduled_messages m
+       SET status = '${MESSAGE_STATUS.cancelled}', status_reason = t.reason, updated_at = now()
+       FROM target t WHERE m.id = t.id AND ${isOpenSql('m.status')}
+       RETURNING ${MESSAGE_COLUMNS.map((c) => `m.${c}`).join(', ')}, t.actor
+     ), ledger AS (
+       INSERT INTO cancellations (app_id, scope, target, reason, actor)
+       SELECT app_id, 'message', id::text, status_reason, actor FROM cancelled
+     )
+     SELECT ${MESSAGE_COLUMNS.join(', ')} FROM cancelled`,
+    [items.map((i) => i.id), items.map((i) => i.reason), items.map((i) => i.actor)],
+  );
+  return rows.map(toMessage);
 }

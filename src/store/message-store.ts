@@ -38,7 +38,7 @@ export interface NewMessage extends Pick<
   readonly step?: { readonly sequenceId: string; readonly enrollmentId: string; readonly index: number };
 }
 
-interface MessageRow {
+export interface MessageRow {
   id: string;
   app_id: string;
   openid: string;
@@ -58,7 +58,7 @@ interface MessageRow {
 }
 
 /** The columns of a MessageRow, in one place for every statement that reads a message. */
-const MESSAGE_COLUMNS = [
+export const MESSAGE_COLUMNS = [
   'id',
   'app_id',
   'openid',

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { cancelByTarget, cancelMessages } from '../../src/scheduling/cancel';
+import { createCancelBatcher } from '../../src/scheduling/cancel-batcher';
 import { claimDue } from '../../src/store/claim-due';
 import type { NewMessage } from '../../src/store/message-store';
 import { changeSequenceStatus, createSequence } from '../../src/sequences/manage-sequences';
@@ -108,6 +109,31 @@ describe('a counted cancellation racing the claim', () => {
       if (answeredClaimed.some((r) => r.outcome !== 'not_cancellable' || r.status !== 'sending')) {
         wrong.push(`trial ${trial}: a claimed id answered ${JSON.stringify(answeredClaimed)}`);
       }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it(`by id, one DELETE each, joined by the batcher: no message answered cancelled is claimed, in each of ${TRIALS} trials`, async () => {
+    const cancelOne = createCancelBatcher(db.pool);
+    const wrong: string[] = [];
+    for (let trial = 0; trial < TRIALS; trial++) {
+      const ids = await queued(
+        Array.from({ length: PER_TRIAL }, (_, i) => dueNow({ appId: i % 2 === 0 ? APP : OTHER_APP })),
+      );
+      const [claim, answers] = await Promise.all([
+        claimDue(db.pool, ids, 20, []),
+        jitter().then(() =>
+          Promise.allSettled(ids.map((id) => cancelOne({ id, reason: 'race', actor: 'test' }))),
+        ),
+      ]);
+      const claimed = new Set(claim.claimed.map((m) => m.id));
+      const cancelled = ids.filter((_, i) => answers[i].status === 'fulfilled');
+      const refused = answers.flatMap((a) => (a.status === 'rejected' ? [String(a.reason)] : []));
+      if (cancelled.some((id) => claimed.has(id)) || claimed.size + cancelled.length !== PER_TRIAL) {
+        wrong.push(`trial ${trial}: claimed ${claimed.size}, cancelled ${cancelled.length}`);
+      }
+      if (refused.some((r) => !r.includes('can no longer be cancelled')))
+        wrong.push(`trial ${trial}: ${refused[0]}`);
     }
     expect(wrong).toEqual([]);
   });
