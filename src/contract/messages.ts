@@ -8,7 +8,7 @@ export const CHANNELS = ['custom', 'template'] as const;
 export const OPENID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 
 /** Longest cancellation reason, in characters: it is stored on the ledger row and shown in the admin page. */
-const MAX_REASON_CHARS = 500;
+export const MAX_REASON_CHARS = 500;
 
 /** How late a message is still worth sending, in ms: a second to 30 days (messages and sequence steps). */
 export const maxLatenessMsSchema = z

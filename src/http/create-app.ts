@@ -19,6 +19,24 @@ export interface AppDeps extends V1Deps {
 
 export type { Readiness };
 
+/**
+ * The body limit of `POST /v1/cancellations`, which may list 10,000 message ids (about 400 KB of JSON);
+ * every other JSON body has `HTTP_BODY_LIMIT_BYTES`, when that is larger this one is too.
+ */
+const CANCELLATIONS_BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** A JSON body parser for the /v1 paths `parses` accepts, sent with a JSON content type. */
+function jsonBodies(limit: number, parses: (path: string) => boolean) {
+  return express.json({
+    limit,
+    strict: true,
+    type: (req) =>
+      parses(req.url?.split('?')[0] ?? '') &&
+      typeof req.headers['content-type'] === 'string' &&
+      /json/i.test(req.headers['content-type']),
+  });
+}
+
 /** The api process's public express app (no listen: the composition root does that). */
 export function createApp(deps: AppDeps): Express {
   const app = express();
@@ -36,14 +54,14 @@ export function createApp(deps: AppDeps): Express {
     '/v1',
     requireBearer(deps.config.adminToken),
     // The NDJSON batch route streams its own body; everything else is one bounded JSON document.
-    express.json({
-      limit: deps.config.httpBodyLimitBytes,
-      strict: true,
-      type: (req) =>
-        req.url?.split('?')[0] !== '/messages/batch' &&
-        typeof req.headers['content-type'] === 'string' &&
-        /json/i.test(req.headers['content-type']),
-    }),
+    jsonBodies(
+      deps.config.httpBodyLimitBytes,
+      (path) => path !== '/messages/batch' && path !== '/cancellations',
+    ),
+    jsonBodies(
+      Math.max(deps.config.httpBodyLimitBytes, CANCELLATIONS_BODY_LIMIT_BYTES),
+      (path) => path === '/cancellations',
+    ),
     createV1Router(deps),
   );
 

@@ -1,6 +1,8 @@
 import { Router } from 'express';
 import { NotFoundError, ValidationError } from '../errors';
-import { cancelByTarget, cancelMessage } from '../scheduling/cancel';
+import { cancelByTarget } from '../scheduling/cancel';
+import { createCancelBatcher } from '../scheduling/cancel-batcher';
+import { cancelByIds } from './cancel-by-ids';
 import { findMessage, listAttempts } from '../store/message-store';
 import { parseScheduleRequest, type ScheduleContext } from '../scheduling/schedule-request';
 import { scheduleMessages } from '../scheduling/schedule-messages';
@@ -43,6 +45,7 @@ function messageId(raw: string | string[] | undefined): string {
 export function createV1Router(deps: V1Deps): Router {
   const router = Router();
   const appIds = new Set(deps.config.wechatAccounts.map((a) => a.appId));
+  const cancelMessage = createCancelBatcher(deps.pool);
   const context = (): ScheduleContext => ({
     appIds,
     maxAheadMs: deps.config.maxScheduleAheadDays * 86_400_000,
@@ -139,7 +142,7 @@ export function createV1Router(deps: V1Deps): Router {
     if (!query.success)
       throw new ValidationError('invalid cancellation', zodIssueDetails(query.error, 'query'));
     const reason = query.data.reason || 'cancelled via api';
-    const message = await cancelMessage(deps.pool, { id: messageId(req.params.id), reason, actor: ACTOR });
+    const message = await cancelMessage({ id: messageId(req.params.id), reason, actor: ACTOR });
     deps.metrics.cancelled.inc({ scope: 'message' });
     res.json(messageView(message));
   });
@@ -151,7 +154,12 @@ export function createV1Router(deps: V1Deps): Router {
   });
 
   router.post('/cancellations', async (req, res) => {
-    const parsed = cancellationSchema.safeParse(jsonBody(req.body), { error: readableIssue });
+    const body = jsonBody(req.body);
+    if (typeof body === 'object' && body !== null && 'ids' in body) {
+      res.json(await cancelByIds(deps, body, ACTOR));
+      return;
+    }
+    const parsed = cancellationSchema.safeParse(body, { error: readableIssue });
     if (!parsed.success) throw new ValidationError('invalid cancellation', zodIssueDetails(parsed.error, ''));
     const c = parsed.data;
     if (!appIds.has(c.appId)) {

@@ -1,26 +1,48 @@
 import { type Pool, type PoolClient, withTransaction } from '../db/pool';
-import { ConflictError, NotFoundError } from '../errors';
+import type { CancelResult } from '../contract';
+import { cancelOpenMessagesById, findStatuses } from '../store/cancel-by-ids';
 import { countCancellable } from '../store/count-cancellable';
-import { appendCancellation, type Cancellation, holdClaims } from '../store/ledger';
-import { cancelOpenMessage, type Message } from '../store/message-store';
+import { appendCancellation, type Cancellation, holdClaims, holdClaimsOfMessages } from '../store/ledger';
 import { MESSAGE_STATUS } from '../store/message-status';
 
 /**
- * Cancels one message by id: an open message becomes `cancelled` at once (and the ledger records who and
- * why); one already cancelled answers as it is; one being sent or finished is a conflict.
+ * Cancels each message of `ids` (distinct, of any accounts) that is open: one result per id, in order. The
+ * answer is true as `cancelByTarget`'s is: claims in flight for those accounts finish first (what they took
+ * is being sent and answers `not_cancellable`), and none starts until the cancellation has committed, so
+ * an id answered `cancelled` is never sent. A message already `cancelled` answers `already_cancelled`.
+ * Two statements in a transaction whatever the number of ids, then one read of the others' statuses.
  */
-export async function cancelMessage(
+export async function cancelMessages(
   pool: Pool,
-  input: { id: string; reason: string; actor: string },
-): Promise<Message> {
-  const { cancelled, message } = await cancelOpenMessage(pool, input);
-  if (!message) throw new NotFoundError(`message ${input.id}`);
-  if (cancelled || message.status === MESSAGE_STATUS.cancelled) return message;
-  throw new ConflictError(
-    'message_not_cancellable',
-    `message ${message.id} is ${message.status} and can no longer be cancelled`,
-    { status: message.status },
+  input: { ids: readonly string[]; reason: string; actor: string },
+): Promise<CancelResult[]> {
+  const cancelled = await cancelOpenById(pool, input);
+  const statuses = await findStatuses(
+    pool,
+    input.ids.filter((id) => !cancelled.has(id)),
   );
+  return input.ids.map((id): CancelResult => {
+    if (cancelled.has(id)) return { id, outcome: 'cancelled', status: MESSAGE_STATUS.cancelled };
+    const status = statuses.get(id);
+    if (status === undefined) return { id, outcome: 'not_found' };
+    if (status === MESSAGE_STATUS.cancelled) return { id, outcome: 'already_cancelled', status };
+    return { id, outcome: 'not_cancellable', status };
+  });
+}
+
+/**
+ * The transaction of `cancelMessages`: the claim locks of the ids' accounts, then one statement that
+ * cancels the open ones and appends their ledger rows. Returns the ids it cancelled.
+ */
+export async function cancelOpenById(
+  pool: Pool,
+  input: { ids: readonly string[]; reason: string; actor: string },
+): Promise<Set<string>> {
+  const cancelled = await withTransaction(pool, async (client) => {
+    await holdClaimsOfMessages(client, input.ids);
+    return cancelOpenMessagesById(client, input);
+  });
+  return new Set(cancelled);
 }
 
 export type CancelTarget = { cancelKey: string } | { openid: string };

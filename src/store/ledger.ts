@@ -66,6 +66,20 @@ export async function holdClaims(client: PoolClient, appId: string): Promise<voi
   await client.query(`SELECT pg_advisory_xact_lock(${CLAIM_LOCK_KEY('$1::text')})`, [appId]);
 }
 
+/**
+ * `holdClaims` for every account that owns one of the messages `ids` (they may span accounts), each lock
+ * taken in the order of its key, so that two such cancellations cannot wait for each other's locks.
+ * Besides making its answer true, it keeps the claim's row locks and the cancellation's from interleaving.
+ */
+export async function holdClaimsOfMessages(client: PoolClient, ids: readonly string[]): Promise<void> {
+  await client.query(
+    `SELECT pg_advisory_xact_lock(s.key) FROM (
+       SELECT DISTINCT ${CLAIM_LOCK_KEY('app_id')} AS key FROM scheduled_messages WHERE id = ANY($1::uuid[])
+       ORDER BY 1) s`,
+    [ids],
+  );
+}
+
 /** Appends one ledger row. The ledger is append-only: nothing updates or deletes it. */
 export async function appendCancellation(
   db: Pool | PoolClient,

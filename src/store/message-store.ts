@@ -38,7 +38,7 @@ export interface NewMessage extends Pick<
   readonly step?: { readonly sequenceId: string; readonly enrollmentId: string; readonly index: number };
 }
 
-interface MessageRow {
+export interface MessageRow {
   id: string;
   app_id: string;
   openid: string;
@@ -58,7 +58,7 @@ interface MessageRow {
 }
 
 /** The columns of a MessageRow, in one place for every statement that reads a message. */
-const MESSAGE_COLUMNS = [
+export const MESSAGE_COLUMNS = [
   'id',
   'app_id',
   'openid',
@@ -165,11 +165,19 @@ export async function insertMessages(
  * has not reached yet already reads `cancelled`.
  */
 export async function findMessage(db: Pool | PoolClient, id: string): Promise<Message | null> {
+  return (await findMessages(db, [id])).get(id) ?? null;
+}
+
+/** `findMessage` for any number of ids in one statement: those that exist, by id. */
+export async function findMessages(
+  db: Pool | PoolClient,
+  ids: readonly string[],
+): Promise<Map<string, Message>> {
   const { rows } = await db.query<MessageRow>(
-    `SELECT ${LEDGER_VIEW_COLUMNS} FROM scheduled_messages m WHERE m.id = $1`,
-    [id],
+    `SELECT ${LEDGER_VIEW_COLUMNS} FROM scheduled_messages m WHERE m.id = ANY($1::uuid[])`,
+    [ids],
   );
-  return rows[0] ? toMessage(rows[0]) : null;
+  return new Map(rows.map((r) => [r.id, toMessage(r)]));
 }
 
 export interface AttemptRow {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { cancelByTarget } from '../../src/scheduling/cancel';
+import { cancelByTarget, cancelMessages } from '../../src/scheduling/cancel';
+import { createCancelBatcher } from '../../src/scheduling/cancel-batcher';
 import { claimDue } from '../../src/store/claim-due';
 import type { NewMessage } from '../../src/store/message-store';
 import { changeSequenceStatus, createSequence } from '../../src/sequences/manage-sequences';
@@ -14,6 +15,7 @@ import { seedMessages } from '../helpers/seed';
  */
 let db: TestDb;
 const APP = 'wxrace0000000001';
+const OTHER_APP = 'wxrace0000000002';
 const PER_TRIAL = 10;
 const TRIALS = 150;
 
@@ -81,6 +83,57 @@ describe('a counted cancellation racing the claim', () => {
       if (claim.claimed.length + pause.cancelledSteps !== PER_TRIAL) {
         wrong.push(`trial ${trial}: claimed ${claim.claimed.length}, cancelledSteps ${pause.cancelledSteps}`);
       }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it(`by ids over two accounts: no id answered cancelled is claimed, and claimed + cancelled = the messages, in each of ${TRIALS} trials`, async () => {
+    const wrong: string[] = [];
+    for (let trial = 0; trial < TRIALS; trial++) {
+      const ids = await queued(
+        Array.from({ length: PER_TRIAL }, (_, i) => dueNow({ appId: i % 2 === 0 ? APP : OTHER_APP })),
+      );
+      const [claim, results] = await Promise.all([
+        claimDue(db.pool, ids, 20, []),
+        jitter().then(() => cancelMessages(db.pool, { ids, reason: 'race', actor: 'test' })),
+      ]);
+      const claimed = new Set(claim.claimed.map((m) => m.id));
+      const cancelled = results.filter((r) => r.outcome === 'cancelled').map((r) => r.id);
+      const sentAnyway = cancelled.filter((id) => claimed.has(id));
+      if (sentAnyway.length > 0 || claimed.size + cancelled.length !== PER_TRIAL) {
+        wrong.push(
+          `trial ${trial}: claimed ${claimed.size}, cancelled ${cancelled.length}, both ${sentAnyway.join(', ')}`,
+        );
+      }
+      const answeredClaimed = results.filter((r) => claimed.has(r.id));
+      if (answeredClaimed.some((r) => r.outcome !== 'not_cancellable' || r.status !== 'sending')) {
+        wrong.push(`trial ${trial}: a claimed id answered ${JSON.stringify(answeredClaimed)}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it(`by id, one DELETE each, joined by the batcher: no message answered cancelled is claimed, in each of ${TRIALS} trials`, async () => {
+    const cancelOne = createCancelBatcher(db.pool);
+    const wrong: string[] = [];
+    for (let trial = 0; trial < TRIALS; trial++) {
+      const ids = await queued(
+        Array.from({ length: PER_TRIAL }, (_, i) => dueNow({ appId: i % 2 === 0 ? APP : OTHER_APP })),
+      );
+      const [claim, answers] = await Promise.all([
+        claimDue(db.pool, ids, 20, []),
+        jitter().then(() =>
+          Promise.allSettled(ids.map((id) => cancelOne({ id, reason: 'race', actor: 'test' }))),
+        ),
+      ]);
+      const claimed = new Set(claim.claimed.map((m) => m.id));
+      const cancelled = ids.filter((_, i) => answers[i].status === 'fulfilled');
+      const refused = answers.flatMap((a) => (a.status === 'rejected' ? [String(a.reason)] : []));
+      if (cancelled.some((id) => claimed.has(id)) || claimed.size + cancelled.length !== PER_TRIAL) {
+        wrong.push(`trial ${trial}: claimed ${claimed.size}, cancelled ${cancelled.length}`);
+      }
+      if (refused.some((r) => !r.includes('can no longer be cancelled')))
+        wrong.push(`trial ${trial}: ${refused[0]}`);
     }
     expect(wrong).toEqual([]);
   });

@@ -37,6 +37,19 @@ export interface CancellationView {
   readonly matched: number;
 }
 
+/** `POST /v1/cancellations {ids, reason}` → 200 (README "Cancelling messages by id, in bulk"). */
+export interface CancelByIdsView {
+  readonly cancelled: number;
+  readonly alreadyCancelled: number;
+  readonly notCancellable: number;
+  readonly notFound: number;
+  readonly results: readonly {
+    readonly id: string;
+    readonly outcome: 'cancelled' | 'already_cancelled' | 'not_cancellable' | 'not_found';
+    readonly status?: string;
+  }[];
+}
+
 /** One line of the `POST /v1/messages/batch` answer. */
 export type BatchLine =
   | {

@@ -1,0 +1,33 @@
+import { cancelByIdsSchema, type CancelByIdsView } from '../contract';
+import { ValidationError } from '../errors';
+import { cancelMessages } from '../scheduling/cancel';
+import { readableIssue, zodIssueDetails } from '../validation';
+import type { V1Deps } from './v1-deps';
+
+/** The fields of a cancellation by target, refused next to `ids` with this message. */
+const NOT_WITH_IDS = 'give ids, or appId with cancelKey or openid, not both';
+const TARGET_FIELDS = { appId: NOT_WITH_IDS, cancelKey: NOT_WITH_IDS, openid: NOT_WITH_IDS };
+/** A list of 10,000 bad ids would make as many details; the answer names the first few. */
+const MAX_DETAILS = 20;
+
+/** `POST /v1/cancellations {ids, reason}`: parses the body, cancels, and counts the results by outcome. */
+export async function cancelByIds(deps: V1Deps, body: unknown, actor: string): Promise<CancelByIdsView> {
+  const parsed = cancelByIdsSchema.safeParse(body, { error: readableIssue });
+  if (!parsed.success) {
+    throw new ValidationError(
+      'invalid cancellation',
+      zodIssueDetails(parsed.error, '', TARGET_FIELDS).slice(0, MAX_DETAILS),
+    );
+  }
+  const results = await cancelMessages(deps.pool, { ...parsed.data, actor });
+  const count = (outcome: string) => results.filter((r) => r.outcome === outcome).length;
+  const view: CancelByIdsView = {
+    cancelled: count('cancelled'),
+    alreadyCancelled: count('already_cancelled'),
+    notCancellable: count('not_cancellable'),
+    notFound: count('not_found'),
+    results,
+  };
+  deps.metrics.cancelled.inc({ scope: 'message' }, view.cancelled);
+  return view;
+}
