@@ -195,6 +195,19 @@ export function createDripSystem(env: BenchEnv, mode: 'levels' | 'plugin', rabbi
       });
     },
 
+    singleCall: 'POST /v1/messages',
+
+    async scheduleOne(message) {
+      const res = await fetch(`${apiUrl}/v1/messages`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify(line(env, message)),
+      });
+      const body = (await res.json()) as { id?: string };
+      if (res.status !== 201 || !body.id) throw new Error(`POST /v1/messages answered ${res.status}`);
+      return body.id;
+    },
+
     async cancelById(ids) {
       for (const id of ids) await api(`/v1/messages/${id}`, undefined, 'DELETE');
     },
