@@ -63,54 +63,48 @@ export function renderTables(all: readonly SystemResults[]): string {
   const steadyP99 = (s: SystemResults) => med(runs(s), (r) => r.steady?.lateness.p99);
   const total = (s: SystemResults, pick: (r: SystemRun) => number | undefined) =>
     runs(s).reduce((n, r) => n + (pick(r) ?? 0), 0);
-  const ran = (pick: (r: SystemRun) => unknown) =>
-    all.some((s) => runs(s).some((r) => pick(r) !== undefined));
-  /** WAL bytes per message, rounded; '–' when not measured. */
-  const wal = (v: number) => fmt(v);
   const parts: string[] = [];
 
-  if (ran((r) => r.throughput))
-    parts.push(
-      '### 1. Schedule throughput (messages/s until durably accepted; higher is better; WAL: Postgres bytes per message)',
-      table(
-        [
-          'system',
-          'front door',
-          'publish path (library)',
-          'front door vs best peer',
-          'WAL front door',
-          'WAL publish path',
-        ],
-        all.map((s) => [
-          s.name,
-          fmt(front(s)),
-          fmt(med(runs(s), (r) => r.throughput?.publishPathPerSecond)),
-          ratio(all, s, front),
-          wal(med(runs(s), (r) => r.throughput?.walBytesPerMessage)),
-          wal(med(runs(s), (r) => r.throughput?.publishPathWalBytesPerMessage)),
-        ]),
-      ),
-    );
-  if (ran((r) => r.burst))
-    parts.push(
-      '### 2. Burst (all due at one instant; WAL: Postgres bytes per message, from the first schedule to the last send)',
-      table(
-        ['system', 'sends/s', 'due → last sent', 'lateness p50', 'p99', 'max', 'sends/s vs best peer', 'WAL'],
-        all.map((s) => [
-          s.name,
-          fmt(sends(s)),
-          `${fmt(
-            med(runs(s), (r) => r.burst?.drainSeconds),
-            1,
-          )} s`,
-          `${fmt(med(runs(s), (r) => r.burst?.lateness.p50))} ms`,
-          `${fmt(med(runs(s), (r) => r.burst?.lateness.p99))} ms`,
-          `${fmt(med(runs(s), (r) => r.burst?.lateness.max))} ms`,
-          ratio(all, s, sends),
-          wal(med(runs(s), (r) => r.burst?.walBytesPerMessage)),
-        ]),
-      ),
-    );
+  parts.push(
+    '### 1. Schedule throughput (messages/s until durably accepted; higher is better; WAL: Postgres bytes per message)',
+    table(
+      [
+        'system',
+        'front door',
+        'publish path (library)',
+        'front door vs best peer',
+        'WAL front door',
+        'WAL publish path',
+      ],
+      all.map((s) => [
+        s.name,
+        fmt(front(s)),
+        fmt(med(runs(s), (r) => r.throughput?.publishPathPerSecond)),
+        ratio(all, s, front),
+        fmt(med(runs(s), (r) => r.throughput?.walBytesPerMessage)),
+        fmt(med(runs(s), (r) => r.throughput?.publishPathWalBytesPerMessage)),
+      ]),
+    ),
+  );
+  parts.push(
+    '### 2. Burst (all due at one instant; WAL: Postgres bytes per message, from the first schedule to the last send)',
+    table(
+      ['system', 'sends/s', 'due → last sent', 'lateness p50', 'p99', 'max', 'sends/s vs best peer', 'WAL'],
+      all.map((s) => [
+        s.name,
+        fmt(sends(s)),
+        `${fmt(
+          med(runs(s), (r) => r.burst?.drainSeconds),
+          1,
+        )} s`,
+        `${fmt(med(runs(s), (r) => r.burst?.lateness.p50))} ms`,
+        `${fmt(med(runs(s), (r) => r.burst?.lateness.p99))} ms`,
+        `${fmt(med(runs(s), (r) => r.burst?.lateness.max))} ms`,
+        ratio(all, s, sends),
+        fmt(med(runs(s), (r) => r.burst?.walBytesPerMessage)),
+      ]),
+    ),
+  );
   const withCpu = all.filter((s) => runs(s).some((r) => r.burst?.cpu));
   if (withCpu.length > 0) {
     const cpu = (s: SystemResults, pick: (c: CpuUse) => number) =>
@@ -153,34 +147,32 @@ export function renderTables(all: readonly SystemResults[]): string {
       ),
     );
   }
-  if (ran((r) => r.steady))
-    parts.push(
-      '### 3. Steady (falling due at a constant rate; lower is better)',
-      table(
-        ['system', 'lateness p50', 'p99', 'max', 'p99: best peer ÷ ours'],
-        all.map((s) => [
-          s.name,
-          `${fmt(med(runs(s), (r) => r.steady?.lateness.p50))} ms`,
-          `${fmt(steadyP99(s))} ms`,
-          `${fmt(med(runs(s), (r) => r.steady?.lateness.max))} ms`,
-          ratio(all, s, steadyP99, true),
-        ]),
-      ),
-    );
-  if (ran((r) => r.steady))
-    parts.push(
-      '### 4. Cancellation (10 % of the steady scenario, half by id one request at a time, half by key)',
-      table(
-        ['system', 'cancelled per run', 'of them by key', 'cancellations/s', 'cancelled but sent (all runs)'],
-        all.map((s) => [
-          s.name,
-          fmt(med(runs(s), (r) => r.steady?.cancelled)),
-          fmt(med(runs(s), (r) => r.steady?.cancelledByKey)),
-          fmt(med(runs(s), (r) => r.steady?.cancelPerSecond)),
-          fmt(total(s, (r) => r.steady?.cancelledSent)),
-        ]),
-      ),
-    );
+  parts.push(
+    '### 3. Steady (falling due at a constant rate; lower is better)',
+    table(
+      ['system', 'lateness p50', 'p99', 'max', 'p99: best peer ÷ ours'],
+      all.map((s) => [
+        s.name,
+        `${fmt(med(runs(s), (r) => r.steady?.lateness.p50))} ms`,
+        `${fmt(steadyP99(s))} ms`,
+        `${fmt(med(runs(s), (r) => r.steady?.lateness.max))} ms`,
+        ratio(all, s, steadyP99, true),
+      ]),
+    ),
+  );
+  parts.push(
+    '### 4. Cancellation (10 % of the steady scenario, half by id one request at a time, half by key)',
+    table(
+      ['system', 'cancelled per run', 'of them by key', 'cancellations/s', 'cancelled but sent (all runs)'],
+      all.map((s) => [
+        s.name,
+        fmt(med(runs(s), (r) => r.steady?.cancelled)),
+        fmt(med(runs(s), (r) => r.steady?.cancelledByKey)),
+        fmt(med(runs(s), (r) => r.steady?.cancelPerSecond)),
+        fmt(total(s, (r) => r.steady?.cancelledSent)),
+      ]),
+    ),
+  );
   const withBacklog = all.filter((s) => s.backlogs.length > 0);
   if (withBacklog.length > 0) {
     const grown = (s: SystemResults, pick: (g: Footprint) => number) =>
@@ -211,7 +203,7 @@ export function renderTables(all: readonly SystemResults[]): string {
       ),
     );
   }
-  if (ran((r) => r.single)) {
+  if (all.some((s) => runs(s).some((r) => r.single))) {
     const single = (s: SystemResults) => med(runs(s), (r) => r.single?.perSecond);
     const inFlight = med(all.flatMap(runs), (r) => r.single?.inFlight);
     parts.push(
@@ -226,7 +218,7 @@ export function renderTables(all: readonly SystemResults[]): string {
           `${fmt(med(runs(s), (r) => r.single?.p99))} ms`,
           `${fmt(med(runs(s), (r) => r.single?.max))} ms`,
           ratio(all, s, single),
-          wal(med(runs(s), (r) => r.single?.walBytesPerMessage)),
+          fmt(med(runs(s), (r) => r.single?.walBytesPerMessage)),
         ]),
       ),
     );
