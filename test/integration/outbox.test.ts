@@ -10,6 +10,7 @@ import { countOwedWakeUps } from '../../src/store/wake-up-outbox';
 import { aNewMessage } from '../helpers/builders';
 import { createTestDb, type TestDb } from '../helpers/db';
 import { silentLogger } from '../helpers/logger';
+import { seedMessages } from '../helpers/seed';
 
 // The outbox after migration 0008: rows are inserted `queued` with one entry naming them, in one statement;
 // the entry is deleted once their wake-ups are confirmed, and an entry left behind is the relay's work.
@@ -82,10 +83,12 @@ describe('the wake-up outbox', () => {
     expect(results.map((r) => r.ok && r.message.status)).toEqual(['queued', 'queued']);
     expect(broker.published.sort()).toEqual(messages.map((m) => m.id).sort());
     expect(await countOwedWakeUps(db.pool)).toBe(0);
-    const { rows } = await db.pool.query<{ n: number }>(
-      `SELECT n_tup_upd::int AS n FROM pg_stat_xact_user_tables WHERE relname = 'scheduled_messages'`,
+    // Written once: the old protocol's UPDATE to queued, in a later transaction, moved updated_at.
+    const { rows } = await db.pool.query<{ once: boolean }>(
+      'SELECT updated_at = created_at AS once FROM scheduled_messages WHERE id = ANY($1::uuid[])',
+      [messages.map((m) => m.id)],
     );
-    expect(rows[0]?.n ?? 0).toBe(0);
+    expect(rows).toEqual([{ once: true }, { once: true }]);
     expect(await aRelay(publisher, 0).runOnce()).toBe(0);
   });
 
@@ -123,6 +126,21 @@ describe('the wake-up outbox', () => {
 
     expect(broker.published).toEqual([kept.id]);
     expect(await countOwedWakeUps(db.pool)).toBe(0);
+  });
+});
+
+describe('rows left pending by the protocol before migration 0008', () => {
+  it('are still republished by the relay once stale, and marked queued', async () => {
+    const { broker, publisher } = aBroker();
+    const ids = await seedMessages(db.pool, [aNewMessage(), aNewMessage()], {
+      status: 'pending',
+      updatedSecondsAgo: 60,
+    });
+
+    expect(await aRelay(publisher, 5000).runOnce()).toBe(2);
+
+    expect(broker.published.sort()).toEqual([...ids].sort());
+    expect(await statuses(ids)).toEqual(['queued', 'queued']);
   });
 });
 
