@@ -195,6 +195,19 @@ export function createDripSystem(env: BenchEnv, mode: 'levels' | 'plugin', rabbi
       });
     },
 
+    singleCall: 'POST /v1/messages',
+
+    async scheduleOne(message) {
+      const res = await fetch(`${apiUrl}/v1/messages`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify(line(env, message)),
+      });
+      const body = (await res.json()) as { id?: string };
+      if (res.status !== 201 || !body.id) throw new Error(`POST /v1/messages answered ${res.status}`);
+      return body.id;
+    },
+
     async cancelById(ids) {
       // Up to 10,000 ids per request; each id is answered (cancelled, or why not).
       for (let i = 0; i < ids.length; i += 10_000) {

@@ -1,13 +1,15 @@
 import { CPU_COMPONENTS, type CpuComponent, type CpuUse } from './cpu';
 import type { Footprint } from './footprint';
 import type { BacklogResult, BurstResult, SteadyResult, ThroughputResult } from './scenarios';
+import type { SingleRequestsResult } from './single-requests';
 import { median } from './tally';
 
-/** One system's results in one run of scenarios 1–4. */
+/** One system's results in one run of scenarios 1–4 and 7 (those BENCH_SCENARIOS ran). */
 export interface SystemRun {
-  readonly throughput: ThroughputResult;
-  readonly burst: BurstResult;
-  readonly steady: SteadyResult;
+  readonly throughput?: ThroughputResult;
+  readonly burst?: BurstResult;
+  readonly steady?: SteadyResult;
+  readonly single?: SingleRequestsResult;
 }
 
 export interface SystemResults {
@@ -56,47 +58,57 @@ function ratio(
 /** Markdown of every table, medians of the runs, with ratios of wechat-drip against the best peer. */
 export function renderTables(all: readonly SystemResults[]): string {
   const runs = (s: SystemResults) => s.runs;
-  const front = (s: SystemResults) => med(runs(s), (r) => r.throughput.perSecond);
-  const sends = (s: SystemResults) => med(runs(s), (r) => r.burst.sendsPerSecond);
-  const steadyP99 = (s: SystemResults) => med(runs(s), (r) => r.steady.lateness.p99);
-  const total = (s: SystemResults, pick: (r: SystemRun) => number) =>
-    runs(s).reduce((n, r) => n + pick(r), 0);
+  const front = (s: SystemResults) => med(runs(s), (r) => r.throughput?.perSecond);
+  const sends = (s: SystemResults) => med(runs(s), (r) => r.burst?.sendsPerSecond);
+  const steadyP99 = (s: SystemResults) => med(runs(s), (r) => r.steady?.lateness.p99);
+  const total = (s: SystemResults, pick: (r: SystemRun) => number | undefined) =>
+    runs(s).reduce((n, r) => n + (pick(r) ?? 0), 0);
   const parts: string[] = [];
 
   parts.push(
-    '### 1. Schedule throughput (messages/s until durably accepted; higher is better)',
+    '### 1. Schedule throughput (messages/s until durably accepted; higher is better; WAL: Postgres bytes per message)',
     table(
-      ['system', 'front door', 'publish path (library)', 'front door vs best peer'],
+      [
+        'system',
+        'front door',
+        'publish path (library)',
+        'front door vs best peer',
+        'WAL front door',
+        'WAL publish path',
+      ],
       all.map((s) => [
         s.name,
         fmt(front(s)),
-        fmt(med(runs(s), (r) => r.throughput.publishPathPerSecond)),
+        fmt(med(runs(s), (r) => r.throughput?.publishPathPerSecond)),
         ratio(all, s, front),
+        fmt(med(runs(s), (r) => r.throughput?.walBytesPerMessage)),
+        fmt(med(runs(s), (r) => r.throughput?.publishPathWalBytesPerMessage)),
       ]),
     ),
   );
   parts.push(
-    '### 2. Burst (all due at one instant)',
+    '### 2. Burst (all due at one instant; WAL: Postgres bytes per message, from the first schedule to the last send)',
     table(
-      ['system', 'sends/s', 'due → last sent', 'lateness p50', 'p99', 'max', 'sends/s vs best peer'],
+      ['system', 'sends/s', 'due → last sent', 'lateness p50', 'p99', 'max', 'sends/s vs best peer', 'WAL'],
       all.map((s) => [
         s.name,
         fmt(sends(s)),
         `${fmt(
-          med(runs(s), (r) => r.burst.drainSeconds),
+          med(runs(s), (r) => r.burst?.drainSeconds),
           1,
         )} s`,
-        `${fmt(med(runs(s), (r) => r.burst.lateness.p50))} ms`,
-        `${fmt(med(runs(s), (r) => r.burst.lateness.p99))} ms`,
-        `${fmt(med(runs(s), (r) => r.burst.lateness.max))} ms`,
+        `${fmt(med(runs(s), (r) => r.burst?.lateness.p50))} ms`,
+        `${fmt(med(runs(s), (r) => r.burst?.lateness.p99))} ms`,
+        `${fmt(med(runs(s), (r) => r.burst?.lateness.max))} ms`,
         ratio(all, s, sends),
+        fmt(med(runs(s), (r) => r.burst?.walBytesPerMessage)),
       ]),
     ),
   );
-  const withCpu = all.filter((s) => runs(s).some((r) => r.burst.cpu));
+  const withCpu = all.filter((s) => runs(s).some((r) => r.burst?.cpu));
   if (withCpu.length > 0) {
     const cpu = (s: SystemResults, pick: (c: CpuUse) => number) =>
-      med(runs(s), (r) => r.burst.cpu && pick(r.burst.cpu));
+      med(runs(s), (r) => r.burst?.cpu && pick(r.burst.cpu));
     const used = (c: CpuUse) => CPU_COMPONENTS.reduce((n, k) => n + c[k], 0);
     const share = (s: SystemResults, k: CpuComponent) =>
       `${fmt(
@@ -141,9 +153,9 @@ export function renderTables(all: readonly SystemResults[]): string {
       ['system', 'lateness p50', 'p99', 'max', 'p99: best peer ÷ ours'],
       all.map((s) => [
         s.name,
-        `${fmt(med(runs(s), (r) => r.steady.lateness.p50))} ms`,
+        `${fmt(med(runs(s), (r) => r.steady?.lateness.p50))} ms`,
         `${fmt(steadyP99(s))} ms`,
-        `${fmt(med(runs(s), (r) => r.steady.lateness.max))} ms`,
+        `${fmt(med(runs(s), (r) => r.steady?.lateness.max))} ms`,
         ratio(all, s, steadyP99, true),
       ]),
     ),
@@ -154,10 +166,10 @@ export function renderTables(all: readonly SystemResults[]): string {
       ['system', 'cancelled per run', 'of them by key', 'cancellations/s', 'cancelled but sent (all runs)'],
       all.map((s) => [
         s.name,
-        fmt(med(runs(s), (r) => r.steady.cancelled)),
-        fmt(med(runs(s), (r) => r.steady.cancelledByKey)),
-        fmt(med(runs(s), (r) => r.steady.cancelPerSecond)),
-        fmt(total(s, (r) => r.steady.cancelledSent)),
+        fmt(med(runs(s), (r) => r.steady?.cancelled)),
+        fmt(med(runs(s), (r) => r.steady?.cancelledByKey)),
+        fmt(med(runs(s), (r) => r.steady?.cancelPerSecond)),
+        fmt(total(s, (r) => r.steady?.cancelledSent)),
       ]),
     ),
   );
@@ -191,12 +203,35 @@ export function renderTables(all: readonly SystemResults[]): string {
       ),
     );
   }
+  if (all.some((s) => runs(s).some((r) => r.single))) {
+    const single = (s: SystemResults) => med(runs(s), (r) => r.single?.perSecond);
+    const inFlight = med(all.flatMap(runs), (r) => r.single?.inFlight);
+    parts.push(
+      `### 7. Single requests (one message per call, ${fmt(inFlight)} calls in flight, due a day ahead)`,
+      table(
+        ['system', 'call', 'messages/s', 'latency p50', 'p99', 'max', 'messages/s vs best peer', 'WAL'],
+        all.map((s) => [
+          s.name,
+          runs(s).find((r) => r.single)?.single?.call ?? '–',
+          fmt(single(s)),
+          `${fmt(med(runs(s), (r) => r.single?.p50))} ms`,
+          `${fmt(med(runs(s), (r) => r.single?.p99))} ms`,
+          `${fmt(med(runs(s), (r) => r.single?.max))} ms`,
+          ratio(all, s, single),
+          fmt(med(runs(s), (r) => r.single?.walBytesPerMessage)),
+        ]),
+      ),
+    );
+  }
   const lostOrDup = (s: SystemResults) => {
-    const bursts = [...s.runs.map((r) => r.burst), ...s.backlogs.flatMap((b) => [b.before, b.after])];
+    const bursts = [
+      ...s.runs.flatMap((r) => (r.burst ? [r.burst] : [])),
+      ...s.backlogs.flatMap((b) => [b.before, b.after]),
+    ];
     return {
-      checked: bursts.reduce((n, b) => n + b.expected, 0) + total(s, (r) => r.steady.expected),
-      lost: bursts.reduce((n, b) => n + b.lost, 0) + total(s, (r) => r.steady.lost),
-      dup: bursts.reduce((n, b) => n + b.duplicates, 0) + total(s, (r) => r.steady.duplicates),
+      checked: bursts.reduce((n, b) => n + b.expected, 0) + total(s, (r) => r.steady?.expected),
+      lost: bursts.reduce((n, b) => n + b.lost, 0) + total(s, (r) => r.steady?.lost),
+      dup: bursts.reduce((n, b) => n + b.duplicates, 0) + total(s, (r) => r.steady?.duplicates),
     };
   };
   parts.push(
@@ -210,7 +245,7 @@ export function renderTables(all: readonly SystemResults[]): string {
           fmt(c.checked),
           fmt(c.lost),
           fmt(c.dup),
-          fmt(total(s, (r) => r.steady.cancelledSent)),
+          fmt(total(s, (r) => r.steady?.cancelledSent)),
         ];
       }),
     ),

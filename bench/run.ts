@@ -11,6 +11,7 @@ import { describeMachine } from './machine';
 import { renderTables, type SystemResults } from './report';
 import { backlog, burst, scheduleThroughput, steady, type Scenario } from './scenarios';
 import { readSettings, type BenchSettings } from './settings';
+import { singleRequests } from './single-requests';
 import { startSimulator, type SimulatorProcess } from './simulator';
 import type { BenchEnv, SystemUnderTest } from './system';
 
@@ -146,24 +147,32 @@ async function main(): Promise<void> {
           log,
         });
         log(`run ${run}/${settings.runs}: ${system.name}`);
-        const throughput = await withSystem(system, () =>
-          scheduleThroughput(scenario('s'), isDrip(system) ? system.schedulePublishPath : undefined),
-        );
+        const runs = (key: string) => settings.scenarios.some((k) => k === key);
+        const throughput = runs('schedule')
+          ? await withSystem(system, () =>
+              scheduleThroughput(scenario('s'), isDrip(system) ? system.schedulePublishPath : undefined),
+            )
+          : undefined;
+        // Without scenario 1 the leads assume a modest rate.
+        const rate = throughput?.perSecond ?? 5_000;
         const { burst: burstCount, steadyRate, steadySeconds } = settings.sizes;
-        const burstResult = await withSystem(system, () =>
-          burst(scenario('b'), burstCount, leadFor(burstCount, throughput.perSecond)),
-        );
+        const burstResult = runs('burst')
+          ? await withSystem(system, () => burst(scenario('b'), burstCount, leadFor(burstCount, rate)))
+          : undefined;
         const steadyCount = steadyRate * steadySeconds;
-        const steadyResult = await withSystem(system, () =>
-          steady(scenario('t'), leadFor(steadyCount, throughput.perSecond) + 10_000),
-        );
-        results[n].runs.push({ throughput, burst: burstResult, steady: steadyResult });
+        const steadyResult = runs('steady')
+          ? await withSystem(system, () => steady(scenario('t'), leadFor(steadyCount, rate) + 10_000))
+          : undefined;
+        const single = runs('single')
+          ? await withSystem(system, () => singleRequests(scenario('1')))
+          : undefined;
+        results[n].runs.push({ throughput, burst: burstResult, steady: steadyResult, single });
       }
     }
     for (let run = 1; run <= settings.backlogRuns; run++) {
       for (const [n, { key, system }] of systems.entries()) {
         log(`backlog ${run}/${settings.backlogRuns}: ${system.name}`);
-        const rate = results[n].runs[0]?.throughput.perSecond ?? 1000;
+        const rate = results[n].runs[0]?.throughput?.perSecond ?? 1000;
         const scenario: Scenario = { system, sim, env, sizes: settings.sizes, tag: `k${run}-${key}`, log };
         results[n].backlogs.push(await withSystem(system, () => backlog(scenario, (c) => leadFor(c, rate))));
       }

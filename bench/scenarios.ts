@@ -3,6 +3,7 @@ import { growth, readFootprint, type Footprint } from './footprint';
 import type { SimulatorProcess } from './simulator';
 import type { BenchEnv, BenchMessage, SystemUnderTest } from './system';
 import { tally, type Tally } from './tally';
+import { walMark, walPerMessage } from './wal';
 
 /** How big each scenario is (the issue's numbers at BENCH_SCALE=1). */
 export interface Sizes {
@@ -13,6 +14,9 @@ export interface Sizes {
   readonly backlog: number;
   /** The burst run before and after the backlog fills. */
   readonly backlogBurst: number;
+  /** Scenario 7: messages scheduled one per call, and calls in flight at once. */
+  readonly single: number;
+  readonly singleConcurrency: number;
   /** Messages per `schedule()` call, and calls in flight at once (the same for every system). */
   readonly chunk: number;
   readonly concurrency: number;
@@ -104,11 +108,15 @@ export interface ThroughputResult {
   readonly perSecond: number;
   /** wechat-drip only: through the library's publish path (commit + broker confirms). */
   readonly publishPathPerSecond?: number;
+  /** Postgres WAL bytes per message through the front door, and through the publish path (wal.ts). */
+  readonly walBytesPerMessage?: number;
+  readonly publishPathWalBytesPerMessage?: number;
 }
 
 /** Scenario 1: `sizes.schedule` messages due a day ahead, as fast as the front door takes them. */
 export async function scheduleThroughput(s: Scenario, publishPath?: Schedule): Promise<ThroughputResult> {
   const dueAt = Date.now() + DAY_MS;
+  const wal = await walMark(s.env.databaseUrl);
   const front = await scheduleAll(
     s,
     s.sizes.schedule,
@@ -116,8 +124,10 @@ export async function scheduleThroughput(s: Scenario, publishPath?: Schedule): P
     s.system.schedule,
     false,
   );
-  s.log(`  schedule: ${Math.round(front.perSecond)}/s`);
-  if (!publishPath) return { perSecond: front.perSecond };
+  const walFront = await walMark(s.env.databaseUrl);
+  const walBytesPerMessage = walPerMessage(wal, walFront, s.sizes.schedule);
+  s.log(`  schedule: ${Math.round(front.perSecond)}/s, WAL ${Math.round(walBytesPerMessage)} B/message`);
+  if (!publishPath) return { perSecond: front.perSecond, walBytesPerMessage };
   const lib = await scheduleAll(
     s,
     s.sizes.schedule,
@@ -125,8 +135,20 @@ export async function scheduleThroughput(s: Scenario, publishPath?: Schedule): P
     publishPath,
     false,
   );
-  s.log(`  publish path: ${Math.round(lib.perSecond)}/s`);
-  return { perSecond: front.perSecond, publishPathPerSecond: lib.perSecond };
+  const publishPathWalBytesPerMessage = walPerMessage(
+    walFront,
+    await walMark(s.env.databaseUrl),
+    s.sizes.schedule,
+  );
+  s.log(
+    `  publish path: ${Math.round(lib.perSecond)}/s, WAL ${Math.round(publishPathWalBytesPerMessage)} B/message`,
+  );
+  return {
+    perSecond: front.perSecond,
+    publishPathPerSecond: lib.perSecond,
+    walBytesPerMessage,
+    publishPathWalBytesPerMessage,
+  };
 }
 
 export interface BurstResult extends Tally {
@@ -138,6 +160,8 @@ export interface BurstResult extends Tally {
   readonly overrunMs: number;
   /** The machine's CPU from the due time until the last send arrived (absent in older results). */
   readonly cpu?: CpuUse;
+  /** Postgres WAL bytes per message from the first schedule to the last send (wal.ts). */
+  readonly walBytesPerMessage?: number;
 }
 
 /** Scenario 2 (and the backlog's probes): `count` messages due at one instant, `leadMs` from now. */
@@ -145,6 +169,7 @@ export async function burst(s: Scenario, count: number, leadMs: number, offset =
   await s.sim.clear();
   const dueAt = Date.now() + leadMs;
   const due = new Map<string, number>();
+  const wal = await walMark(s.env.databaseUrl);
   const made = await scheduleAll(
     s,
     count,
@@ -161,6 +186,7 @@ export async function burst(s: Scenario, count: number, leadMs: number, offset =
   const fromDue = cpuSnapshot();
   let cpu: CpuUse | undefined;
   await awaitArrivals(s, count, dueAt, () => (cpu = cpuBetween(fromDue, cpuSnapshot(), s.sim.pid)));
+  const walBytesPerMessage = walPerMessage(wal, await walMark(s.env.databaseUrl), count);
   const t = await counted(s, due);
   const drainSeconds = (t.lastAt - dueAt) / 1000;
   s.log(
@@ -168,7 +194,14 @@ export async function burst(s: Scenario, count: number, leadMs: number, offset =
       `, lost ${t.lost}, dup ${t.duplicates}${overrunMs > 0 ? `, scheduling overran by ${overrunMs} ms` : ''}`,
   );
   if (cpu) s.log(`  burst CPU (core-seconds over ${cpu.seconds.toFixed(1)} s): ${describeCpu(cpu)}`);
-  return { ...t, sendsPerSecond: t.delivered / drainSeconds, drainSeconds, overrunMs, cpu };
+  return {
+    ...t,
+    sendsPerSecond: t.delivered / drainSeconds,
+    drainSeconds,
+    overrunMs,
+    cpu,
+    walBytesPerMessage,
+  };
 }
 
 export interface SteadyResult extends Tally {

@@ -3,8 +3,13 @@ import type { Sizes } from './scenarios';
 /** Every system the benchmark knows, in the order they run. */
 export const SYSTEM_KEYS = ['drip-levels', 'drip-plugin', 'bullmq', 'pg-boss'] as const;
 
+/** The scenarios of a run, in the order they run (BENCH_SCENARIOS picks some; the backlog has BENCH_BACKLOG_RUNS). */
+export const SCENARIO_KEYS = ['schedule', 'burst', 'steady', 'single'] as const;
+export type ScenarioKey = (typeof SCENARIO_KEYS)[number];
+
 export interface BenchSettings {
   readonly sizes: Sizes;
+  readonly scenarios: readonly ScenarioKey[];
   readonly runs: number;
   readonly backlogRuns: number;
   readonly workers: number;
@@ -29,21 +34,34 @@ function positive(env: Record<string, string | undefined>, name: string, def: nu
   return n;
 }
 
+/** A comma list of `known` names from `env[name]` (all of them when unset); throws on an unknown one. */
+function commaList(
+  env: Record<string, string | undefined>,
+  name: string,
+  known: readonly string[],
+): string[] {
+  const names = (env[name] ?? known.join(','))
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const unknown = names.filter((s) => !known.includes(s));
+  if (unknown.length > 0)
+    throw new Error(`${name}: unknown ${unknown.join(', ')} (known: ${known.join(', ')})`);
+  return names;
+}
+
 /**
  * Reads the BENCH_* variables. BENCH_SCALE (default 1: the issue's sizes) multiplies every count, for a
  * quick smoke run; BENCH_RUNS (3) runs of scenarios 1–4; BENCH_BACKLOG_RUNS (1) of the backlog, which
- * is the slowest; BENCH_WORKERS (2) worker processes per system; BENCH_SYSTEMS a comma list of SYSTEM_KEYS.
+ * is the slowest; BENCH_WORKERS (2) worker processes per system; BENCH_SYSTEMS a comma list of SYSTEM_KEYS;
+ * BENCH_SCENARIOS a comma list of SCENARIO_KEYS (all by default); BENCH_SINGLE_CONCURRENCY (50) calls in
+ * flight in the single-requests scenario.
  */
 export function readSettings(env: Record<string, string | undefined>): BenchSettings {
   const scale = positive(env, 'BENCH_SCALE', 1);
   const count = (n: number) => Math.max(100, Math.round(n * scale));
-  const systems = (env.BENCH_SYSTEMS ?? SYSTEM_KEYS.join(','))
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const unknown = systems.filter((s) => !(SYSTEM_KEYS as readonly string[]).includes(s));
-  if (unknown.length > 0)
-    throw new Error(`BENCH_SYSTEMS: unknown ${unknown.join(', ')} (known: ${SYSTEM_KEYS.join(', ')})`);
+  const systems = commaList(env, 'BENCH_SYSTEMS', SYSTEM_KEYS);
+  const scenarios = commaList(env, 'BENCH_SCENARIOS', SCENARIO_KEYS);
   const sizes: Sizes = {
     schedule: count(100_000),
     burst: count(200_000),
@@ -51,6 +69,8 @@ export function readSettings(env: Record<string, string | undefined>): BenchSett
     steadySeconds: Math.max(10, Math.round(120 * scale)),
     backlog: count(1_000_000),
     backlogBurst: count(20_000),
+    single: count(20_000),
+    singleConcurrency: Math.round(positive(env, 'BENCH_SINGLE_CONCURRENCY', 50)),
     chunk: Math.round(positive(env, 'BENCH_CHUNK', 1000)),
     concurrency: Math.round(positive(env, 'BENCH_CONCURRENCY', 4)),
   };
@@ -60,6 +80,7 @@ export function readSettings(env: Record<string, string | undefined>): BenchSett
   const workers = Math.round(positive(env, 'BENCH_WORKERS', 2));
   return {
     sizes,
+    scenarios: SCENARIO_KEYS.filter((k) => scenarios.includes(k)),
     runs,
     backlogRuns,
     workers,
@@ -74,7 +95,9 @@ export function readSettings(env: Record<string, string | undefined>): BenchSett
     describe: () =>
       `Sizes: schedule ${sizes.schedule.toLocaleString('en-US')}, burst ${sizes.burst.toLocaleString('en-US')}, ` +
       `steady ${sizes.steadyRate}/s for ${sizes.steadySeconds} s, backlog ${sizes.backlog.toLocaleString('en-US')} ` +
-      `(bursts of ${sizes.backlogBurst.toLocaleString('en-US')} before and after); ${runs} runs of scenarios 1–4 ` +
+      `(bursts of ${sizes.backlogBurst.toLocaleString('en-US')} before and after), single requests ` +
+      `${sizes.single.toLocaleString('en-US')} (${sizes.singleConcurrency} in flight); ${runs} runs of ` +
+      `${scenarios.length === SCENARIO_KEYS.length ? 'scenarios 1–4 and 7' : scenarios.join(', ')} ` +
       `(medians shown), ${backlogRuns} of the backlog; ${workers} worker processes per system; producers send ` +
       `chunks of ${sizes.chunk} with ${sizes.concurrency} in flight.`,
   };

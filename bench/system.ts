@@ -43,6 +43,13 @@ export interface SystemUnderTest {
    * store), returning the system's id for each, in order. Called with chunks; may be called concurrently.
    */
   schedule(messages: readonly BenchMessage[]): Promise<string[]>;
+  /**
+   * One message through the system's own single-message call (the way other backends schedule one
+   * reminder): resolves once it is durably accepted, with its id.
+   */
+  scheduleOne?(message: BenchMessage): Promise<string>;
+  /** What `scheduleOne` calls, for the report: `POST /v1/messages`, `queue.add`. */
+  readonly singleCall?: string;
   /** Cancels by the ids `schedule` returned; resolves once the cancellation is durable. */
   cancelById(ids: readonly string[]): Promise<void>;
   /** Cancels every message scheduled with this cancelKey. */

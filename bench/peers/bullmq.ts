@@ -77,6 +77,11 @@ export function createBullmqSystem(env: BenchEnv, tuning: BullmqTuning = BULLMQ_
       );
     },
 
+    singleCall: 'queue.add',
+    async enqueueOne(queue, message, id) {
+      await queue.add('due', { id }, { jobId: id, delay: Math.max(0, message.dueAt - Date.now()) });
+    },
+
     async close(queue) {
       try {
         await queue.obliterate({ force: true });

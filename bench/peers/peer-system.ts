@@ -33,6 +33,10 @@ export interface PeerDriver<Q> {
   workerConfig(queue: Q, due: DueWorkOptions): DueWorkOptions;
   /** Enqueues the chunk whose rows were just recorded under `ids`, each due at its `dueAt`. */
   enqueue(queue: Q, messages: readonly BenchMessage[], ids: readonly string[]): Promise<void>;
+  /** Enqueues one message recorded under `id` through the peer's single-job call. */
+  enqueueOne(queue: Q, message: BenchMessage, id: string): Promise<void>;
+  /** The peer's single-job call, by name. */
+  readonly singleCall: string;
   /** Deletes everything `open` created (after the workers stopped). */
   close(queue: Q, pool: pg.Pool): Promise<void>;
 }
@@ -72,6 +76,7 @@ export function createPeerSystem<Q>(env: BenchEnv, driver: PeerDriver<Q>): Syste
   return {
     name: driver.name,
     settings: driver.settings,
+    singleCall: driver.singleCall,
 
     async start() {
       const suffix = randomBytes(4).toString('hex');
@@ -110,6 +115,14 @@ export function createPeerSystem<Q>(env: BenchEnv, driver: PeerDriver<Q>): Syste
       const ids = await recordScheduled(pool, schema, messages);
       await driver.enqueue(queue, messages, ids);
       return ids;
+    },
+
+    async scheduleOne(message) {
+      const { pool, schema, queue } = current();
+      if (queue === null) throw new Error(`${driver.name}: its queue is not open`);
+      const [id] = await recordScheduled(pool, schema, [message]);
+      await driver.enqueueOne(queue, message, id);
+      return id;
     },
 
     async cancelById(ids) {

@@ -102,6 +102,11 @@ export function createPgBossSystem(env: BenchEnv, tuning: PgBossTuning = PG_BOSS
       );
     },
 
+    singleCall: 'send',
+    async enqueueOne({ boss }, message, id) {
+      await boss.send(QUEUE, { id } satisfies DueJobData, { id, startAfter: new Date(message.dueAt) });
+    },
+
     close: closeBoss,
   });
 }

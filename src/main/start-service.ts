@@ -13,11 +13,14 @@ import { listen, type Listening } from '../http/listen';
 import type { Logger } from '../logger';
 import { createMetrics, type Metrics } from '../metrics';
 import type { Relay } from '../scheduling/relay';
+import { createScheduleWriter } from '../scheduling/schedule-writer';
 import { processPush } from '../webhook/process-push';
 import { startWorker } from './start-worker';
 
 /** How long start-up waits for the broker topology before serving anyway (schedules then stay pending). */
 const PUBLISHER_READY_WAIT_MS = 10_000;
+/** Most rows that concurrent schedule requests share one INSERT with (an NDJSON chunk is 500). */
+const WRITER_MAX_ROWS = 1000;
 
 export interface Service {
   /** Base URL of the public HTTP server (API, webhook, admin page) when this process runs it. */
@@ -106,7 +109,22 @@ export async function startService(
             logger.error({ pushId, err: err.message }, 'push processing failed; the worker retries it'),
           ),
         );
-      const app = createApp({ config, pool, publisher, logger, track, readiness, processPushLater, metrics });
+      // Up to half the pool inserts schedules at once; more concurrent requests share statements.
+      const writer = createScheduleWriter(
+        { pool, publisher, logger },
+        { concurrency: Math.max(1, Math.floor(config.databasePoolSize / 2)), maxRows: WRITER_MAX_ROWS },
+      );
+      const app = createApp({
+        config,
+        pool,
+        publisher,
+        logger,
+        track,
+        readiness,
+        processPushLater,
+        metrics,
+        writer,
+      });
       publicServer = await listen(app, config.httpHost, config.httpPort, config);
       logger.info({ url: publicServer.url }, 'api listening');
     }

@@ -2,23 +2,29 @@ import type { Publisher } from '../broker/publisher';
 import { groupWakeUps } from '../broker/wake-up';
 import type { Pool } from '../db/pool';
 import type { Logger } from '../logger';
+import type { Inserted } from '../store/insert-messages';
 import { markQueued } from '../store/message-store';
+import { clearOutbox } from '../store/wake-up-outbox';
 
 export interface Dispatchable {
   readonly id: string;
   readonly dueAt: Date;
 }
 
+type DispatchDeps = { pool: Pool; publisher: Publisher; logger: Logger };
+
 /**
- * Publishes wake-ups for rows already committed as `pending` (messages due together share one), then
- * marks the confirmed ones `queued` in one statement. Never throws: whatever is not confirmed stays
- * `pending` and the relay publishes it later, so an accepted schedule does not depend on RabbitMQ being
- * up at that instant.
+ * Publishes wake-ups for rows already committed (messages due together share one). Once every one is
+ * confirmed, deletes the outbox entries `outboxIds` that owed them; the relay's rows (`reason` relay) that
+ * were `pending` are marked `queued`. Never throws: an entry whose wake-ups are not all confirmed stays,
+ * and the relay publishes it later, so an accepted schedule does not depend on RabbitMQ being up at that
+ * instant.
  */
 export async function dispatch(
-  deps: { pool: Pool; publisher: Publisher; logger: Logger },
+  deps: DispatchDeps,
   rows: readonly Dispatchable[],
   reason: 'schedule' | 'relay' = 'schedule',
+  outboxIds: readonly number[] = [],
 ): Promise<{ queued: number; failed: number }> {
   const wakeUps = groupWakeUps(rows.map((r) => ({ id: r.id, dueAt: r.dueAt.getTime() })));
   const results = await Promise.allSettled(wakeUps.map((w) => deps.publisher.publishWakeUp(w, reason)));
@@ -32,11 +38,18 @@ export async function dispatch(
     );
   }
   try {
-    await markQueued(deps.pool, confirmed);
+    if (failed === 0) await clearOutbox(deps.pool, outboxIds);
+    if (reason === 'relay') await markQueued(deps.pool, confirmed);
   } catch (err) {
-    // The wake-ups are out; rows left `pending` only get a duplicate wake-up from the relay, which the
+    // The wake-ups are out; an entry left behind only gets the relay to publish duplicates, which the
     // worker's claim makes harmless.
-    deps.logger.warn({ err: (err as Error).message }, 'could not mark dispatched rows queued');
+    deps.logger.warn({ err: (err as Error).message }, 'could not record dispatched wake-ups');
   }
   return { queued: confirmed.length, failed };
+}
+
+/** Publishes the wake-ups of freshly inserted rows and clears their outbox entry (see dispatch). */
+export function dispatchInserted(deps: DispatchDeps, inserted: Inserted): Promise<unknown> {
+  if (inserted.created.length === 0 || inserted.outboxId === null) return Promise.resolve();
+  return dispatch(deps, inserted.created, 'schedule', [inserted.outboxId]);
 }

@@ -5,6 +5,7 @@ import type { Logger } from '../logger';
 import { dispatch } from './dispatch';
 import { leaseForRelay } from '../store/relay-lease';
 import { sweepStuckSending } from '../store/sweep-stuck-sending';
+import { leaseOutbox } from '../store/wake-up-outbox';
 
 /**
  * After RabbitMQ comes back from a restart, wake-ups that fell due to move from one delay level to the
@@ -39,9 +40,13 @@ export interface Relay {
   stop(): Promise<void>;
 }
 
+/** Outbox entries leased per round-trip: a single request's entry names one message, a batch's hundreds. */
+const OUTBOX_ENTRIES_PER_LEASE = 20;
+
 /**
- * The outbox relay: publishes wake-ups for rows left `pending` (crash or broker outage between commit and
- * confirm), for `queued` rows whose wake-up was lost (or, just after a broker restart, may be stranded),
+ * The outbox relay: publishes wake-ups for the messages of outbox entries older than `pendingAfterMs` (a
+ * crash or a broker outage between the commit and the confirms) and deletes the entries once confirmed;
+ * for rows left `pending` by the protocol before migration 0008; for `queued` rows whose wake-up was lost (or, just after a broker restart, may be stranded),
  * and for stuck `sending` rows of at-least-once accounts; marks the other stuck `sending` rows `unknown`.
  * Runs in every worker; leases keep them apart.
  */
@@ -74,6 +79,13 @@ export function createRelay(deps: {
     const swept = await sweepStuckSending(pool, options.sendingTimeoutMs, options.atLeastOnceAppIds);
     if (swept.unknown > 0)
       logger.warn({ count: swept.unknown }, 'sends timed out in `sending`; marked unknown');
+    for (;;) {
+      const owed = await leaseOutbox(pool, options.pendingAfterMs, OUTBOX_ENTRIES_PER_LEASE);
+      if (owed.entryIds.length === 0) break;
+      const { queued, failed } = await dispatch(deps, owed.rows, 'relay', owed.entryIds);
+      published += queued;
+      if (failed > 0 || owed.entryIds.length < OUTBOX_ENTRIES_PER_LEASE || stopped) break;
+    }
     const rows = [...swept.requeued];
     for (;;) {
       rows.push(

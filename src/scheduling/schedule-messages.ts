@@ -3,8 +3,10 @@ import { type Pool, type PoolClient, withTransaction } from '../db/pool';
 import { ConflictError } from '../errors';
 import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
-import { dispatch } from './dispatch';
-import { insertMessages, type Message, type NewMessage } from '../store/message-store';
+import { dispatchInserted } from './dispatch';
+import type { ScheduleWriter, Written } from './schedule-writer';
+import { insertMessages, type Inserted } from '../store/insert-messages';
+import type { Message, NewMessage } from '../store/message-store';
 
 export type ScheduleResult =
   | { readonly ok: true; readonly message: Message; readonly created: boolean }
@@ -21,6 +23,8 @@ export interface ScheduleDeps {
    * answer to give, or one that paces a stream by the broker).
    */
   readonly track?: (work: Promise<unknown>) => void;
+  /** Group commit for concurrent callers (see schedule-writer); without it each call inserts alone. */
+  readonly writer?: ScheduleWriter;
 }
 
 /**
@@ -31,43 +35,58 @@ export type Schedulable = readonly NewMessage[] | ((tx: PoolClient) => Promise<r
 
 /**
  * The one way to schedule, for every producer (the API, the NDJSON batch, a reschedule, a sequence
- * enrollment, a test send): the rows are written as `pending` (the outbox) — with whatever the producer
- * writes in the same transaction — and counted once; the answer goes back once that commits; then wake-ups
- * are published and the rows marked `queued` when confirmed (a failed publish only leaves rows for the
- * relay). A repeated idempotency key returns the existing row, or a conflict when the request differs; in
- * a producer's transaction a conflict rolls the whole transaction back and is thrown.
+ * enrollment, a test send): the rows are written `queued` with an outbox entry naming them, in one
+ * statement (and in the producer's transaction, with whatever it writes), and counted once; the answer
+ * goes back once that commits; then wake-ups are published and, once all are confirmed, the outbox entry
+ * deleted (a failed publish only leaves the entry for the relay). A repeated idempotency key returns the
+ * existing row, or a conflict when the request differs; in a producer's transaction a conflict rolls the
+ * whole transaction back and is thrown.
  */
 export async function scheduleMessages(
   deps: ScheduleDeps,
   schedulable: Schedulable,
 ): Promise<ScheduleResult[]> {
-  const { results, created } =
+  const { messages, inserted, published } =
     typeof schedulable === 'function'
-      ? await withTransaction(deps.pool, async (tx) => {
-          const written = await insertAndMatch(tx, await schedulable(tx));
-          const conflict = written.results.find((r) => !r.ok);
-          if (conflict && !conflict.ok) throw conflict.error;
-          return written;
-        })
-      : await insertAndMatch(deps.pool, schedulable);
-  for (const m of created) deps.metrics.scheduled.inc({ channel: m.channel });
-  if (created.length > 0) {
-    const publishing = dispatch(deps, created);
-    if (deps.track) deps.track(publishing);
-    else await publishing;
-  }
+      ? await writeInTransaction(deps, schedulable)
+      : { messages: schedulable, ...(await write(deps, schedulable)) };
+  const results = matchResults(messages, inserted);
+  for (const r of results) if (r.ok && r.created) deps.metrics.scheduled.inc({ channel: r.message.channel });
+  if (deps.track) deps.track(published);
+  else await published;
   return results;
 }
 
-/** Inserts the rows and matches each input to its row: created, the same request repeated, or a conflict. */
-async function insertAndMatch(
-  db: Pool | PoolClient,
-  messages: readonly NewMessage[],
-): Promise<{ results: ScheduleResult[]; created: Message[] }> {
-  const { created, existing } = await insertMessages(db, messages);
-  const createdById = new Map(created.map((m) => [m.id, m]));
-  const existingByKey = new Map(existing.map((m) => [`${m.appId}\u0000${m.idempotencyKey}`, m]));
-  const results = messages.map((input): ScheduleResult => {
+function write(deps: ScheduleDeps, messages: readonly NewMessage[]): Promise<Written> {
+  if (deps.writer) return deps.writer.write(messages);
+  return insertMessages(deps.pool, messages).then((inserted) => ({
+    inserted,
+    published: dispatchInserted(deps, inserted),
+  }));
+}
+
+async function writeInTransaction(
+  deps: ScheduleDeps,
+  produce: (tx: PoolClient) => Promise<readonly NewMessage[]>,
+): Promise<Written & { messages: readonly NewMessage[] }> {
+  const { messages, inserted } = await withTransaction(deps.pool, async (tx) => {
+    const rows = await produce(tx);
+    const written = await insertMessages(tx, rows);
+    const conflict = matchResults(rows, written).find((r) => !r.ok);
+    if (conflict && !conflict.ok) throw conflict.error;
+    return { messages: rows, inserted: written };
+  });
+  return { messages, inserted, published: dispatchInserted(deps, inserted) };
+}
+
+/**
+ * Matches each input to its row: created, the same request repeated, or a conflict. `inserted` may hold
+ * other callers' rows too (a shared statement): each input finds its own by id, or by its key.
+ */
+function matchResults(messages: readonly NewMessage[], inserted: Inserted): ScheduleResult[] {
+  const createdById = new Map(inserted.created.map((m) => [m.id, m]));
+  const existingByKey = new Map(inserted.existing.map((m) => [`${m.appId}\u0000${m.idempotencyKey}`, m]));
+  return messages.map((input): ScheduleResult => {
     const row = createdById.get(input.id);
     if (row) return { ok: true, message: row, created: true };
     const prior = existingByKey.get(`${input.appId}\u0000${input.idempotencyKey}`);
@@ -81,5 +100,4 @@ async function insertAndMatch(
       ),
     };
   });
-  return { results, created };
 }

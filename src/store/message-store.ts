@@ -76,43 +76,13 @@ export const MESSAGE_COLUMNS = [
   'sent_at',
   'max_lateness_ms',
 ] as const satisfies readonly (keyof MessageRow)[];
-const COLUMNS = MESSAGE_COLUMNS.join(', ');
+/** The columns of a MessageRow, for a SELECT list. */
+export const COLUMNS = MESSAGE_COLUMNS.join(', ');
 
 /** The columns of a MessageRow read from row `m`, its status as the ledger sees it. */
 const LEDGER_VIEW_COLUMNS = MESSAGE_COLUMNS.map((c) =>
   c === 'status' ? `${ledgerStatusSql('m')} AS status` : `m.${c}`,
 ).join(', ');
-
-/**
- * The columns insertMessages writes, each with its array type and its value: one list, so that a column
- * and its parameter cannot drift apart.
- */
-const INSERT_COLUMNS: readonly (readonly [
-  column: string,
-  arrayOf: string,
-  value: (m: NewMessage) => unknown,
-])[] = [
-  ['id', 'uuid', (m) => m.id],
-  ['app_id', 'text', (m) => m.appId],
-  ['openid', 'text', (m) => m.openid],
-  ['channel', 'text', (m) => m.channel],
-  ['payload', 'jsonb', (m) => JSON.stringify(m.payload)],
-  ['due_at', 'timestamptz', (m) => m.dueAt.toISOString()],
-  ['idempotency_key', 'text', (m) => m.idempotencyKey],
-  ['request_hash', 'text', (m) => m.requestHash],
-  ['cancel_key', 'text', (m) => m.cancelKey],
-  ['sequence_id', 'uuid', (m) => m.step?.sequenceId ?? null],
-  ['enrollment_id', 'uuid', (m) => m.step?.enrollmentId ?? null],
-  ['step_index', 'int', (m) => m.step?.index ?? null],
-  ['fallback', 'jsonb', (m) => (m.fallback ? JSON.stringify(m.fallback) : null)],
-  ['max_lateness_ms', 'int', (m) => m.maxLatenessMs ?? null],
-  ['request_id', 'text', (m) => m.requestId ?? null],
-];
-
-const INSERT_SQL = `INSERT INTO scheduled_messages (${INSERT_COLUMNS.map(([column]) => column).join(', ')})
-SELECT * FROM unnest(${INSERT_COLUMNS.map(([, arrayOf], i) => `$${i + 1}::${arrayOf}[]`).join(', ')})
-ON CONFLICT (app_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-RETURNING ${COLUMNS}`;
 
 export function toMessage(r: MessageRow): Message {
   return {
@@ -133,31 +103,6 @@ export function toMessage(r: MessageRow): Message {
     sentAt: r.sent_at,
     maxLatenessMs: r.max_lateness_ms,
   };
-}
-
-/**
- * Inserts messages in one statement. A row whose (app_id, idempotency_key) exists already is not
- * inserted; it is returned as `existing` instead (the caller compares request hashes).
- */
-export async function insertMessages(
-  db: Pool | PoolClient,
-  messages: readonly NewMessage[],
-): Promise<{ created: Message[]; existing: Message[] }> {
-  if (messages.length === 0) return { created: [], existing: [] };
-  const { rows } = await db.query<MessageRow>(
-    INSERT_SQL,
-    INSERT_COLUMNS.map(([, , value]) => messages.map(value)),
-  );
-  const created = rows.map(toMessage);
-  if (created.length === messages.length) return { created, existing: [] };
-  const keyed = messages.filter((m) => m.idempotencyKey !== null);
-  const found = await db.query<MessageRow>(
-    `SELECT ${COLUMNS} FROM scheduled_messages
-     WHERE (app_id, idempotency_key) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
-    [keyed.map((m) => m.appId), keyed.map((m) => m.idempotencyKey)],
-  );
-  const createdIds = new Set(created.map((m) => m.id));
-  return { created, existing: found.rows.map(toMessage).filter((m) => !createdIds.has(m.id)) };
 }
 
 /**
@@ -212,7 +157,10 @@ export async function listAttempts(db: Pool | PoolClient, messageId: string): Pr
   }));
 }
 
-/** pending → queued once a wake-up is confirmed; guarded, so a row the worker already took is left alone. */
+/**
+ * pending → queued once a wake-up is confirmed; guarded, so a row the worker already took is left alone. Only
+ * rows written `pending` (before migration 0008) or set back to it need this: new rows are inserted `queued`.
+ */
 export async function markQueued(db: Pool | PoolClient, ids: readonly string[]): Promise<number> {
   if (ids.length === 0) return 0;
   const res = await db.query(

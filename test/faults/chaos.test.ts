@@ -1,4 +1,5 @@
 import type { Service } from '../../src/main/start-service';
+import { countOwedWakeUps } from '../../src/store/wake-up-outbox';
 import { PLUGIN_RABBITMQ_URL, restartRabbitApp, startRabbitApp, stopRabbitApp } from '../helpers/broker';
 import {
   CHAOS_MESSAGES as N,
@@ -56,10 +57,10 @@ const countRows = async (harness: Harness, where: string): Promise<number> =>
     )
   ).rows[0].n;
 
-/** Waits until every row has its wake-up confirmed (none `pending`): the messages now wait in RabbitMQ. */
+/** Waits until every row has its wake-up confirmed (no outbox entry left): the messages now wait in RabbitMQ. */
 async function waitUntilQueued(harness: Harness): Promise<void> {
   expect(
-    await waitFor(async () => (await countRows(harness, `status = 'pending'`)) === 0, scaledMs(10_000, 2)),
+    await waitFor(async () => (await countOwedWakeUps(harness.db.pool)) === 0, scaledMs(10_000, 2)),
   ).toBe(true);
 }
 
@@ -130,8 +131,8 @@ describe(`fault suite: ${N} messages per scenario, none lost, none sent twice`, 
       await stopRabbitApp();
       try {
         tags = await scheduleTagged(h, service, N, { fromMs: 0, toMs: scaledMs(500, 0.2) });
-        // Accepted with the broker down: kept in Postgres as pending (the outbox), not one wake-up out.
-        expect(await countRows(h, `status = 'pending'`)).toBe(N);
+        // Accepted with the broker down: kept in Postgres, every one owed its wake-up by the outbox.
+        expect(await countOwedWakeUps(h.db.pool)).toBe(N);
         await sleep(1000);
       } finally {
         await startRabbitApp();
@@ -275,10 +276,12 @@ describe(`fault suite: ${N} messages per scenario, none lost, none sent twice`, 
       const fromMs = scaledMs(1500, 0.3);
       const tags = await scheduleTagged(h, api, N, { fromMs, toMs: fromMs + scaledMs(1000, 0.2) });
       await waitUntilQueued(h);
-      // A second wake-up for every message, as after a crash between publish and mark-queued: the rows go
-      // back to pending and the workers' relays publish them again while the first wake-ups still wait.
+      // A second wake-up for every message, as after a crash between the confirms and the outbox entry's
+      // delete: a stale entry names them all, and the workers' relays publish them again while the first
+      // wake-ups still wait.
       await h.db.pool.query(
-        `UPDATE scheduled_messages SET status = 'pending', updated_at = now() - interval '1 minute'`,
+        `INSERT INTO wake_up_outbox (message_ids, touched_at)
+         SELECT array_agg(id), now() - interval '1 minute' FROM scheduled_messages`,
       );
       const worker = {
         ROLE: 'worker',
@@ -398,7 +401,7 @@ describe(`fault suite: ${N} messages per scenario, none lost, none sent twice`, 
           );
           tags.push(...accepted.flat());
         }
-        expect(await countRows(h, `status = 'pending'`)).toBe(N);
+        expect(await countOwedWakeUps(h.db.pool)).toBe(N);
       } finally {
         await stopChild(api, 'SIGKILL');
         await proxy.close();

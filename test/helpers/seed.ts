@@ -1,6 +1,8 @@
 import type { Pool } from '../../src/db/pool';
 import type { MessageStatus } from '../../src/store/message-status';
-import { insertMessages, type NewMessage } from '../../src/store/message-store';
+import { insertMessages } from '../../src/store/insert-messages';
+import type { NewMessage } from '../../src/store/message-store';
+import { clearOutbox } from '../../src/store/wake-up-outbox';
 
 /** What only time or a crash gives a row; set after the store has inserted it. */
 export interface SeedState {
@@ -21,8 +23,10 @@ export async function seedMessages(
   messages: readonly NewMessage[],
   state: SeedState = {},
 ): Promise<string[]> {
-  const { created } = await insertMessages(pool, messages);
+  const { created, outboxId } = await insertMessages(pool, messages);
   const ids = created.map((m) => m.id);
+  // A row given a state has had its wake-up published long ago (or, `pending`, is the old protocol's).
+  if (state.status !== undefined && outboxId !== null) await clearOutbox(pool, [outboxId]);
   await pool.query(
     `UPDATE scheduled_messages SET status = COALESCE($2, status), attempts = COALESCE($3, attempts),
        updated_at = COALESCE(now() - $4 * interval '1 second', updated_at),

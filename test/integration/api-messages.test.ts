@@ -1,4 +1,5 @@
 import type { Service } from '../../src/main/start-service';
+import { countOwedWakeUps } from '../../src/store/wake-up-outbox';
 import { APP_ID, createHarness, type Harness, waitFor, writtenRows } from '../helpers/harness';
 import { aMessageRequest, aTextMessage } from '../helpers/builders';
 
@@ -29,14 +30,13 @@ describe('POST /v1/messages', () => {
       }),
     );
     expect(res.status).toBe(201);
+    expect(res.headers.get('etag')).toBeNull(); // no hash of every answer for conditional GETs
     const body = (await res.json()) as { id: string; dueAt: string; status: string; message: unknown };
     expect(Date.parse(body.dueAt) - before).toBeGreaterThanOrEqual(60_000);
     expect(body.message).toEqual(aTextMessage('你好，欢迎关注'));
-    const queued = await waitFor(async () => {
-      const row = await h.db.pool.query('SELECT status FROM scheduled_messages WHERE id = $1', [body.id]);
-      return row.rows[0]?.status === 'queued';
-    }, 5000);
-    expect(queued).toBe(true);
+    expect(body.status).toBe('queued');
+    // Its wake-up confirmed: the outbox entry written with the row is gone.
+    expect(await waitFor(async () => (await countOwedWakeUps(h.db.pool)) === 0, 5000)).toBe(true);
   });
 
   it('treats a sendAt in the past as now', async () => {

@@ -87,7 +87,7 @@ describe('reminders for other systems', () => {
     });
     expect(moved.status).toBe(201);
     expect(await scheduledTotal()).toBe(before + 1); // the replacement is scheduled like any message
-    expect(moved.body).toMatchObject({ replaces: first.body.id, status: 'pending' });
+    expect(moved.body).toMatchObject({ replaces: first.body.id, status: 'queued' });
     expect((await call('GET', `/v1/messages/${first.body.id}`)).body.status).toBe('cancelled');
     expect(await waitFor(() => firsts('o-move').length === 1, 5000)).toBe(true);
     expect(firsts('o-move')).toEqual(['new time']);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { appendCancellation } from '../../../src/store/ledger';
-import { findMessage, insertMessages, type NewMessage } from '../../../src/store/message-store';
+import { insertMessages } from '../../../src/store/insert-messages';
+import { findMessage, type NewMessage } from '../../../src/store/message-store';
 import { aNewMessage, aTemplateMessage, aTextMessage, APP_ID } from '../../helpers/builders';
 import { createTestDb, type TestDb } from '../../helpers/db';
 
@@ -54,9 +55,22 @@ describe('insertMessages', () => {
         fallback: aTemplateMessage('the fallback'),
         max_lateness_ms: 4321,
         request_id: 'req-1',
-        status: 'pending',
+        status: 'queued',
       },
     ]);
+  });
+
+  it('appends one outbox entry naming the rows it created, in the same statement, and none when it created none', async () => {
+    const messages = [aNewMessage(), aNewMessage()];
+
+    const { created, outboxId } = await insertMessages(db.pool, messages);
+
+    const { rows } = await db.pool.query<{ message_ids: string[] }>(
+      'SELECT message_ids FROM wake_up_outbox WHERE id = $1',
+      [outboxId],
+    );
+    expect(rows.map((r) => [...r.message_ids].sort())).toEqual([created.map((m) => m.id).sort()]);
+    expect((await insertMessages(db.pool, [])).outboxId).toBeNull();
   });
 
   it('returns a message whose idempotency key exists already as existing, and inserts nothing for it', async () => {
@@ -91,14 +105,14 @@ describe('findMessage', () => {
 
     expect(found).toMatchObject({ id: message.id, status: 'cancelled', cancelKey: message.cancelKey });
     const { rows } = await db.pool.query('SELECT status FROM scheduled_messages WHERE id = $1', [message.id]);
-    expect(rows[0].status).toBe('pending');
+    expect(rows[0].status).toBe('queued');
   });
 
   it('reads a message no cancellation covers with its own status, and an unknown id as null', async () => {
     const message = aNewMessage();
     await insertMessages(db.pool, [message]);
 
-    expect(await findMessage(db.pool, message.id)).toMatchObject({ id: message.id, status: 'pending' });
+    expect(await findMessage(db.pool, message.id)).toMatchObject({ id: message.id, status: 'queued' });
     expect(await findMessage(db.pool, randomUUID())).toBeNull();
   });
 });

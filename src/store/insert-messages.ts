@@ -1,0 +1,111 @@
+import type { Pool, PoolClient } from '../db/pool';
+import { MESSAGE_STATUS } from './message-status';
+import { COLUMNS, type Message, type MessageRow, type NewMessage, toMessage } from './message-store';
+
+/**
+ * The columns insertMessages writes, each with its array type and its value: one list, so that a column
+ * and its parameter cannot drift apart.
+ */
+const INSERT_COLUMNS: readonly (readonly [
+  column: string,
+  arrayOf: string,
+  value: (m: NewMessage) => unknown,
+])[] = [
+  ['id', 'uuid', (m) => m.id],
+  ['app_id', 'text', (m) => m.appId],
+  ['openid', 'text', (m) => m.openid],
+  ['channel', 'text', (m) => m.channel],
+  ['payload', 'jsonb', (m) => JSON.stringify(m.payload)],
+  ['due_at', 'timestamptz', (m) => m.dueAt.toISOString()],
+  ['idempotency_key', 'text', (m) => m.idempotencyKey],
+  ['request_hash', 'text', (m) => m.requestHash],
+  ['cancel_key', 'text', (m) => m.cancelKey],
+  ['sequence_id', 'uuid', (m) => m.step?.sequenceId ?? null],
+  ['enrollment_id', 'uuid', (m) => m.step?.enrollmentId ?? null],
+  ['step_index', 'int', (m) => m.step?.index ?? null],
+  ['fallback', 'jsonb', (m) => (m.fallback ? JSON.stringify(m.fallback) : null)],
+  ['max_lateness_ms', 'int', (m) => m.maxLatenessMs ?? null],
+  ['request_id', 'text', (m) => m.requestId ?? null],
+];
+
+/**
+ * One statement: the rows, inserted `queued` (a repeated idempotency key is skipped), and one outbox entry
+ * naming the rows it inserted (none when it inserted none), so that rows and the wake-ups they are owed
+ * commit together. Returns what the database added to each row.
+ */
+const INSERT_SQL = `WITH inserted AS (
+  INSERT INTO scheduled_messages (${INSERT_COLUMNS.map(([column]) => column).join(', ')}, status)
+  SELECT *, '${MESSAGE_STATUS.queued}' FROM unnest(${INSERT_COLUMNS.map(([, arrayOf], i) => `$${i + 1}::${arrayOf}[]`).join(', ')})
+  ON CONFLICT (app_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+  RETURNING id, created_at, updated_at
+), outbox AS (
+  INSERT INTO wake_up_outbox (message_ids) SELECT array_agg(id) FROM inserted HAVING count(*) > 0
+  RETURNING id
+)
+SELECT inserted.*, (SELECT id FROM outbox) AS outbox_id FROM inserted`;
+
+export interface Inserted {
+  readonly created: Message[];
+  /** Rows whose (app_id, idempotency_key) existed already: not inserted, read back as they are. */
+  readonly existing: Message[];
+  /** The outbox entry owing the created rows their wake-ups; null when nothing was created. */
+  readonly outboxId: number | null;
+}
+
+/** A created row as the rest of the code sees it: the input, and what the database set. */
+function createdMessage(m: NewMessage, row: { created_at: Date; updated_at: Date }): Message {
+  return {
+    id: m.id,
+    appId: m.appId,
+    openid: m.openid,
+    channel: m.channel,
+    payload: m.payload,
+    dueAt: m.dueAt,
+    status: MESSAGE_STATUS.queued,
+    statusReason: null,
+    attempts: 0,
+    idempotencyKey: m.idempotencyKey,
+    requestHash: m.requestHash,
+    cancelKey: m.cancelKey,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    sentAt: null,
+    maxLatenessMs: m.maxLatenessMs ?? null,
+  };
+}
+
+/**
+ * Inserts messages and their outbox entry in one statement (the caller publishes their wake-ups and then
+ * clears the entry). A row whose (app_id, idempotency_key) exists already is not inserted; the row with
+ * that key is returned in `existing` instead (the caller compares request hashes).
+ */
+export async function insertMessages(
+  db: Pool | PoolClient,
+  messages: readonly NewMessage[],
+): Promise<Inserted> {
+  if (messages.length === 0) return { created: [], existing: [], outboxId: null };
+  const { rows } = await db.query<{
+    id: string;
+    created_at: Date;
+    updated_at: Date;
+    outbox_id: number | null;
+  }>(
+    INSERT_SQL,
+    INSERT_COLUMNS.map(([, , value]) => messages.map(value)),
+  );
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const created = messages.flatMap((m) => {
+    const row = byId.get(m.id);
+    return row ? [createdMessage(m, row)] : [];
+  });
+  const outboxId = rows[0]?.outbox_id ?? null;
+  if (created.length === messages.length) return { created, existing: [], outboxId };
+  const keyed = messages.filter((m) => m.idempotencyKey !== null);
+  const found = await db.query<MessageRow>(
+    `SELECT ${COLUMNS} FROM scheduled_messages
+     WHERE (app_id, idempotency_key) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+    [keyed.map((m) => m.appId), keyed.map((m) => m.idempotencyKey)],
+  );
+  // A row another input of this same statement created counts as existing for the inputs that repeat its key.
+  return { created, existing: found.rows.map(toMessage), outboxId };
+}

@@ -1,0 +1,48 @@
+import type { Pool, PoolClient } from '../db/pool';
+import { isOpenSql } from './message-status';
+import type { RelayRow } from './relay-lease';
+
+/** Outbox entries the relay leased, and the open messages they owe a wake-up to. */
+export interface LeasedOutbox {
+  readonly entryIds: number[];
+  readonly rows: RelayRow[];
+}
+
+/**
+ * Leases up to `limit` outbox entries older than `pendingAfterMs` ($1), skipping those another relay
+ * holds, and touches them so that no other relay takes them for the next `pendingAfterMs`; returns them
+ * with the messages they name that are still open (a message sent, cancelled or in `sending` since needs
+ * no wake-up). An entry is only ever deleted by `clearOutbox`, once its wake-ups are confirmed.
+ */
+export async function leaseOutbox(pool: Pool, pendingAfterMs: number, limit: number): Promise<LeasedOutbox> {
+  const { rows } = await pool.query<{ entry_id: number; id: string | null; due_at: Date | null }>(
+    `WITH leased AS (
+       UPDATE wake_up_outbox SET touched_at = now()
+       WHERE id IN (
+         SELECT id FROM wake_up_outbox WHERE touched_at < now() - $1 * interval '1 millisecond'
+         ORDER BY touched_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+       RETURNING id, message_ids
+     )
+     SELECT l.id AS entry_id, m.id, m.due_at
+     FROM leased l LEFT JOIN scheduled_messages m ON m.id = ANY(l.message_ids) AND ${isOpenSql('m.status')}`,
+    [pendingAfterMs, limit],
+  );
+  return {
+    entryIds: [...new Set(rows.map((r) => r.entry_id))],
+    rows: rows.flatMap((r) => (r.id !== null && r.due_at !== null ? [{ id: r.id, dueAt: r.due_at }] : [])),
+  };
+}
+
+/** Deletes outbox entries whose wake-ups are all confirmed. */
+export async function clearOutbox(db: Pool | PoolClient, entryIds: readonly number[]): Promise<void> {
+  if (entryIds.length === 0) return;
+  await db.query('DELETE FROM wake_up_outbox WHERE id = ANY($1::bigint[])', [entryIds]);
+}
+
+/** Messages named by an outbox entry: committed, their wake-ups not (yet) confirmed. For tests and ops. */
+export async function countOwedWakeUps(db: Pool | PoolClient): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM wake_up_outbox, unnest(message_ids)',
+  );
+  return rows[0].n;
+}
