@@ -3,11 +3,13 @@ import type { Footprint } from './footprint';
 import type { BacklogResult, BurstResult, SteadyResult, ThroughputResult } from './scenarios';
 import { median } from './tally';
 
-/** One system's results in one run of scenarios 1–4. */
+/** One system's results in one run of scenarios 1–4; a scenario not chosen (BENCH_SCENARIOS) is absent. */
 export interface SystemRun {
-  readonly throughput: ThroughputResult;
-  readonly burst: BurstResult;
-  readonly steady: SteadyResult;
+  readonly throughput?: ThroughputResult;
+  readonly burst?: BurstResult;
+  readonly steady?: SteadyResult;
+  /** The steady scenario at its faster rate. */
+  readonly fastSteady?: SteadyResult;
 }
 
 export interface SystemResults {
@@ -56,9 +58,8 @@ function ratio(
 /** Markdown of every table, medians of the runs, with ratios of wechat-drip against the best peer. */
 export function renderTables(all: readonly SystemResults[]): string {
   const runs = (s: SystemResults) => s.runs;
-  const front = (s: SystemResults) => med(runs(s), (r) => r.throughput.perSecond);
-  const sends = (s: SystemResults) => med(runs(s), (r) => r.burst.sendsPerSecond);
-  const steadyP99 = (s: SystemResults) => med(runs(s), (r) => r.steady.lateness.p99);
+  const front = (s: SystemResults) => med(runs(s), (r) => r.throughput?.perSecond);
+  const sends = (s: SystemResults) => med(runs(s), (r) => r.burst?.sendsPerSecond);
   const total = (s: SystemResults, pick: (r: SystemRun) => number) =>
     runs(s).reduce((n, r) => n + pick(r), 0);
   const parts: string[] = [];
@@ -70,7 +71,7 @@ export function renderTables(all: readonly SystemResults[]): string {
       all.map((s) => [
         s.name,
         fmt(front(s)),
-        fmt(med(runs(s), (r) => r.throughput.publishPathPerSecond)),
+        fmt(med(runs(s), (r) => r.throughput?.publishPathPerSecond)),
         ratio(all, s, front),
       ]),
     ),
@@ -83,20 +84,20 @@ export function renderTables(all: readonly SystemResults[]): string {
         s.name,
         fmt(sends(s)),
         `${fmt(
-          med(runs(s), (r) => r.burst.drainSeconds),
+          med(runs(s), (r) => r.burst?.drainSeconds),
           1,
         )} s`,
-        `${fmt(med(runs(s), (r) => r.burst.lateness.p50))} ms`,
-        `${fmt(med(runs(s), (r) => r.burst.lateness.p99))} ms`,
-        `${fmt(med(runs(s), (r) => r.burst.lateness.max))} ms`,
+        `${fmt(med(runs(s), (r) => r.burst?.lateness.p50))} ms`,
+        `${fmt(med(runs(s), (r) => r.burst?.lateness.p99))} ms`,
+        `${fmt(med(runs(s), (r) => r.burst?.lateness.max))} ms`,
         ratio(all, s, sends),
       ]),
     ),
   );
-  const withCpu = all.filter((s) => runs(s).some((r) => r.burst.cpu));
+  const withCpu = all.filter((s) => runs(s).some((r) => r.burst?.cpu));
   if (withCpu.length > 0) {
     const cpu = (s: SystemResults, pick: (c: CpuUse) => number) =>
-      med(runs(s), (r) => r.burst.cpu && pick(r.burst.cpu));
+      med(runs(s), (r) => r.burst?.cpu && pick(r.burst.cpu));
     const used = (c: CpuUse) => CPU_COMPONENTS.reduce((n, k) => n + c[k], 0);
     const share = (s: SystemResults, k: CpuComponent) =>
       `${fmt(
@@ -135,29 +136,38 @@ export function renderTables(all: readonly SystemResults[]): string {
       ),
     );
   }
-  parts.push(
-    '### 3. Steady (falling due at a constant rate; lower is better)',
-    table(
+  const steadyTable = (pick: (r: SystemRun) => SteadyResult | undefined) => {
+    const p99 = (s: SystemResults) => med(runs(s), (r) => pick(r)?.lateness.p99);
+    return table(
       ['system', 'lateness p50', 'p99', 'max', 'p99: best peer ÷ ours'],
       all.map((s) => [
         s.name,
-        `${fmt(med(runs(s), (r) => r.steady.lateness.p50))} ms`,
-        `${fmt(steadyP99(s))} ms`,
-        `${fmt(med(runs(s), (r) => r.steady.lateness.max))} ms`,
-        ratio(all, s, steadyP99, true),
+        `${fmt(med(runs(s), (r) => pick(r)?.lateness.p50))} ms`,
+        `${fmt(p99(s))} ms`,
+        `${fmt(med(runs(s), (r) => pick(r)?.lateness.max))} ms`,
+        ratio(all, s, p99, true),
       ]),
-    ),
+    );
+  };
+  parts.push(
+    '### 3. Steady (falling due at a constant rate; lower is better)',
+    steadyTable((r) => r.steady),
   );
+  if (all.some((s) => runs(s).some((r) => r.fastSteady)))
+    parts.push(
+      '### 3b. Steady at the faster rate (2,000/s falling due)',
+      steadyTable((r) => r.fastSteady),
+    );
   parts.push(
     '### 4. Cancellation (10 % of the steady scenario, half by id one request at a time, half by key)',
     table(
       ['system', 'cancelled per run', 'of them by key', 'cancellations/s', 'cancelled but sent (all runs)'],
       all.map((s) => [
         s.name,
-        fmt(med(runs(s), (r) => r.steady.cancelled)),
-        fmt(med(runs(s), (r) => r.steady.cancelledByKey)),
-        fmt(med(runs(s), (r) => r.steady.cancelPerSecond)),
-        fmt(total(s, (r) => r.steady.cancelledSent)),
+        fmt(med(runs(s), (r) => r.steady?.cancelled)),
+        fmt(med(runs(s), (r) => r.steady?.cancelledByKey)),
+        fmt(med(runs(s), (r) => r.steady?.cancelPerSecond)),
+        fmt(total(s, (r) => r.steady?.cancelledSent ?? 0)),
       ]),
     ),
   );
@@ -192,11 +202,14 @@ export function renderTables(all: readonly SystemResults[]): string {
     );
   }
   const lostOrDup = (s: SystemResults) => {
-    const bursts = [...s.runs.map((r) => r.burst), ...s.backlogs.flatMap((b) => [b.before, b.after])];
+    const tallies = [
+      ...s.runs.flatMap((r) => [r.burst, r.steady, r.fastSteady]),
+      ...s.backlogs.flatMap((b) => [b.before, b.after]),
+    ].filter((t) => t !== undefined);
     return {
-      checked: bursts.reduce((n, b) => n + b.expected, 0) + total(s, (r) => r.steady.expected),
-      lost: bursts.reduce((n, b) => n + b.lost, 0) + total(s, (r) => r.steady.lost),
-      dup: bursts.reduce((n, b) => n + b.duplicates, 0) + total(s, (r) => r.steady.duplicates),
+      checked: tallies.reduce((n, t) => n + t.expected, 0),
+      lost: tallies.reduce((n, t) => n + t.lost, 0),
+      dup: tallies.reduce((n, t) => n + t.duplicates, 0),
     };
   };
   parts.push(
@@ -210,7 +223,7 @@ export function renderTables(all: readonly SystemResults[]): string {
           fmt(c.checked),
           fmt(c.lost),
           fmt(c.dup),
-          fmt(total(s, (r) => r.steady.cancelledSent)),
+          fmt(total(s, (r) => r.steady?.cancelledSent ?? 0)),
         ];
       }),
     ),

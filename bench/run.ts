@@ -28,6 +28,9 @@ function leadFor(count: number, perSecond: number): number {
   return Math.max(10_000, Math.round((count / perSecond) * 1000 * 1.3) + 5_000);
 }
 
+/** Front-door rate (messages/s) the lead times assume when the schedule scenario is not run. */
+const UNMEASURED_RATE = 5000;
+
 /** What a Ctrl-C (or SIGTERM) stops before the bench exits, so that no process, queue or schema is left. */
 const running: { system?: SystemUnderTest; sim?: SimulatorProcess; interrupted?: boolean } = {};
 
@@ -146,24 +149,31 @@ async function main(): Promise<void> {
           log,
         });
         log(`run ${run}/${settings.runs}: ${system.name}`);
-        const throughput = await withSystem(system, () =>
-          scheduleThroughput(scenario('s'), isDrip(system) ? system.schedulePublishPath : undefined),
-        );
-        const { burst: burstCount, steadyRate, steadySeconds } = settings.sizes;
-        const burstResult = await withSystem(system, () =>
-          burst(scenario('b'), burstCount, leadFor(burstCount, throughput.perSecond)),
-        );
-        const steadyCount = steadyRate * steadySeconds;
-        const steadyResult = await withSystem(system, () =>
-          steady(scenario('t'), leadFor(steadyCount, throughput.perSecond) + 10_000),
-        );
-        results[n].runs.push({ throughput, burst: burstResult, steady: steadyResult });
+        const chosen = (key: string) => settings.scenarios.includes(key);
+        const throughput = chosen('schedule')
+          ? await withSystem(system, () =>
+              scheduleThroughput(scenario('s'), isDrip(system) ? system.schedulePublishPath : undefined),
+            )
+          : undefined;
+        // Without the schedule scenario, the lead times assume a front door of UNMEASURED_RATE.
+        const rate = throughput?.perSecond ?? UNMEASURED_RATE;
+        const { burst: burstCount, steadyRate, fastSteadyRate, steadySeconds } = settings.sizes;
+        const burstResult = chosen('burst')
+          ? await withSystem(system, () => burst(scenario('b'), burstCount, leadFor(burstCount, rate)))
+          : undefined;
+        const steadyAt = (perSecond: number, name: string) =>
+          withSystem(system, () =>
+            steady(scenario(name), leadFor(perSecond * steadySeconds, rate) + 10_000, perSecond),
+          );
+        const steadyResult = chosen('steady') ? await steadyAt(steadyRate, 't') : undefined;
+        const fastSteady = chosen('steady-2000') ? await steadyAt(fastSteadyRate, 'f') : undefined;
+        results[n].runs.push({ throughput, burst: burstResult, steady: steadyResult, fastSteady });
       }
     }
     for (let run = 1; run <= settings.backlogRuns; run++) {
       for (const [n, { key, system }] of systems.entries()) {
         log(`backlog ${run}/${settings.backlogRuns}: ${system.name}`);
-        const rate = results[n].runs[0]?.throughput.perSecond ?? 1000;
+        const rate = results[n].runs[0]?.throughput?.perSecond ?? 1000;
         const scenario: Scenario = { system, sim, env, sizes: settings.sizes, tag: `k${run}-${key}`, log };
         results[n].backlogs.push(await withSystem(system, () => backlog(scenario, (c) => leadFor(c, rate))));
       }

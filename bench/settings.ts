@@ -2,6 +2,8 @@ import type { Sizes } from './scenarios';
 
 /** Every system the benchmark knows, in the order they run. */
 export const SYSTEM_KEYS = ['drip-levels', 'drip-plugin', 'bullmq', 'pg-boss'] as const;
+/** Every scenario of a run, in the order they run (the backlog has BENCH_BACKLOG_RUNS of its own). */
+export const SCENARIO_KEYS = ['schedule', 'burst', 'steady', 'steady-2000'] as const;
 
 export interface BenchSettings {
   readonly sizes: Sizes;
@@ -9,6 +11,8 @@ export interface BenchSettings {
   readonly backlogRuns: number;
   readonly workers: number;
   readonly systems: readonly string[];
+  /** The scenarios each run runs, of SCENARIO_KEYS. */
+  readonly scenarios: readonly string[];
   readonly databaseUrl: string;
   readonly rabbitmqUrl: string;
   /** A broker with the delayed-message plugin; '' runs no plugin-mode system. */
@@ -29,25 +33,34 @@ function positive(env: Record<string, string | undefined>, name: string, def: nu
   return n;
 }
 
+/** A comma list of `known` keys from `env[name]`, all of them when unset. */
+function keys(env: Record<string, string | undefined>, name: string, known: readonly string[]): string[] {
+  const list = (env[name] ?? known.join(','))
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const unknown = list.filter((s) => !known.includes(s));
+  if (unknown.length > 0)
+    throw new Error(`${name}: unknown ${unknown.join(', ')} (known: ${known.join(', ')})`);
+  return list;
+}
+
 /**
  * Reads the BENCH_* variables. BENCH_SCALE (default 1: the issue's sizes) multiplies every count, for a
  * quick smoke run; BENCH_RUNS (3) runs of scenarios 1–4; BENCH_BACKLOG_RUNS (1) of the backlog, which
- * is the slowest; BENCH_WORKERS (2) worker processes per system; BENCH_SYSTEMS a comma list of SYSTEM_KEYS.
+ * is the slowest; BENCH_WORKERS (2) worker processes per system; BENCH_SYSTEMS a comma list of SYSTEM_KEYS;
+ * BENCH_SCENARIOS a comma list of SCENARIO_KEYS (every one when unset).
  */
 export function readSettings(env: Record<string, string | undefined>): BenchSettings {
   const scale = positive(env, 'BENCH_SCALE', 1);
   const count = (n: number) => Math.max(100, Math.round(n * scale));
-  const systems = (env.BENCH_SYSTEMS ?? SYSTEM_KEYS.join(','))
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const unknown = systems.filter((s) => !(SYSTEM_KEYS as readonly string[]).includes(s));
-  if (unknown.length > 0)
-    throw new Error(`BENCH_SYSTEMS: unknown ${unknown.join(', ')} (known: ${SYSTEM_KEYS.join(', ')})`);
+  const systems = keys(env, 'BENCH_SYSTEMS', SYSTEM_KEYS);
+  const scenarios = keys(env, 'BENCH_SCENARIOS', SCENARIO_KEYS);
   const sizes: Sizes = {
     schedule: count(100_000),
     burst: count(200_000),
     steadyRate: 500,
+    fastSteadyRate: 2000,
     steadySeconds: Math.max(10, Math.round(120 * scale)),
     backlog: count(1_000_000),
     backlogBurst: count(20_000),
@@ -64,6 +77,7 @@ export function readSettings(env: Record<string, string | undefined>): BenchSett
     backlogRuns,
     workers,
     systems,
+    scenarios,
     databaseUrl: env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
     rabbitmqUrl: env.RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
     pluginUrl: env.RABBITMQ_PLUGIN_URL ?? '',
@@ -73,8 +87,9 @@ export function readSettings(env: Record<string, string | undefined>): BenchSett
     secret: 'bench-secret',
     describe: () =>
       `Sizes: schedule ${sizes.schedule.toLocaleString('en-US')}, burst ${sizes.burst.toLocaleString('en-US')}, ` +
-      `steady ${sizes.steadyRate}/s for ${sizes.steadySeconds} s, backlog ${sizes.backlog.toLocaleString('en-US')} ` +
-      `(bursts of ${sizes.backlogBurst.toLocaleString('en-US')} before and after); ${runs} runs of scenarios 1–4 ` +
+      `steady ${sizes.steadyRate}/s and ${sizes.fastSteadyRate}/s for ${sizes.steadySeconds} s, backlog ${sizes.backlog.toLocaleString('en-US')} ` +
+      `(bursts of ${sizes.backlogBurst.toLocaleString('en-US')} before and after); ${runs} runs of ` +
+      `${scenarios.length === SCENARIO_KEYS.length ? 'scenarios 1–4' : scenarios.join(', ')} ` +
       `(medians shown), ${backlogRuns} of the backlog; ${workers} worker processes per system; producers send ` +
       `chunks of ${sizes.chunk} with ${sizes.concurrency} in flight.`,
   };
