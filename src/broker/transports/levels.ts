@@ -2,16 +2,21 @@ import { type BrokerNames, DUE_TOKEN, type LevelsShape, type TopologyChannel } f
 import { type DelayTransport, dueNowRoute, type Route } from './transport';
 
 /**
- * TTL + dead-letter levels. The wait in units (rounded up, so a wake-up is never early by rounding) is
- * written as `count` bits, most significant first; the message enters at the level of its highest set bit.
+ * TTL + dead-letter levels. A wake-up is aimed one unit before its due time and its wait rounded down
+ * to whole units, so it leaves the last level between one and two units early; the dead-letter hops
+ * (tens of ms each on a loaded broker) eat into that, and the worker holds what is left on a timer
+ * (worker/hold.ts). Rounding up instead made every wake-up late by half a unit on average, plus every hop.
+ * The wait in units is written as `count` bits, most significant first; the message enters at the level
+ * of its highest set bit. A wait under two units goes straight to the due queue and is held whole.
  */
 export function createLevelsTransport(names: BrokerNames, shape: LevelsShape): DelayTransport {
   const maxUnits = 2 ** shape.count - 1;
   return {
     mode: 'levels',
     maxDelayMs: maxUnits * shape.unitMs,
+    earlyMs: 2 * shape.unitMs,
     route(delayMs: number): Route {
-      const units = Math.min(Math.ceil(delayMs / shape.unitMs), maxUnits);
+      const units = Math.min(Math.floor(delayMs / shape.unitMs) - 1, maxUnits);
       if (units <= 0) return dueNowRoute(names.due);
       const bits = units.toString(2).padStart(shape.count, '0');
       const highest = shape.count - 1 - bits.indexOf('1');
