@@ -29,7 +29,7 @@ function leadFor(count: number, perSecond: number): number {
 }
 
 /** Front-door rate (messages/s) the lead times assume when the schedule scenario is not run. */
-const UNMEASURED_RATE = 5000;
+const UNMEASURED_RATE = 1000;
 
 /** What a Ctrl-C (or SIGTERM) stops before the bench exits, so that no process, queue or schema is left. */
 const running: { system?: SystemUnderTest; sim?: SimulatorProcess; interrupted?: boolean } = {};
