@@ -119,9 +119,9 @@ describe('levels transport on the real broker', () => {
         // On an idle machine p50 ≈ 1 ms, max a few ms; these bounds leave room for a loaded 2-core box.
         expect(lateness[Math.floor(lateness.length / 2)]).toBeLessThanOrEqual(30);
         expect(lateness.at(-1)).toBeLessThanOrEqual(150);
-        // Most came off the broker early and were held (one to two 100 ms units, less the hops).
+        // Most came off the broker early and were held (two to three 100 ms units, less the hops).
         expect(early.filter((ms) => ms > 0).length).toBeGreaterThan(due.size / 2);
-        expect(Math.max(...early)).toBeLessThanOrEqual(2 * levels.unitMs);
+        expect(Math.max(...early)).toBeLessThanOrEqual(3 * levels.unitMs);
       },
     );
   }, 30000);

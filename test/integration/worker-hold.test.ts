@@ -7,9 +7,9 @@ import { createHarness, freePort, type Harness, waitFor } from '../helpers/harne
 import { spawnRole, withSearchPath } from '../helpers/services';
 
 /**
- * The levels deliver a wake-up one to two units early and the worker holds it, unacknowledged, until its
- * due time. With a 1 s unit a wake-up due in 3.5 s is held for one to two seconds, so the tests below act
- * while it is surely held.
+ * The levels deliver a wake-up two to three units early and the worker holds it, unacknowledged, until its
+ * due time. With a 1 s unit a wake-up due in 3.5 s waits one unit in the levels and is then held for about
+ * 2.5 s, so the tests below act while it is surely held.
  */
 const UNIT_MS = 1000;
 
@@ -119,7 +119,7 @@ describe('the worker holds a wake-up that came early, until its due time', () =>
 
 /**
  * A worker process (its /readyz answered) and a message due in 3.5 s, returned 700 ms before the due time:
- * the wake-up left the levels one to two 1 s units early, so the worker holds it now.
+ * with a 1 s unit the wake-up waited one unit in the levels, so the worker holds it now.
  */
 async function aWorkerHolding(): Promise<{ worker: ChildProcess; id: string; tag: string; dueAt: number }> {
   h = await createHarness({ LEVELS_UNIT_MS: String(UNIT_MS) });

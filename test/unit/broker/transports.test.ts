@@ -8,7 +8,7 @@ describe('levels transport', () => {
   const levels = createLevelsTransport(names, { unitMs: 100, count: 8 });
 
   it('writes the wait in units as bits, most significant first, and enters at the highest set bit', () => {
-    const route = levels.route(1100); // aimed one unit early: 10 units = 00001010
+    const route = levels.route(1200); // aimed two units early: 10 units = 00001010
     expect(route.routingKey).toBe('0.0.0.0.1.0.1.0.due');
     expect(route.exchange).toBe('t.delay.100ms.03');
     expect(route.delayMs).toBe(1000);
@@ -16,17 +16,17 @@ describe('levels transport', () => {
     expect(route.mandatory).toBe(true);
   });
 
-  it('leaves the levels between one and two units early (never late by rounding): the worker holds the rest', () => {
-    expect(levels.earlyMs).toBe(200);
-    for (const wait of [200, 201, 250, 299, 300, 1000, 1099, 12_345]) {
+  it('leaves the levels two to three units early (never late by rounding): the worker holds the rest', () => {
+    expect(levels.earlyMs).toBe(300);
+    for (const wait of [300, 301, 350, 399, 400, 1000, 1099, 12_345]) {
       const early = wait - levels.route(wait).delayMs;
-      expect(early).toBeGreaterThanOrEqual(100);
+      expect(early).toBeGreaterThanOrEqual(200);
       expect(early).toBeLessThan(levels.earlyMs);
     }
   });
 
-  it('sends a wait under two units straight to the due queue, to be held whole', () => {
-    expect(levels.route(199)).toEqual({ exchange: '', routingKey: 't.due', mandatory: true, delayMs: 0 });
+  it('sends a wait under three units straight to the due queue, to be held whole', () => {
+    expect(levels.route(299)).toEqual({ exchange: '', routingKey: 't.due', mandatory: true, delayMs: 0 });
     expect(levels.route(1).routingKey).toBe('t.due');
   });
 
