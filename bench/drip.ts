@@ -68,6 +68,7 @@ export function createDripSystem(env: BenchEnv, mode: 'levels' | 'plugin', rabbi
   let prefix = '';
   let apiUrl = '';
   let children: ChildProcess[] = [];
+  let workerUrls: string[] = [];
   // Started by the first publish-path call (concurrent calls share the one promise).
   let producer: Promise<Service> | null = null;
   const sendRate = 1_000_000;
@@ -157,6 +158,7 @@ export function createDripSystem(env: BenchEnv, mode: 'levels' | 'plugin', rabbi
       const waits = [waitReady(apiUrl, spawnRole('api', { HTTP_PORT: String(apiPort) }))];
       for (let i = 0; i < env.workers; i++) {
         const port = await freePort();
+        workerUrls.push(`http://127.0.0.1:${port}`);
         waits.push(waitReady(`http://127.0.0.1:${port}`, spawnRole('worker', { OPS_PORT: String(port) })));
       }
       await Promise.all(waits);
@@ -220,6 +222,9 @@ export function createDripSystem(env: BenchEnv, mode: 'levels' | 'plugin', rabbi
     },
 
     async stop() {
+      const share = await workersOwnShare(workerUrls).catch(() => null);
+      if (share) process.stdout.write(`  worker's own share (wake-up due → answer): ${share}\n`);
+      workerUrls = [];
       await (await producer)?.stop();
       producer = null;
       await Promise.all(
@@ -241,4 +246,23 @@ export function createDripSystem(env: BenchEnv, mode: 'levels' | 'plugin', rabbi
       schema = '';
     },
   };
+}
+
+const SHARE = 'wechat_drip_wakeup_to_answer_seconds';
+
+/** p50 / p99 of the workers' `wakeup_to_answer` histogram (upper bucket bounds), summed over the workers. */
+async function workersOwnShare(urls: readonly string[]): Promise<string | null> {
+  const buckets = new Map<number, number>();
+  for (const url of urls) {
+    for (const line of (await (await fetch(`${url}/metrics`)).text()).split('\n')) {
+      const m = new RegExp(`^${SHARE}_bucket\\{le="([^"]+)"\\} (\\d+)`).exec(line);
+      const le = m && (m[1] === '+Inf' ? Infinity : Number(m[1]));
+      if (m && le !== null) buckets.set(le, (buckets.get(le) ?? 0) + Number(m[2]));
+    }
+  }
+  const sorted = [...buckets].sort((a, b) => a[0] - b[0]);
+  const count = sorted.at(-1)?.[1] ?? 0;
+  if (count === 0) return null;
+  const upTo = (q: number) => sorted.find(([, n]) => n >= q * count)![0] * 1000;
+  return `p50 ≤ ${upTo(0.5)} ms, p99 ≤ ${upTo(0.99)} ms over ${count} sends`;
 }

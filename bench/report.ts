@@ -4,12 +4,14 @@ import type { BacklogResult, BurstResult, SteadyResult, ThroughputResult } from 
 import type { SingleRequestsResult } from './single-requests';
 import { median } from './tally';
 
-/** One system's results in one run of scenarios 1–4 and 7 (those BENCH_SCENARIOS ran). */
+/** One system's results in one run of scenarios 1–4, 3b and 7; a scenario not chosen (BENCH_SCENARIOS) is absent. */
 export interface SystemRun {
   readonly throughput?: ThroughputResult;
   readonly burst?: BurstResult;
   readonly steady?: SteadyResult;
   readonly single?: SingleRequestsResult;
+  /** The steady scenario at its faster rate. */
+  readonly fastSteady?: SteadyResult;
 }
 
 export interface SystemResults {
@@ -60,7 +62,6 @@ export function renderTables(all: readonly SystemResults[]): string {
   const runs = (s: SystemResults) => s.runs;
   const front = (s: SystemResults) => med(runs(s), (r) => r.throughput?.perSecond);
   const sends = (s: SystemResults) => med(runs(s), (r) => r.burst?.sendsPerSecond);
-  const steadyP99 = (s: SystemResults) => med(runs(s), (r) => r.steady?.lateness.p99);
   const total = (s: SystemResults, pick: (r: SystemRun) => number | undefined) =>
     runs(s).reduce((n, r) => n + (pick(r) ?? 0), 0);
   const parts: string[] = [];
@@ -147,19 +148,28 @@ export function renderTables(all: readonly SystemResults[]): string {
       ),
     );
   }
-  parts.push(
-    '### 3. Steady (falling due at a constant rate; lower is better)',
-    table(
+  const steadyTable = (pick: (r: SystemRun) => SteadyResult | undefined) => {
+    const p99 = (s: SystemResults) => med(runs(s), (r) => pick(r)?.lateness.p99);
+    return table(
       ['system', 'lateness p50', 'p99', 'max', 'p99: best peer ÷ ours'],
       all.map((s) => [
         s.name,
-        `${fmt(med(runs(s), (r) => r.steady?.lateness.p50))} ms`,
-        `${fmt(steadyP99(s))} ms`,
-        `${fmt(med(runs(s), (r) => r.steady?.lateness.max))} ms`,
-        ratio(all, s, steadyP99, true),
+        `${fmt(med(runs(s), (r) => pick(r)?.lateness.p50))} ms`,
+        `${fmt(p99(s))} ms`,
+        `${fmt(med(runs(s), (r) => pick(r)?.lateness.max))} ms`,
+        ratio(all, s, p99, true),
       ]),
-    ),
+    );
+  };
+  parts.push(
+    '### 3. Steady (falling due at a constant rate; lower is better)',
+    steadyTable((r) => r.steady),
   );
+  if (all.some((s) => runs(s).some((r) => r.fastSteady)))
+    parts.push(
+      '### 3b. Steady at the faster rate (2,000/s falling due)',
+      steadyTable((r) => r.fastSteady),
+    );
   parts.push(
     '### 4. Cancellation (10 % of the steady scenario, half by id one request at a time, half by key)',
     table(
@@ -224,14 +234,14 @@ export function renderTables(all: readonly SystemResults[]): string {
     );
   }
   const lostOrDup = (s: SystemResults) => {
-    const bursts = [
-      ...s.runs.flatMap((r) => (r.burst ? [r.burst] : [])),
+    const tallies = [
+      ...s.runs.flatMap((r) => [r.burst, r.steady, r.fastSteady]),
       ...s.backlogs.flatMap((b) => [b.before, b.after]),
-    ];
+    ].filter((t) => t !== undefined);
     return {
-      checked: bursts.reduce((n, b) => n + b.expected, 0) + total(s, (r) => r.steady?.expected),
-      lost: bursts.reduce((n, b) => n + b.lost, 0) + total(s, (r) => r.steady?.lost),
-      dup: bursts.reduce((n, b) => n + b.duplicates, 0) + total(s, (r) => r.steady?.duplicates),
+      checked: tallies.reduce((n, t) => n + t.expected, 0),
+      lost: tallies.reduce((n, t) => n + t.lost, 0),
+      dup: tallies.reduce((n, t) => n + t.duplicates, 0),
     };
   };
   parts.push(

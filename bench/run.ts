@@ -10,7 +10,7 @@ import { createDripSystem, type DripSystem } from './drip';
 import { describeMachine } from './machine';
 import { renderTables, type SystemResults } from './report';
 import { backlog, burst, scheduleThroughput, steady, type Scenario } from './scenarios';
-import { readSettings, type BenchSettings } from './settings';
+import { readSettings, type BenchSettings, type ScenarioKey } from './settings';
 import { singleRequests } from './single-requests';
 import { startSimulator, type SimulatorProcess } from './simulator';
 import type { BenchEnv, SystemUnderTest } from './system';
@@ -28,6 +28,9 @@ function log(line: string): void {
 function leadFor(count: number, perSecond: number): number {
   return Math.max(10_000, Math.round((count / perSecond) * 1000 * 1.3) + 5_000);
 }
+
+/** Front-door rate (messages/s) the lead times assume when the schedule scenario is not run. */
+const UNMEASURED_RATE = 1000;
 
 /** What a Ctrl-C (or SIGTERM) stops before the bench exits, so that no process, queue or schema is left. */
 const running: { system?: SystemUnderTest; sim?: SimulatorProcess; interrupted?: boolean } = {};
@@ -147,26 +150,28 @@ async function main(): Promise<void> {
           log,
         });
         log(`run ${run}/${settings.runs}: ${system.name}`);
-        const runs = (key: string) => settings.scenarios.some((k) => k === key);
-        const throughput = runs('schedule')
+        const chosen = (key: ScenarioKey) => settings.scenarios.includes(key);
+        const throughput = chosen('schedule')
           ? await withSystem(system, () =>
               scheduleThroughput(scenario('s'), isDrip(system) ? system.schedulePublishPath : undefined),
             )
           : undefined;
-        // Without scenario 1 the leads assume a modest rate.
-        const rate = throughput?.perSecond ?? 5_000;
-        const { burst: burstCount, steadyRate, steadySeconds } = settings.sizes;
-        const burstResult = runs('burst')
+        // Without the schedule scenario, the lead times assume a front door of UNMEASURED_RATE.
+        const rate = throughput?.perSecond ?? UNMEASURED_RATE;
+        const { burst: burstCount, steadyRate, fastSteadyRate, steadySeconds } = settings.sizes;
+        const burstResult = chosen('burst')
           ? await withSystem(system, () => burst(scenario('b'), burstCount, leadFor(burstCount, rate)))
           : undefined;
-        const steadyCount = steadyRate * steadySeconds;
-        const steadyResult = runs('steady')
-          ? await withSystem(system, () => steady(scenario('t'), leadFor(steadyCount, rate) + 10_000))
-          : undefined;
-        const single = runs('single')
+        const steadyAt = (perSecond: number, name: string) =>
+          withSystem(system, () =>
+            steady(scenario(name), leadFor(perSecond * steadySeconds, rate) + 10_000, perSecond),
+          );
+        const steadyResult = chosen('steady') ? await steadyAt(steadyRate, 't') : undefined;
+        const fastSteady = chosen('steady-2000') ? await steadyAt(fastSteadyRate, 'f') : undefined;
+        const single = chosen('single')
           ? await withSystem(system, () => singleRequests(scenario('1')))
           : undefined;
-        results[n].runs.push({ throughput, burst: burstResult, steady: steadyResult, single });
+        results[n].runs.push({ throughput, burst: burstResult, steady: steadyResult, fastSteady, single });
       }
     }
     for (let run = 1; run <= settings.backlogRuns; run++) {

@@ -10,6 +10,8 @@ export interface Sizes {
   readonly schedule: number;
   readonly burst: number;
   readonly steadyRate: number;
+  /** The steady scenario's second, faster rate (its own scenario, `steady-2000`). */
+  readonly fastSteadyRate: number;
   readonly steadySeconds: number;
   readonly backlog: number;
   /** The burst run before and after the backlog fills. */
@@ -213,12 +215,13 @@ export interface SteadyResult extends Tally {
 }
 
 /**
- * Scenarios 3 and 4: `steadyRate` messages per second fall due for `steadySeconds`; 10 % of them are
- * cancelled before they fall due, half by id (20 requests in flight) and half by key (30 keys).
+ * Scenarios 3 and 4: `steadyRate` (or `rate`) messages per second fall due for `steadySeconds`; 10 % of
+ * them are cancelled before they fall due, half by id (20 requests in flight) and half by key (30 keys).
  */
-export async function steady(s: Scenario, leadMs: number): Promise<SteadyResult> {
+export async function steady(s: Scenario, leadMs: number, rate = s.sizes.steadyRate): Promise<SteadyResult> {
   await s.sim.clear();
-  const { steadyRate, steadySeconds } = s.sizes;
+  const steadyRate = rate;
+  const { steadySeconds } = s.sizes;
   const count = steadyRate * steadySeconds;
   const t0 = Date.now() + leadMs;
   const dueAt = (i: number) => t0 + Math.floor((i * 1000) / steadyRate);

@@ -2,9 +2,8 @@ import type { Sizes } from './scenarios';
 
 /** Every system the benchmark knows, in the order they run. */
 export const SYSTEM_KEYS = ['drip-levels', 'drip-plugin', 'bullmq', 'pg-boss'] as const;
-
 /** The scenarios of a run, in the order they run (BENCH_SCENARIOS picks some; the backlog has BENCH_BACKLOG_RUNS). */
-export const SCENARIO_KEYS = ['schedule', 'burst', 'steady', 'single'] as const;
+export const SCENARIO_KEYS = ['schedule', 'burst', 'steady', 'steady-2000', 'single'] as const;
 export type ScenarioKey = (typeof SCENARIO_KEYS)[number];
 
 export interface BenchSettings {
@@ -66,6 +65,7 @@ export function readSettings(env: Record<string, string | undefined>): BenchSett
     schedule: count(100_000),
     burst: count(200_000),
     steadyRate: 500,
+    fastSteadyRate: 2000,
     steadySeconds: Math.max(10, Math.round(120 * scale)),
     backlog: count(1_000_000),
     backlogBurst: count(20_000),
@@ -94,10 +94,10 @@ export function readSettings(env: Record<string, string | undefined>): BenchSett
     secret: 'bench-secret',
     describe: () =>
       `Sizes: schedule ${sizes.schedule.toLocaleString('en-US')}, burst ${sizes.burst.toLocaleString('en-US')}, ` +
-      `steady ${sizes.steadyRate}/s for ${sizes.steadySeconds} s, backlog ${sizes.backlog.toLocaleString('en-US')} ` +
+      `steady ${sizes.steadyRate}/s and ${sizes.fastSteadyRate}/s for ${sizes.steadySeconds} s, backlog ${sizes.backlog.toLocaleString('en-US')} ` +
       `(bursts of ${sizes.backlogBurst.toLocaleString('en-US')} before and after), single requests ` +
       `${sizes.single.toLocaleString('en-US')} (${sizes.singleConcurrency} in flight); ${runs} runs of ` +
-      `${scenarios.length === SCENARIO_KEYS.length ? 'scenarios 1–4 and 7' : scenarios.join(', ')} ` +
+      `${scenarios.length === SCENARIO_KEYS.length ? 'scenarios 1–4, 3b and 7' : scenarios.join(', ')} ` +
       `(medians shown), ${backlogRuns} of the backlog; ${workers} worker processes per system; producers send ` +
       `chunks of ${sizes.chunk} with ${sizes.concurrency} in flight.`,
   };

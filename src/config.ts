@@ -64,7 +64,7 @@ export interface Config {
   readonly workerPrefetch: number;
   /** Wake-ups handled in one Postgres round-trip. Default 100. */
   readonly workerBatchSize: number;
-  /** Longest wait in ms for a batch to fill before it is handled. Default 5. */
+  /** Longest wait in ms for a batch to fill while another is being handled (an idle worker waits not at all). Default 5. */
   readonly workerBatchWaitMs: number;
   /** Batches one worker handles at once; each claims only as many rows as there are free send slots. Default 4. */
   readonly workerConcurrentBatches: number;

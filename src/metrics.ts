@@ -10,6 +10,8 @@ const MISNAMED_DEFAULT_GAUGES = [
   'nodejs_active_resources_total',
 ];
 const SECONDS_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
+/** Seconds: 1 ms … 10 s, for the worker's own share (a few ms when all is well). */
+const PIPELINE_BUCKETS = [0.001, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
 
 /**
  * Every metric of a process, in a registry of its own (one per service instance, so that tests running
@@ -28,6 +30,7 @@ export interface Metrics {
   readonly retries: Counter<'reason'>;
   readonly deadLettered: Counter<'reason'>;
   readonly lateness: Histogram;
+  readonly pipeline: Histogram;
   readonly wechatDuration: Histogram<'endpoint' | 'outcome'>;
   readonly tokenRefreshes: Counter<'app_id' | 'outcome'>;
   readonly webhookPushes: Counter<'type' | 'verdict'>;
@@ -89,6 +92,14 @@ export function createMetrics(opts: { pool: Pool; transportMode: string }): Metr
       name: 'wechat_drip_lateness_seconds',
       help: 'Time from due to sent.',
       buckets: SECONDS_BUCKETS,
+      registers: [registry],
+    }),
+    pipeline: new Histogram({
+      name: 'wechat_drip_wakeup_to_answer_seconds',
+      help:
+        "The worker's share of the lateness, per send: from its wake-up in hand and due (the later " +
+        "of the delivery and the due time) to WeChat's answer: batching, the claim, the send.",
+      buckets: PIPELINE_BUCKETS,
       registers: [registry],
     }),
     wechatDuration: new Histogram({

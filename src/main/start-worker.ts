@@ -85,6 +85,7 @@ export function startWorker(deps: {
     prefetch: config.workerPrefetch,
     batchSize: config.workerBatchSize,
     batchWaitMs: config.workerBatchWaitMs,
+    maxHoldMs: publisher.transport.earlyMs,
     maxConcurrentBatches: config.workerConcurrentBatches,
     onBatch: deliverDue,
     logger,

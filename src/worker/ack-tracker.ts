@@ -21,6 +21,8 @@ export interface Delivery {
   /** null when the body is not a wake-up (poison). */
   readonly wakeUp: WakeUp | null;
   readonly redelivered: boolean;
+  /** When it was received, epoch ms. */
+  readonly receivedAt: number;
   ack(): void;
   /** `requeue=false` dead-letters through the due queue's dead-letter exchange. */
   nack(requeue: boolean): void;
@@ -46,6 +48,7 @@ export function createDelivery(channel: AckChannel, message: ReceivedMessage, lo
   return {
     wakeUp: parseWakeUp(message.content),
     redelivered: message.fields.redelivered,
+    receivedAt: Date.now(),
     ack: () => settle(() => channel.ack(message)),
     nack: (requeue) => settle(() => channel.nack(message, false, requeue)),
   };
@@ -55,6 +58,11 @@ export function createDelivery(channel: AckChannel, message: ReceivedMessage, lo
 export interface WakeUpAcks {
   /** Every message id of the batch's wake-ups, once each. */
   readonly ids: string[];
+  /**
+   * When the worker had this message's wake-up in hand and due (the later of its arrival and its due
+   * time), epoch ms: where the worker's own share of the lateness starts. The earliest of its wake-ups.
+   */
+  readyAt(id: string): number;
   /** This message is handled: a wake-up whose messages are all handled is acked. */
   done(id: string): void;
   /** This message must come again: its wake-ups are requeued (their handled messages are then dropped
@@ -88,6 +96,10 @@ export function trackAcks(batch: readonly Delivery[], onPoison: () => void): Wak
   }
   return {
     ids: [...byId.keys()],
+    readyAt(id) {
+      const ready = (byId.get(id) ?? []).map((d) => Math.max(d.receivedAt, d.wakeUp!.dueAt));
+      return ready.length > 0 ? Math.min(...ready) : NaN;
+    },
     done(id) {
       for (const d of byId.get(id) ?? []) {
         const left = remaining.get(d)! - 1;

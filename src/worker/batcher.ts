@@ -16,8 +16,11 @@ export interface Batcher {
 const weight = (d: Delivery) => d.wakeUp?.ids.length ?? 1;
 
 /**
- * Hands deliveries over in batches of up to `batchSize` messages (wake-ups carry several), waiting at
- * most `batchWaitMs` for one to fill. A batch that rejects has all its deliveries requeued.
+ * Hands deliveries over in batches of up to `batchSize` messages (wake-ups carry several). While a batch
+ * is being handled, the next waits at most `batchWaitMs` to fill; an idle worker hands a delivery over at
+ * once (waiting would add latency and save nothing: there is no claim in flight to share a round-trip
+ * with). A burst still batches: its deliveries arrive while the first batches run. A batch that rejects
+ * has all its deliveries requeued.
  */
 export function createBatcher(deps: {
   batchSize: number;
@@ -69,7 +72,7 @@ export function createBatcher(deps: {
       if (stopping) return delivery.nack(true);
       buffer.push(delivery);
       buffered += weight(delivery);
-      if (buffered >= deps.batchSize) pump();
+      if (buffered >= deps.batchSize || running.size === 0) pump();
       else timer ??= setTimeout(pump, deps.batchWaitMs);
     },
     async stop() {

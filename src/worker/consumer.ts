@@ -4,21 +4,26 @@ import { type AmqpConnectionManager, type Channel, reconnectOnChannelError } fro
 import { type BrokerNames, declareCore } from '../broker/topology';
 import { createDelivery, type Delivery } from './ack-tracker';
 import { createBatcher } from './batcher';
+import { createHold } from './hold';
 
 export interface DueConsumer {
   start(): Promise<void>;
-  /** Stops taking new wake-ups; the ones held stay unacknowledged (and are redelivered if we die). */
+  /** Stops taking new wake-ups; the ones in hand stay unacknowledged (and are redelivered if we die). */
   pause(): Promise<void>;
   resume(): Promise<void>;
-  /** Cancels consumption, requeues what was not started, waits for the batches in hand, closes the channel. */
+  /**
+   * Cancels consumption, requeues what was not started (held until due, or waiting for a batch), waits for
+   * the batches in hand, closes the channel.
+   */
   stop(): Promise<void>;
   readonly paused: boolean;
 }
 
 /**
- * Consumes the due queue with a bounded prefetch and hands wake-ups over in batches (up to `batchSize`
- * messages — wake-ups carry several — waiting at most `batchWaitMs` for one to fill). Each delivery is
- * settled on the channel it came on (see `createDelivery`).
+ * Consumes the due queue with a bounded prefetch, holds a wake-up that came early (up to `maxHoldMs`)
+ * until its due time, and hands wake-ups over in batches (up to `batchSize` messages — wake-ups carry
+ * several — waiting at most `batchWaitMs` for one to fill). Each delivery is settled on the channel it
+ * came on (see `createDelivery`).
  */
 export function createDueConsumer(deps: {
   connection: AmqpConnectionManager;
@@ -26,6 +31,8 @@ export function createDueConsumer(deps: {
   prefetch: number;
   batchSize: number;
   batchWaitMs: number;
+  /** A wake-up due at most this far ahead is held until due (the transport's `earlyMs`). */
+  maxHoldMs: number;
   /** Batches handled at once; the rest of the prefetched wake-ups wait unclaimed. */
   maxConcurrentBatches: number;
   /** Handles a batch; `stopping()` turns true once stop() was called (hand back what is not started). */
@@ -43,13 +50,14 @@ export function createDueConsumer(deps: {
     onBatch: deps.onBatch,
     logger,
   });
+  const hold = createHold({ maxHoldMs: deps.maxHoldMs, release: (d) => batcher.add(d) });
 
   async function consumeOn(channel: AmqpChannel): Promise<void> {
     const { consumerTag } = await channel.consume(names.due, (msg) => {
       if (!msg) return; // consumer cancelled by the broker; the reconnect re-establishes it
       const delivery = createDelivery(channel, msg, logger);
       if (!started) return delivery.nack(true); // arrived while stopping: hand it back
-      batcher.add(delivery);
+      hold.add(delivery);
     });
     if (current?.channel === channel) current.consumerTag = consumerTag;
   }
@@ -99,7 +107,8 @@ export function createDueConsumer(deps: {
     },
     async stop() {
       started = false;
-      // From here on the batcher hands back whatever arrives or was not started.
+      // From here on the hold and the batcher hand back whatever arrives, is held, or was not started.
+      hold.stop();
       const finishing = batcher.stop();
       await cancelCurrent();
       await finishing;

@@ -145,7 +145,14 @@ export function createDeliverDue(
       }
       countClaim(deps.metrics, claim, settled - claim.cancelled.length - claim.skipped.length);
 
-      const sent = await Promise.all(claim.claimed.map(send));
+      const sent = await Promise.all(
+        claim.claimed.map(async (message) => {
+          const judged = await send(message);
+          const readyAt = acks.readyAt(message.id);
+          if (readyAt) deps.metrics.pipeline.observe(Math.max(0, judged.at.getTime() - readyAt) / 1000);
+          return judged;
+        }),
+      );
       const decisions = claim.claimed.map((message, i) => {
         const { result, at, verdict } = sent[i];
         return { message, plan: decideOutcome(message, { ...result, at }, verdict, deps.policy) };

@@ -9,6 +9,7 @@ import { createLevelsTransport } from '../../src/broker/transports/levels';
 import { createPluginTransport } from '../../src/broker/transports/plugin';
 import type { DelayTransport } from '../../src/broker/transports/transport';
 import { deleteTopology, PLUGIN_RABBITMQ_URL, randomPrefix, TEST_RABBITMQ_URL } from '../helpers/broker';
+import { waitFor } from '../helpers/harness';
 import { silentLogger } from '../helpers/logger';
 
 const levels = { unitMs: 100, count: 6 }; // longest single chain 6.3 s: a 9 s wait is chained
@@ -19,31 +20,37 @@ async function withTransport(
   fn: (
     publish: (id: string, dueAt: number) => Promise<void>,
     arrivals: Map<string, number[]>,
+    /** When each id's wake-ups came off the broker (before any hold), epoch ms. */
+    receipts: Map<string, number[]>,
   ) => Promise<void>,
 ): Promise<void> {
   const prefix = randomPrefix();
   const names = brokerNames(prefix, levels);
   const connection = createBrokerConnection(url, silentLogger, 'test');
+  const transport = make(names);
   const publisher = createPublisher({
     connection,
     names,
-    transport: make(names),
+    transport,
     publishTimeoutMs: 5000,
     logger: silentLogger,
   });
   const arrivals = new Map<string, number[]>();
+  const receipts = new Map<string, number[]>();
   const consumer = createDueConsumer({
     connection,
     names,
     prefetch: 100,
     batchSize: 10,
     batchWaitMs: 1,
+    maxHoldMs: transport.earlyMs,
     maxConcurrentBatches: 4,
     logger: silentLogger,
     onBatch: async (batch: Delivery[]) => {
       for (const d of batch) {
         const [id] = d.wakeUp!.ids;
         arrivals.set(id, [...(arrivals.get(id) ?? []), Date.now()]);
+        receipts.set(id, [...(receipts.get(id) ?? []), d.receivedAt]);
         // A chained wait arrives early: re-delay the remainder, as the worker does.
         if (d.wakeUp!.dueAt - Date.now() > 20) await publisher.publishWakeUp(d.wakeUp!);
         d.ack();
@@ -53,7 +60,7 @@ async function withTransport(
   try {
     await consumer.start();
     expect(await publisher.waitUntilReady(10_000)).toBe(true);
-    await fn((id, dueAt) => publisher.publishWakeUp({ ids: [id], dueAt }), arrivals);
+    await fn((id, dueAt) => publisher.publishWakeUp({ ids: [id], dueAt }), arrivals, receipts);
   } finally {
     await consumer.stop();
     await publisher.close();
@@ -92,6 +99,29 @@ describe('levels transport on the real broker', () => {
       (names) => createLevelsTransport(names, levels),
       async (publish, arrivals) => {
         await expectOnTime(publish, arrivals, [0, 150, 1000, 2500, 5300, 9000], 400);
+      },
+    );
+  }, 30000);
+  it('leaves the levels a little early and the hold hands each wake-up over at its due time, never before', async () => {
+    await withTransport(
+      TEST_RABBITMQ_URL,
+      (names) => createLevelsTransport(names, levels),
+      async (publish, arrivals, receipts) => {
+        const start = Date.now() + 200;
+        const due = new Map(Array.from({ length: 40 }, (_, i) => [randomUUID(), start + 70 * i + (i % 7)]));
+        await Promise.all([...due].map(([id, at]) => publish(id, at)));
+        const all = () => [...due.keys()].every((id) => arrivals.has(id));
+        expect(await waitFor(all, 70 * 40 + 5000)).toBe(true);
+
+        const lateness = [...due].map(([id, at]) => arrivals.get(id)![0] - at).sort((a, b) => a - b);
+        const early = [...due].map(([id, at]) => at - receipts.get(id)![0]);
+        expect(lateness[0]).toBeGreaterThanOrEqual(0); // never handed over before its due time
+        // On an idle machine p50 ≈ 1 ms, max a few ms; these bounds leave room for a loaded 2-core box.
+        expect(lateness[Math.floor(lateness.length / 2)]).toBeLessThanOrEqual(30);
+        expect(lateness.at(-1)).toBeLessThanOrEqual(150);
+        // Most came off the broker early and were held (two to three 100 ms units, less the hops).
+        expect(early.filter((ms) => ms > 0).length).toBeGreaterThan(due.size / 2);
+        expect(Math.max(...early)).toBeLessThanOrEqual(3 * levels.unitMs);
       },
     );
   }, 30000);

@@ -53,6 +53,10 @@ describe('/metrics', () => {
     expect(metric(text, 'wechat_drip_messages_scheduled_total')).toBe(1);
     expect(metric(text, 'wechat_drip_wakeups_published_total')).toBeGreaterThanOrEqual(1);
     expect(metric(text, 'wechat_drip_lateness_seconds_count')).toBe(1);
+    // The worker's own share, from the wake-up in hand and due to WeChat's answer: a few ms here.
+    expect(metric(text, 'wechat_drip_wakeup_to_answer_seconds_count')).toBe(1);
+    expect(metric(text, 'wechat_drip_wakeup_to_answer_seconds_sum')).toBeGreaterThan(0);
+    expect(metric(text, 'wechat_drip_wakeup_to_answer_seconds_sum')).toBeLessThan(1);
     expect(text).toContain('wechat_drip_transport_info{mode="levels"} 1');
     expect(text).toMatch(/wechat_drip_outbox_backlog \d+/);
     expect(text).toContain('process_cpu_seconds_total');

@@ -14,6 +14,7 @@ export function createPluginTransport(names: BrokerNames, maxDelayMs: number): D
   return {
     mode: 'plugin',
     maxDelayMs: cap,
+    earlyMs: 0,
     route(delayMs: number): Route {
       const delay = Math.min(Math.ceil(delayMs), cap);
       if (delay <= 0) return dueNowRoute(names.due);

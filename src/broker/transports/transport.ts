@@ -22,6 +22,11 @@ export type TransportMode = 'plugin' | 'levels';
 export interface DelayTransport {
   readonly mode: TransportMode;
   readonly maxDelayMs: number;
+  /**
+   * How much before its due time a wake-up may arrive by design (0: never early). The worker holds such
+   * a wake-up, unacknowledged, for the remainder (worker/hold.ts).
+   */
+  readonly earlyMs: number;
   route(delayMs: number): Route;
   /**
    * Declares this transport's exchanges, queues and bindings on top of the core ones (`declareCore`,

@@ -56,6 +56,23 @@ describe('trackAcks', () => {
     expect(channel.isOpen).toBe(true);
   });
 
+  it("says when each id was ready: the later of its wake-up's arrival and due time, the earliest wake-up's", () => {
+    const channel = new FakeChannel();
+    const [early, late, both] = ids(3);
+    const dueSoon = Date.now() + 60_000;
+    const longDue = Date.now() - 60_000;
+    const deliveries = [
+      channel.deliver([early, both], { dueAt: dueSoon }),
+      channel.deliver([late, both], { dueAt: longDue }),
+    ];
+    const acks = trackAcks(deliveries, noPoison);
+
+    expect(acks.readyAt(early)).toBe(dueSoon); // came before its due time: ready when due
+    expect(acks.readyAt(late)).toBe(deliveries[1].receivedAt); // came overdue: ready on arrival
+    expect(acks.readyAt(both)).toBe(deliveries[1].receivedAt);
+    expect(acks.readyAt(randomUUID())).toBeNaN();
+  });
+
   it('dead-letters a body that is not a wake-up at once and leaves it out of the ids', () => {
     const channel = new FakeChannel();
     const [a] = ids(1);

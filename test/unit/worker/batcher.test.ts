@@ -44,32 +44,50 @@ function heldBatches() {
 const settings = { batchSize: 4, batchWaitMs: 5, maxConcurrentBatches: 1, logger: silentLogger };
 
 describe('batcher', () => {
-  it('hands a batch over as soon as it holds batchSize messages, counting every id of a wake-up', async () => {
+  it('an idle worker hands a delivery over at once: there is no claim in flight to wait for', () => {
     const channel = new FakeChannel();
     const { held, onBatch } = heldBatches();
     const batcher = createBatcher({ ...settings, batchWaitMs: 60_000, onBatch });
 
-    batcher.add(channel.deliver(ids(3)));
-    expect(held).toHaveLength(0);
     batcher.add(channel.deliver(ids(1)));
 
-    expect(held.map((b) => b.deliveries.length)).toEqual([2]);
+    expect(held.map((b) => b.deliveries.length)).toEqual([1]);
     held[0].finish();
+    return batcher.stop();
+  });
+
+  it('while a batch runs, hands the next over as soon as it holds batchSize messages, counting every id of a wake-up', async () => {
+    const channel = new FakeChannel();
+    const { held, onBatch } = heldBatches();
+    const batcher = createBatcher({ ...settings, batchWaitMs: 60_000, maxConcurrentBatches: 2, onBatch });
+    batcher.add(channel.deliver(ids(1)));
+
+    batcher.add(channel.deliver(ids(3)));
+    expect(held).toHaveLength(1);
+    batcher.add(channel.deliver(ids(1)));
+
+    expect(held.map((b) => b.deliveries.length)).toEqual([1, 2]);
+    for (const b of held) b.finish();
     await batcher.stop();
   });
 
-  it('hands over a batch that did not fill once batchWaitMs has passed', async () => {
+  it('while a batch runs, hands over the next that did not fill once batchWaitMs has passed', async () => {
     const channel = new FakeChannel();
     const { held, onBatch, untilHeld } = heldBatches();
-    const batcher = createBatcher({ ...settings, onBatch });
+    const batcher = createBatcher({ ...settings, maxConcurrentBatches: 2, onBatch });
+    batcher.add(channel.deliver(ids(1)));
 
     batcher.add(channel.deliver(ids(1)));
-    await untilHeld(1);
+    expect(held).toHaveLength(1);
+    await untilHeld(2);
 
-    expect(held[0].deliveries).toHaveLength(1);
-    held[0].finish();
+    expect(held[1].deliveries).toHaveLength(1);
+    for (const b of held) b.finish();
     await batcher.stop();
-    expect(channel.settlements).toEqual([{ tag: 1, outcome: 'ack' }]);
+    expect(channel.settlements).toEqual([
+      { tag: 1, outcome: 'ack' },
+      { tag: 2, outcome: 'ack' },
+    ]);
   });
 
   it('never runs more than maxConcurrentBatches; the rest wait unclaimed until one finishes', async () => {
@@ -122,13 +140,14 @@ describe('batcher', () => {
     const batcher = createBatcher({ ...settings, onBatch });
     batcher.add(channel.deliver(ids(2)));
     batcher.add(channel.deliver(ids(2)));
+    expect(held.map((b) => b.deliveries.length)).toEqual([1]);
 
     held[0].fail(new Error('boom'));
     await batcher.stop();
 
     expect(channel.settlements).toEqual([
+      { tag: 2, outcome: 'requeue' }, // not started, handed back by stop
       { tag: 1, outcome: 'requeue' },
-      { tag: 2, outcome: 'requeue' },
     ]);
   });
 });

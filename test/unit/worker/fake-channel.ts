@@ -27,10 +27,15 @@ export class FakeChannel implements AckChannel {
   private readonly outstanding = new Set<number>();
   private open = true;
 
-  /** Delivers a message carrying `ids` (or a raw body) and wraps it as the consumer does. */
-  deliver(body: readonly string[] | string, options: { redelivered?: boolean } = {}): Delivery {
+  /** Delivers a wake-up carrying `ids` (due now, or at `dueAt`) or a raw body, wrapped as the consumer does. */
+  deliver(
+    body: readonly string[] | string,
+    options: { redelivered?: boolean; dueAt?: number } = {},
+  ): Delivery {
     const content =
-      typeof body === 'string' ? Buffer.from(body) : encodeWakeUp({ ids: body, dueAt: Date.now() });
+      typeof body === 'string'
+        ? Buffer.from(body)
+        : encodeWakeUp({ ids: body, dueAt: options.dueAt ?? Date.now() });
     const message: ReceivedMessage = {
       content,
       fields: { deliveryTag: this.nextTag++, redelivered: options.redelivered ?? false },
