@@ -7,6 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import prettier from 'prettier';
 import { createDripSystem, type DripSystem } from './drip';
+import { followerSurge, readSurgeSettings, renderSurgeTable, type SurgeResult } from './follower-surge';
 import { describeMachine } from './machine';
 import { renderTables, type SystemResults } from './report';
 import { backlog, burst, scheduleThroughput, steady, type Scenario } from './scenarios';
@@ -96,6 +97,28 @@ async function main(): Promise<void> {
     return;
   }
   stopOnSignals();
+  const surge = readSurgeSettings(process.env);
+  const runSurge = (run: number): Promise<SurgeResult> => {
+    const { databaseUrl, rabbitmqUrl, redisUrl, appId, secret, workers } = settings;
+    const env: BenchEnv = {
+      databaseUrl,
+      rabbitmqUrl,
+      redisUrl,
+      simUrl: '',
+      appId,
+      secret,
+      workers,
+      benchDir: __dirname,
+    };
+    return followerSurge({ env, root: ROOT, settings: surge, tag: `r${run}-surge`, log });
+  };
+  if (process.env.BENCH_ONLY === 'follower-surge') {
+    // Only scenario 7, BENCH_RUNS times; the table is printed, docs/BENCHMARKS.md is left as it is.
+    const surgeRuns: SurgeResult[] = [];
+    for (let run = 1; run <= settings.runs; run++) surgeRuns.push(await runSurge(run));
+    process.stdout.write(`\n${renderSurgeTable('wechat-drip (levels)', surgeRuns)}\n`);
+    return;
+  }
   const sim = await startSimulator({
     root: ROOT,
     port: settings.simPort,
@@ -168,6 +191,8 @@ async function main(): Promise<void> {
         results[n].backlogs.push(await withSystem(system, () => backlog(scenario, (c) => leadFor(c, rate))));
       }
     }
+    const levels = results.find((r) => r.name === 'wechat-drip (levels)');
+    for (let run = 1; levels && run <= settings.runs; run++) (levels.surge ??= []).push(await runSurge(run));
   } finally {
     await sim.stop();
   }
