@@ -13,7 +13,7 @@ import { listen, type Listening } from '../http/listen';
 import type { Logger } from '../logger';
 import { createMetrics, type Metrics } from '../metrics';
 import type { Relay } from '../scheduling/relay';
-import { processPush } from '../webhook/process-push';
+import { createPushProcessor } from '../webhook/push-processor';
 import { startWorker } from './start-worker';
 
 /** How long start-up waits for the broker topology before serving anyway (schedules then stay pending). */
@@ -100,9 +100,10 @@ export async function startService(
     ops = await listen(createOpsApp({ readiness, metrics, logger }), config.opsHost, config.opsPort, config);
     logger.info({ url: ops.url }, 'ops listener (healthz, readyz, metrics) listening');
     if (runsApi) {
+      const processPush = createPushProcessor({ config, pool, publisher, logger, metrics });
       const processPushLater = (pushId: number) =>
         track(
-          processPush({ config, pool, publisher, logger, metrics }, pushId).catch((err: Error) =>
+          processPush(pushId).catch((err: Error) =>
             logger.error({ pushId, err: err.message }, 'push processing failed; the worker retries it'),
           ),
         );
