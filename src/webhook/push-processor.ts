@@ -6,7 +6,7 @@ import { type ProcessDeps, processPushes } from './process-push';
  * next (up to PROCESS_BATCH): a surge of follows costs one transaction — one read of the active sequences,
  * one statement per table — per batch rather than per follow.
  */
-const PROCESS_CONCURRENCY = 2;
+const PROCESS_CONCURRENCY = 1;
 const PROCESS_BATCH = 200;
 
 /**
