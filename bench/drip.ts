@@ -32,6 +32,16 @@ export const DRIP_TUNING: Record<string, string> = {
 export interface DripSystem extends SystemUnderTest {
   /** Commits the rows and waits for the broker's confirms of their wake-ups, in this process. */
   schedulePublishPath(messages: readonly BenchMessage[]): Promise<string[]>;
+  /** Calls the admin API (`/v1/…`) and returns its JSON answer; throws unless 2xx. */
+  admin(pathname: string, body: unknown): Promise<unknown>;
+  /** The Postgres schema of the running system ('' when stopped). */
+  schemaName(): string;
+}
+
+/** What a scenario may change: fields added to the account, the api's port (known before the start). */
+export interface DripOptions {
+  readonly account?: Record<string, unknown>;
+  readonly apiPort?: number;
 }
 
 function line(env: BenchEnv, m: BenchMessage): Record<string, unknown> {
@@ -62,7 +72,12 @@ async function waitReady(url: string, child: ChildProcess): Promise<void> {
  * wechat-drip as deployed: one api process (the front door) and `env.workers` worker processes, in a
  * schema and under a broker prefix of their own, in `levels` or `plugin` mode.
  */
-export function createDripSystem(env: BenchEnv, mode: 'levels' | 'plugin', rabbitmqUrl: string): DripSystem {
+export function createDripSystem(
+  env: BenchEnv,
+  mode: 'levels' | 'plugin',
+  rabbitmqUrl: string,
+  opts: DripOptions = {},
+): DripSystem {
   const logger = createLogger({ level: 'warn', name: 'bench-drip' });
   let schema = '';
   let prefix = '';
@@ -75,7 +90,13 @@ export function createDripSystem(env: BenchEnv, mode: 'levels' | 'plugin', rabbi
   const serviceEnv = (): Record<string, string> => ({
     ADMIN_TOKEN,
     WECHAT_ACCOUNTS: JSON.stringify([
-      { appId: env.appId, secret: env.secret, sendRatePerSecond: sendRate, windowPolicy: 'none' },
+      {
+        appId: env.appId,
+        secret: env.secret,
+        sendRatePerSecond: sendRate,
+        windowPolicy: 'none',
+        ...opts.account,
+      },
     ]),
     WECHAT_API_BASE_URL: env.simUrl,
     DATABASE_URL: withSearchPath(env.databaseUrl, schema),
@@ -128,13 +149,14 @@ export function createDripSystem(env: BenchEnv, mode: 'levels' | 'plugin', rabbi
       .map((l) => JSON.parse(l) as { ok: boolean; id?: string; error?: unknown });
   }
 
-  async function api(pathname: string, body: unknown, method = 'POST'): Promise<void> {
+  async function api(pathname: string, body: unknown, method = 'POST'): Promise<string> {
     const res = await fetch(`${apiUrl}${pathname}`, {
       method,
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     if (!res.ok) throw new Error(`${method} ${pathname} answered ${res.status}: ${await res.text()}`);
+    return res.text();
   }
 
   return {
@@ -153,7 +175,7 @@ export function createDripSystem(env: BenchEnv, mode: 'levels' | 'plugin', rabbi
       await pool.query(`CREATE SCHEMA ${schema}`);
       await pool.end();
       await runMigrations();
-      const apiPort = await freePort();
+      const apiPort = opts.apiPort ?? (await freePort());
       apiUrl = `http://127.0.0.1:${apiPort}`;
       const waits = [waitReady(apiUrl, spawnRole('api', { HTTP_PORT: String(apiPort) }))];
       for (let i = 0; i < env.workers; i++) {
@@ -209,6 +231,9 @@ export function createDripSystem(env: BenchEnv, mode: 'levels' | 'plugin', rabbi
       if (res.status !== 201 || !body.id) throw new Error(`POST /v1/messages answered ${res.status}`);
       return body.id;
     },
+
+    admin: async (pathname, body) => JSON.parse(await api(pathname, body)) as unknown,
+    schemaName: () => schema,
 
     async cancelById(ids) {
       // Up to 10,000 ids per request; each id is answered (cancelled, or why not).

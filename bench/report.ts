@@ -1,5 +1,6 @@
 import { CPU_COMPONENTS, type CpuComponent, type CpuUse } from './cpu';
 import type { Footprint } from './footprint';
+import { renderSurgeTable, type SurgeResult } from './follower-surge';
 import type { BacklogResult, BurstResult, SteadyResult, ThroughputResult } from './scenarios';
 import type { SingleRequestsResult } from './single-requests';
 import { median } from './tally';
@@ -20,6 +21,8 @@ export interface SystemResults {
   readonly peer: boolean;
   readonly runs: SystemRun[];
   readonly backlogs: BacklogResult[];
+  /** Scenario 7 (wechat-drip in levels mode only), one per run. */
+  surge?: SurgeResult[];
 }
 
 const fmt = (n: number, digits = 0) =>
@@ -260,6 +263,7 @@ export function renderTables(all: readonly SystemResults[]): string {
       }),
     ),
   );
+  for (const s of all.filter((r) => r.surge?.length)) parts.push(renderSurgeTable(s.name, s.surge ?? []));
   parts.push('### Settings', all.map((s) => `- **${s.name}**: ${s.settings}`).join('\n'));
   return parts.join('\n\n');
 }

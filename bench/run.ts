@@ -7,6 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import prettier from 'prettier';
 import { createDripSystem, type DripSystem } from './drip';
+import { followerSurge, readSurgeSettings, renderSurgeTable, type SurgeResult } from './follower-surge';
 import { describeMachine } from './machine';
 import { renderTables, type SystemResults } from './report';
 import { backlog, burst, scheduleThroughput, steady, type Scenario } from './scenarios';
@@ -100,6 +101,21 @@ async function main(): Promise<void> {
     return;
   }
   stopOnSignals();
+  const surge = readSurgeSettings(process.env);
+  const runSurge = (run: number): Promise<SurgeResult> => {
+    const { databaseUrl, rabbitmqUrl, redisUrl, appId, secret, workers } = settings;
+    const env: BenchEnv = {
+      databaseUrl,
+      rabbitmqUrl,
+      redisUrl,
+      simUrl: '',
+      appId,
+      secret,
+      workers,
+      benchDir: __dirname,
+    };
+    return followerSurge({ env, root: ROOT, settings: surge, tag: `r${run}-surge`, log });
+  };
   const sim = await startSimulator({
     root: ROOT,
     port: settings.simPort,
@@ -182,6 +198,10 @@ async function main(): Promise<void> {
         results[n].backlogs.push(await withSystem(system, () => backlog(scenario, (c) => leadFor(c, rate))));
       }
     }
+    const levels = results.find((r) => r.name === 'wechat-drip (levels)');
+    // The follower surge runs against wechat-drip (levels) only: the peers have no webhook.
+    for (let run = 1; levels && settings.scenarios.includes('surge') && run <= settings.runs; run++)
+      (levels.surge ??= []).push(await runSurge(run));
   } finally {
     await sim.stop();
   }

@@ -4,6 +4,8 @@ import path from 'node:path';
 /** One send as the simulator recorded it (what `GET /__sim/messages` lists, trimmed to what we use). */
 export interface Received {
   readonly tag: string;
+  /** The follower it went to (`touser`). */
+  readonly openid: string;
   readonly receivedAt: number;
 }
 
@@ -21,20 +23,30 @@ export interface SimulatorProcess {
 
 const PAGE = 100_000;
 
-/** Starts `dist/main/simulator.js` on `port` for one account, with the follower window not enforced. */
+/**
+ * Starts `dist/main/simulator.js` on `port` for one account, with the follower window not enforced — unless
+ * `account` adds a push token and a window policy, `webhookUrl` says where its pushes go and `enforceWindow`
+ * turns the follower checks on (the follower-surge scenario).
+ */
 export async function startSimulator(opts: {
   root: string;
   port: number;
   appId: string;
   secret: string;
+  account?: Record<string, unknown>;
+  webhookUrl?: string;
+  enforceWindow?: boolean;
 }): Promise<SimulatorProcess> {
   const url = `http://127.0.0.1:${opts.port}`;
   const child: ChildProcess = spawn(process.execPath, [path.join(opts.root, 'dist/main/simulator.js')], {
     env: {
       ...process.env,
       SIM_PORT: String(opts.port),
-      SIM_ENFORCE_WINDOW: 'false',
-      WECHAT_ACCOUNTS: JSON.stringify([{ appId: opts.appId, secret: opts.secret, windowPolicy: 'none' }]),
+      SIM_ENFORCE_WINDOW: String(opts.enforceWindow ?? false),
+      ...(opts.webhookUrl ? { SIM_WEBHOOK_URL: opts.webhookUrl } : {}),
+      WECHAT_ACCOUNTS: JSON.stringify([
+        { appId: opts.appId, secret: opts.secret, windowPolicy: 'none', ...opts.account },
+      ]),
       LOG_LEVEL: 'warn',
     },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -67,11 +79,19 @@ export async function startSimulator(opts: {
       let from = since;
       for (;;) {
         const page = (await (await fetch(`${url}/__sim/messages?since=${from}&limit=${PAGE}`)).json()) as {
-          messages: { seq: number; receivedAt: number; body: { text?: { content?: string } } }[];
+          messages: {
+            seq: number;
+            receivedAt: number;
+            body: { touser?: string; text?: { content?: string } };
+          }[];
           hasMore: boolean;
         };
         for (const m of page.messages)
-          out.push({ tag: m.body.text?.content ?? '', receivedAt: m.receivedAt });
+          out.push({
+            tag: m.body.text?.content ?? '',
+            openid: m.body.touser ?? '',
+            receivedAt: m.receivedAt,
+          });
         if (!page.hasMore || page.messages.length === 0) return out;
         from = page.messages[page.messages.length - 1].seq;
       }

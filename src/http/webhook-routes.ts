@@ -6,7 +6,6 @@ import { AppError, ConflictError, NotFoundError, UnauthorizedError } from '../er
 import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
 import { createPushCrypto } from '../wechat/crypto';
-import type { Push } from '../wechat/push';
 import { signatureMatches } from '../wechat/signature';
 import {
   assertFresh,
@@ -15,8 +14,8 @@ import {
   type Endpoint,
 } from '../webhook/authenticate-push';
 import { pushTypeLabel } from '../webhook/push-type-label';
-import { recordPush, type RecordResult } from '../webhook/record-push';
-import type { UrlUse } from '../store/webhook-url-uses';
+import type { Coalescer } from '../webhook/coalescer';
+import { createPushRecorder, type PushToRecord, type RecordResult } from '../webhook/record-push';
 import { createUrlUsePruner } from '../webhook/url-uses';
 
 export interface WebhookDeps {
@@ -61,6 +60,7 @@ export function createWebhookRouter(deps: WebhookDeps): Router {
       : null;
     endpoints.set(a.appId, { account: { ...a, token: a.token }, crypto });
   }
+  const recorder = createPushRecorder(deps.pool);
   const pruneUrlUses = createUrlUsePruner({
     pool: deps.pool,
     logger: deps.logger,
@@ -122,7 +122,12 @@ export function createWebhookRouter(deps: WebhookDeps): Router {
       // Authentic from here on: WeChat gets `success` in time whatever Postgres does; the record keeps
       // being retried in the background (a slow database must not make WeChat retry or the user see
       // "该公众号暂时无法提供服务").
-      const recording = recordUntilStored(deps, endpoint.account.appId, push, urlUse, req.requestId);
+      const recording = recordUntilStored(deps, recorder, {
+        appId: endpoint.account.appId,
+        push,
+        urlUse,
+        requestId: req.requestId,
+      });
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), ANSWER_WITHIN_MS)));
       const result = await Promise.race([recording, late]).finally(() => clearTimeout(timer));
@@ -150,19 +155,18 @@ export function createWebhookRouter(deps: WebhookDeps): Router {
 }
 
 /**
- * Records the push, retrying while Postgres is unreachable; null once given up. Any other database error
+ * Records the push (with the pushes arriving meanwhile), retrying while Postgres is unreachable; null once given up. Any other database error
  * is logged by its SQLSTATE only — the driver's text can quote the follower's words — and answered 500.
  */
 async function recordUntilStored(
   deps: WebhookDeps,
-  appId: string,
-  push: Push,
-  urlUse: UrlUse | null,
-  requestId: string,
+  recorder: Coalescer<PushToRecord, RecordResult>,
+  pushToRecord: PushToRecord,
 ): Promise<RecordResult | null> {
+  const { appId, requestId } = pushToRecord;
   for (let attempt = 0; ; attempt++) {
     try {
-      return await recordPush(deps.pool, appId, push, requestId, urlUse);
+      return await recorder.submit(pushToRecord);
     } catch (err) {
       if (!isTransientDbError(err)) {
         const sqlState = (err as { code?: unknown }).code;

@@ -14,7 +14,7 @@ import type { Logger } from '../logger';
 import { createMetrics, type Metrics } from '../metrics';
 import type { Relay } from '../scheduling/relay';
 import { createScheduleWriter } from '../scheduling/schedule-writer';
-import { processPush } from '../webhook/process-push';
+import { createPushProcessor } from '../webhook/push-processor';
 import { startWorker } from './start-worker';
 
 /** How long start-up waits for the broker topology before serving anyway (schedules then stay pending). */
@@ -103,9 +103,10 @@ export async function startService(
     ops = await listen(createOpsApp({ readiness, metrics, logger }), config.opsHost, config.opsPort, config);
     logger.info({ url: ops.url }, 'ops listener (healthz, readyz, metrics) listening');
     if (runsApi) {
+      const processPush = createPushProcessor({ config, pool, publisher, logger, metrics });
       const processPushLater = (pushId: number) =>
         track(
-          processPush({ config, pool, publisher, logger, metrics }, pushId).catch((err: Error) =>
+          processPush(pushId).catch((err: Error) =>
             logger.error({ pushId, err: err.message }, 'push processing failed; the worker retries it'),
           ),
         );

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { PoolClient } from '../db/pool';
-import { insertEnrollment } from '../store/enrollments';
+import { insertEnrollments } from '../store/enrollments';
 import type { NewMessage } from '../store/message-store';
 import type { Trigger } from '../contract';
 import { listActive, type Sequence } from '../store/sequence-store';
@@ -35,50 +35,67 @@ export function matchSequences(active: readonly Sequence[], event: TriggerEvent)
   return event.type === 'subscribe' && specific.length > 0 ? specific : hits;
 }
 
+/** One follower's trigger event: what `enrollFollowers` enrolls. */
+export interface Enrollee {
+  readonly appId: string;
+  readonly openid: string;
+  readonly event: TriggerEvent;
+  /** The push's dedupe key: a follower is enrolled once per trigger event. */
+  readonly pushKey: string;
+  readonly at: Date;
+  readonly requestId: string | null;
+}
+
 /**
- * Enrolls the follower in every active sequence the event starts — once per trigger event (the push's
- * dedupe key), or once ever for `oncePerFollower` sequences — and returns the steps to schedule, due at the
- * interaction time plus each step's offset. Runs in the caller's scheduling transaction
+ * Enrolls each follower in every active sequence its event starts — once per trigger event (the push's
+ * dedupe key), or once ever for `oncePerFollower` sequences — and returns, per follower, the steps to
+ * schedule, due at the interaction time plus each step's offset. The active sequences are read once per
+ * account and the enrollments written in one statement. Runs in the caller's scheduling transaction
  * (`scheduleMessages`), which writes the steps with the enrollments.
  */
-export async function enrollFollower(
+export async function enrollFollowers(
   db: PoolClient,
-  input: {
-    appId: string;
-    openid: string;
-    event: TriggerEvent;
-    pushKey: string;
-    at: Date;
-    requestId: string | null;
-  },
-): Promise<NewMessage[]> {
-  const steps: NewMessage[] = [];
-  for (const sequence of matchSequences(await listActive(db, input.appId), input.event)) {
-    const enrollmentId = await insertEnrollment(db, {
-      appId: input.appId,
-      openid: input.openid,
+  enrollees: readonly Enrollee[],
+): Promise<NewMessage[][]> {
+  const activeByApp = new Map<string, Sequence[]>();
+  for (const appId of new Set(enrollees.map((e) => e.appId)))
+    activeByApp.set(appId, await listActive(db, appId));
+  const wanted = enrollees.flatMap((input, n) =>
+    matchSequences(activeByApp.get(input.appId) ?? [], input.event).map((sequence) => ({ n, sequence })),
+  );
+  if (wanted.length === 0) return enrollees.map(() => []);
+  const ids = await insertEnrollments(
+    db,
+    wanted.map(({ n, sequence }) => ({
+      appId: enrollees[n].appId,
+      openid: enrollees[n].openid,
       sequenceId: sequence.id,
       version: sequence.version,
-      dedupe: sequence.oncePerFollower ? input.openid : input.pushKey,
-    });
-    if (!enrollmentId) continue;
-    steps.push(
-      ...sequence.steps.map((step, index): NewMessage => ({
-        id: randomUUID(),
-        appId: input.appId,
-        openid: input.openid,
-        channel: 'custom',
-        payload: step.message,
-        dueAt: new Date(input.at.getTime() + step.offsetMs),
-        idempotencyKey: null,
-        requestHash: null,
-        cancelKey: null,
-        maxLatenessMs: step.maxLatenessMs ?? null,
-        requestId: input.requestId,
-        fallback: step.fallback,
-        step: { sequenceId: sequence.id, enrollmentId, index },
-      })),
-    );
-  }
+      dedupe: sequence.oncePerFollower ? enrollees[n].openid : enrollees[n].pushKey,
+    })),
+  );
+  const steps: NewMessage[][] = enrollees.map(() => []);
+  wanted.forEach(({ n, sequence }, k) => {
+    const enrollmentId = ids[k];
+    if (enrollmentId) steps[n].push(...stepsOf(enrollees[n], sequence, enrollmentId));
+  });
   return steps;
+}
+
+function stepsOf(input: Enrollee, sequence: Sequence, enrollmentId: string): NewMessage[] {
+  return sequence.steps.map((step, index): NewMessage => ({
+    id: randomUUID(),
+    appId: input.appId,
+    openid: input.openid,
+    channel: 'custom',
+    payload: step.message,
+    dueAt: new Date(input.at.getTime() + step.offsetMs),
+    idempotencyKey: null,
+    requestHash: null,
+    cancelKey: null,
+    maxLatenessMs: step.maxLatenessMs ?? null,
+    requestId: input.requestId,
+    fallback: step.fallback,
+    step: { sequenceId: sequence.id, enrollmentId, index },
+  }));
 }

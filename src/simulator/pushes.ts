@@ -124,8 +124,9 @@ export function createPusher(opts: PusherOptions): Pusher {
     channels.set(a.appId, { appId: a.appId, token: a.token, mode, format: a.pushFormat ?? 'xml', cipher });
   }
   const known = new Set(opts.accounts.map((a) => a.appId));
-  // Its own connection pool, so that closing the simulator leaves no keep-alive socket behind.
-  const agent = new Agent({ connections: 64 });
+  // Its own connection pool, so that closing the simulator leaves no keep-alive socket behind; WeChat
+  // pushes from many servers at once, so enough connections that a surge of 100 in flight does not queue.
+  const agent = new Agent({ connections: 128 });
   // Unique across restarts (a restarted simulator must not repeat MsgIds the service has deduplicated)
   // and above 2^53, like WeChat's, so that a service parsing them as numbers is caught.
   let nextMsgId = BigInt(Date.now()) * 1_000_000n;

@@ -10,15 +10,31 @@ export interface NewEnrollment {
   readonly dedupe: string;
 }
 
-/** Records an enrollment once; returns its id, or null when its dedupe key was enrolled already. */
-export async function insertEnrollment(
+/**
+ * Records enrollments, each once, in one statement: returns each one's id, or null when its dedupe key was
+ * enrolled already (or comes earlier in the list). Inserted in key order, so that two batches never wait
+ * for each other in a cycle.
+ */
+export async function insertEnrollments(
   client: PoolClient,
-  enrollment: NewEnrollment,
-): Promise<string | null> {
-  const { rows } = await client.query<{ id: string }>(
-    `INSERT INTO enrollments (app_id, openid, sequence_id, version, dedupe) VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (sequence_id, dedupe) DO NOTHING RETURNING id`,
-    [enrollment.appId, enrollment.openid, enrollment.sequenceId, enrollment.version, enrollment.dedupe],
+  enrollments: readonly NewEnrollment[],
+): Promise<(string | null)[]> {
+  const keyOf = (e: NewEnrollment) => `${e.sequenceId}\u0000${e.dedupe}`;
+  const first = new Map<string, NewEnrollment>();
+  for (const e of enrollments) if (!first.has(keyOf(e))) first.set(keyOf(e), e);
+  const rows = [...first.values()].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : 1));
+  const inserted = await client.query<{ id: string; sequence_id: string; dedupe: string }>(
+    `INSERT INTO enrollments (app_id, openid, sequence_id, version, dedupe)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::uuid[], $4::int[], $5::text[])
+     ON CONFLICT (sequence_id, dedupe) DO NOTHING RETURNING id, sequence_id, dedupe`,
+    [
+      rows.map((e) => e.appId),
+      rows.map((e) => e.openid),
+      rows.map((e) => e.sequenceId),
+      rows.map((e) => e.version),
+      rows.map((e) => e.dedupe),
+    ],
   );
-  return rows[0]?.id ?? null;
+  const ids = new Map(inserted.rows.map((r) => [`${r.sequence_id}\u0000${r.dedupe}`, r.id]));
+  return enrollments.map((e) => (first.get(keyOf(e)) === e ? (ids.get(keyOf(e)) ?? null) : null));
 }

@@ -2,49 +2,81 @@ import type { PoolClient } from '../db/pool';
 import { isOpenSql, MESSAGE_STATUS } from './message-status';
 import type { InteractionKind, WindowRule } from '../contract';
 
-/**
- * A window column's new value when this interaction ($4) is the newest one seen: pushes are processed
- * concurrently, and an older interaction processed last must not replace a newer one's window.
- */
-const ifNewer = (value: string, column: string) =>
-  `CASE WHEN followers.window_opened_at IS NULL OR $4::timestamptz >= followers.window_opened_at
-   THEN ${value} ELSE followers.${column} END`;
+/** An interaction to record: it resets the follower's contact window to `rule` (null: windows not tracked). */
+export interface NewInteraction {
+  readonly appId: string;
+  readonly openid: string;
+  readonly kind: InteractionKind;
+  readonly detail: string | null;
+  readonly at: Date;
+  readonly rule: WindowRule | null;
+}
 
 /**
- * Records an interaction and resets the follower's contact window to the rule of its kind (a new
- * interaction replaces the allowance, it does not add to it; an older one processed late changes nothing). `rule` null: windows are not tracked for
- * this account, only the interaction and the subscription are recorded.
+ * A window column's new value when the interaction being upserted (`EXCLUDED`) is the newest one seen:
+ * pushes are processed concurrently, and an older interaction processed last must not replace a newer
+ * one's window.
  */
-export async function recordInteraction(
-  db: PoolClient,
-  input: {
-    appId: string;
-    openid: string;
-    kind: InteractionKind;
-    detail: string | null;
-    at: Date;
-    rule: WindowRule | null;
-  },
-): Promise<void> {
-  const { appId, openid, kind, detail, at, rule } = input;
+const ifNewer = (column: string) =>
+  `CASE WHEN followers.window_opened_at IS NULL OR EXCLUDED.window_opened_at >= followers.window_opened_at
+   THEN EXCLUDED.${column} ELSE followers.${column} END`;
+
+/**
+ * Records interactions — one per follower: the list must not name a follower twice (one statement cannot
+ * change a row twice) — and resets each follower's contact window to the rule of its kind (a new
+ * interaction replaces the allowance, it does not add to it; an older one processed late changes nothing).
+ * A null rule: windows are not tracked for that account, only the interaction and the subscription are
+ * recorded. Two statements: the followers (in openid order, so that two batches never wait for each
+ * other in a cycle), then the interactions.
+ */
+export async function recordInteractions(db: PoolClient, inputs: readonly NewInteraction[]): Promise<void> {
+  if (inputs.length === 0) return;
+  await upsertFollowerWindows(db, inputs);
+  await insertInteractions(db, inputs);
+}
+
+async function upsertFollowerWindows(db: PoolClient, inputs: readonly NewInteraction[]): Promise<void> {
+  const rows = [...inputs].sort((a, b) =>
+    a.appId === b.appId ? (a.openid < b.openid ? -1 : 1) : a.appId < b.appId ? -1 : 1,
+  );
   await db.query(
     `INSERT INTO followers (app_id, openid, subscribed, subscribed_at, window_kind, window_opened_at, window_expires_at,
                             window_remaining)
-     VALUES ($1, $2, true, CASE WHEN $3 = 'subscribe' THEN $4::timestamptz END, $3, $4::timestamptz,
-             $4::timestamptz + $5 * interval '1 millisecond', $6)
+     SELECT app_id, openid, true, CASE WHEN kind = 'subscribe' THEN at END, kind, at,
+            at + window_ms * interval '1 millisecond', remaining
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::bigint[], $6::int[])
+         AS i(app_id, openid, kind, at, window_ms, remaining)
      ON CONFLICT (app_id, openid) DO UPDATE SET
        subscribed = true,
-       subscribed_at = CASE WHEN $3 = 'subscribe' THEN $4::timestamptz ELSE followers.subscribed_at END,
-       unsubscribed_at = CASE WHEN $3 = 'subscribe' THEN NULL ELSE followers.unsubscribed_at END,
-       window_kind = ${ifNewer('$3', 'window_kind')},
-       window_opened_at = ${ifNewer('$4::timestamptz', 'window_opened_at')},
-       window_expires_at = ${ifNewer("$4::timestamptz + $5 * interval '1 millisecond'", 'window_expires_at')},
-       window_remaining = ${ifNewer('$6', 'window_remaining')}, updated_at = now()`,
-    [appId, openid, kind, at.toISOString(), rule?.windowMs ?? 0, rule?.count ?? 0],
+       subscribed_at = CASE WHEN EXCLUDED.window_kind = 'subscribe' THEN EXCLUDED.window_opened_at
+                            ELSE followers.subscribed_at END,
+       unsubscribed_at = CASE WHEN EXCLUDED.window_kind = 'subscribe' THEN NULL ELSE followers.unsubscribed_at END,
+       window_kind = ${ifNewer('window_kind')},
+       window_opened_at = ${ifNewer('window_opened_at')},
+       window_expires_at = ${ifNewer('window_expires_at')},
+       window_remaining = ${ifNewer('window_remaining')}, updated_at = now()`,
+    [
+      rows.map((i) => i.appId),
+      rows.map((i) => i.openid),
+      rows.map((i) => i.kind),
+      rows.map((i) => i.at.toISOString()),
+      rows.map((i) => i.rule?.windowMs ?? 0),
+      rows.map((i) => i.rule?.count ?? 0),
+    ],
   );
+}
+
+async function insertInteractions(db: PoolClient, inputs: readonly NewInteraction[]): Promise<void> {
   await db.query(
-    `INSERT INTO interactions (app_id, openid, kind, detail, created_at) VALUES ($1, $2, $3, $4, $5)`,
-    [appId, openid, kind, detail, at.toISOString()],
+    `INSERT INTO interactions (app_id, openid, kind, detail, created_at)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[])`,
+    [
+      inputs.map((i) => i.appId),
+      inputs.map((i) => i.openid),
+      inputs.map((i) => i.kind),
+      inputs.map((i) => i.detail),
+      inputs.map((i) => i.at.toISOString()),
+    ],
   );
 }
 

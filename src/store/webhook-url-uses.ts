@@ -10,19 +10,27 @@ export interface UrlUse {
 }
 
 /**
- * Claims a URL for a body, atomically across api processes: true when the URL is new or was first used
- * with this same body (WeChat retrying), false when it carried another body (a replay). A concurrent
- * claim of the same URL waits for this transaction, then sees its body.
+ * Claims URLs for their bodies, atomically across api processes, in one statement: for each use, true when
+ * its URL is new or was first used with this same body (WeChat retrying), false when it carried another
+ * body (a replay). A URL listed twice is claimed by its first body. A concurrent claim of the same URL
+ * waits for this transaction, then sees its body; URLs are claimed in one order, so two batches never
+ * wait for each other in a cycle.
  */
-export async function claimUrlUse(db: PoolClient, use: UrlUse): Promise<boolean> {
+export async function claimUrlUses(db: PoolClient, uses: readonly UrlUse[]): Promise<boolean[]> {
+  const keyOf = (u: UrlUse) => `${u.appId}\u0000${u.signature}`;
+  const first = new Map<string, UrlUse>();
+  for (const u of uses) if (!first.has(keyOf(u))) first.set(keyOf(u), u);
+  const distinct = [...first.values()].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : 1));
   // DO UPDATE (a no-op) rather than DO NOTHING, so that the row comes back on a conflict too.
-  const { rows } = await db.query<{ body_sha256: string }>(
-    `INSERT INTO webhook_url_uses (app_id, signature, body_sha256) VALUES ($1, $2, $3)
+  const { rows } = await db.query<{ app_id: string; signature: string; body_sha256: string }>(
+    `INSERT INTO webhook_url_uses (app_id, signature, body_sha256)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[])
      ON CONFLICT (app_id, signature) DO UPDATE SET seen_at = webhook_url_uses.seen_at
-     RETURNING body_sha256`,
-    [use.appId, use.signature, use.bodySha256],
+     RETURNING app_id, signature, body_sha256`,
+    [distinct.map((u) => u.appId), distinct.map((u) => u.signature), distinct.map((u) => u.bodySha256)],
   );
-  return rows[0].body_sha256 === use.bodySha256;
+  const claimed = new Map(rows.map((r) => [`${r.app_id}\u0000${r.signature}`, r.body_sha256]));
+  return uses.map((u) => claimed.get(keyOf(u)) === u.bodySha256);
 }
 
 /** Deletes the URL uses first seen more than `olderThanS` seconds ago; returns how many. */

@@ -92,7 +92,8 @@ export interface SimMessage {
 /** What the webhook answered to a simulated follower action. */
 export interface PushOutcome {
   readonly fields: Readonly<Record<string, string>>;
-  readonly pushes: readonly { readonly status: number; readonly body: string }[];
+  /** Each delivery's answer; `ms`: the time to the full answer, as the simulator measured it. */
+  readonly pushes: readonly { readonly status: number; readonly body: string; readonly ms: number }[];
 }
 
 /** One account of WECHAT_ACCOUNTS, as README "Configuration" describes it. */

@@ -1,5 +1,5 @@
 import { withTransaction } from '../../../src/db/pool';
-import { recordInteraction } from '../../../src/store/follower-store';
+import { recordInteractions } from '../../../src/store/follower-store';
 import { createTestDb, type TestDb } from '../../helpers/db';
 
 let db: TestDb;
@@ -10,17 +10,19 @@ afterAll(() => db.drop());
 
 const interaction = (kind: 'message' | 'click', at: Date) =>
   withTransaction(db.pool, (client) =>
-    recordInteraction(client, {
-      appId: 'wxstore000000001',
-      openid: 'o-late',
-      kind,
-      detail: null,
-      at,
-      rule: kind === 'message' ? { count: 5, windowMs: 172_800_000 } : { count: 3, windowMs: 60_000 },
-    }),
+    recordInteractions(client, [
+      {
+        appId: 'wxstore000000001',
+        openid: 'o-late',
+        kind,
+        detail: null,
+        at,
+        rule: kind === 'message' ? { count: 5, windowMs: 172_800_000 } : { count: 3, windowMs: 60_000 },
+      },
+    ]),
   );
 
-describe('recordInteraction', () => {
+describe('recordInteractions', () => {
   it('an older interaction processed after a newer one records the interaction but keeps the newer window', async () => {
     const clickAt = new Date();
     await interaction('click', clickAt);
