@@ -7,7 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import prettier from 'prettier';
 import { createDripSystem, type DripSystem } from './drip';
-import { followerSurge, readSurgeSettings, renderSurgeTable, type SurgeResult } from './follower-surge';
+import { followerSurge, readSurgeSettings, type SurgeResult } from './follower-surge';
 import { describeMachine } from './machine';
 import { renderTables, type SystemResults } from './report';
 import { backlog, burst, scheduleThroughput, steady, type Scenario } from './scenarios';
