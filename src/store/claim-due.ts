@@ -1,5 +1,5 @@
 import { type Pool, withTransaction } from '../db/pool';
-import { CLAIM_LOCK_KEY, LEDGER_COVERS } from './ledger';
+import { ACCOUNTS_OF_MESSAGES_IN_LOCK_ORDER, CLAIM_LOCK_KEY, LEDGER_COVERS } from './ledger';
 import { type Channel, isOpenSql, MESSAGE_STATUS } from './message-status';
 import type { Message } from './message-store';
 
@@ -117,8 +117,7 @@ export async function claimDue(
 const OPEN = isOpenSql('m.status');
 /** Shared claim locks on the batch's accounts, in account order (a claim never waits holding a later one). */
 const CLAIM_LOCKS_SQL = `
-SELECT pg_advisory_xact_lock_shared(${CLAIM_LOCK_KEY('s.app_id')})
-FROM (SELECT DISTINCT app_id FROM scheduled_messages WHERE id = ANY($1::uuid[]) ORDER BY app_id) s`;
+SELECT pg_advisory_xact_lock_shared(${CLAIM_LOCK_KEY('s.app_id')}) FROM ${ACCOUNTS_OF_MESSAGES_IN_LOCK_ORDER} s`;
 /**
  * The claim: one statement, one round-trip for a whole batch of wake-ups (see `claimDue` for what it
  * decides). Run after CLAIM_LOCKS_SQL in the same transaction.

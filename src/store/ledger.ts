@@ -57,6 +57,13 @@ export const ledgerStatusSql = (m: string): string =>
 export const CLAIM_LOCK_KEY = (appId: string) => `hashtext('wechat-drip-claim:' || ${appId})`;
 
 /**
+ * The accounts owning the messages `$1::uuid[]`, in the one order every taker of several claim locks uses
+ * (the claim's shared ones, a cancellation by ids' exclusive ones): two transactions that lock in the same
+ * order cannot each hold a lock the other waits for.
+ */
+export const ACCOUNTS_OF_MESSAGES_IN_LOCK_ORDER = `(SELECT DISTINCT app_id FROM scheduled_messages WHERE id = ANY($1::uuid[]) ORDER BY app_id)`;
+
+/**
  * Waits until every claim in flight for the account has committed, and keeps new ones waiting until the
  * caller's transaction ends. A cancellation that answers how many messages it stops takes this before it
  * counts: a claim whose snapshot predates the ledger row could otherwise still send a message the answer
@@ -67,15 +74,14 @@ export async function holdClaims(client: PoolClient, appId: string): Promise<voi
 }
 
 /**
- * `holdClaims` for every account that owns one of the messages `ids` (they may span accounts), each lock
- * taken in the order of its key, so that two such cancellations cannot wait for each other's locks.
- * Besides making its answer true, it keeps the claim's row locks and the cancellation's from interleaving.
+ * `holdClaims` for every account that owns one of the messages `ids` (they may span accounts), taken in
+ * the claim's own order (ACCOUNTS_OF_MESSAGES_IN_LOCK_ORDER), so that neither a claim nor another such
+ * cancellation can hold one of these locks while waiting for another of them. Besides making its answer
+ * true, it keeps the claim's row locks and the cancellation's from interleaving.
  */
 export async function holdClaimsOfMessages(client: PoolClient, ids: readonly string[]): Promise<void> {
   await client.query(
-    `SELECT pg_advisory_xact_lock(s.key) FROM (
-       SELECT DISTINCT ${CLAIM_LOCK_KEY('app_id')} AS key FROM scheduled_messages WHERE id = ANY($1::uuid[])
-       ORDER BY 1) s`,
+    `SELECT pg_advisory_xact_lock(${CLAIM_LOCK_KEY('s.app_id')}) FROM ${ACCOUNTS_OF_MESSAGES_IN_LOCK_ORDER} s`,
     [ids],
   );
 }
