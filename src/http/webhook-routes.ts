@@ -14,7 +14,7 @@ import {
   type Endpoint,
 } from '../webhook/authenticate-push';
 import { pushTypeLabel } from '../webhook/push-type-label';
-import type { Coalescer } from '../webhook/coalescer';
+import type { Coalescer } from '../coalescer';
 import { createPushRecorder, type PushToRecord, type RecordResult } from '../webhook/record-push';
 import { createUrlUsePruner } from '../webhook/url-uses';
 

@@ -1,3 +1,4 @@
+import { createCoalescer } from '../coalescer';
 import type { Pool } from '../db/pool';
 import { ConflictError, NotFoundError } from '../errors';
 import { cancelUnheldOpenMessages } from '../store/cancel-by-ids';
@@ -17,11 +18,8 @@ export interface CancelOne {
 /** Most ids one joined cancellation carries (the rest wait for the next). */
 const MAX_JOINED_IDS = 1000;
 
-interface Waiting {
-  readonly input: CancelOne;
-  readonly resolve: (message: Message) => void;
-  readonly reject: (err: unknown) => void;
-}
+/** One id's answer: its message, or the error its caller gets. */
+type Answer = { readonly message: Message } | { readonly error: unknown };
 
 /** What one id's answer is, from the joined cancellation's result: the message, or why not. */
 function answer(id: string, cancelled: boolean, message: Message | undefined): Message {
@@ -45,50 +43,39 @@ function answer(id: string, cancelled: boolean, message: Message | undefined): M
  * sent), and rows held by another transaction are retried one at a time, so it cannot deadlock.
  */
 export function createCancelBatcher(pool: Pool): (input: CancelOne) => Promise<Message> {
-  let waiting: Waiting[] = [];
-  let running = false;
-
-  async function cancelTogether(batch: readonly Waiting[]): Promise<void> {
-    try {
-      const items = [...new Map(batch.map((w) => [w.input.id, w.input])).values()];
-      const cancelled = new Map((await cancelUnheldOpenMessages(pool, items)).map((m) => [m.id, m]));
-      const found = await findMessages(
-        pool,
-        items.filter((c) => !cancelled.has(c.id)).map((c) => c.id),
-      );
-      // Still open: another transaction held its row (a claim taking it, say). Asked again alone, waiting.
-      const held = items.filter((c) => isOpen(found.get(c.id)));
-      for (const { cancelled: now, message } of await Promise.all(
-        held.map((c) => cancelOpenMessage(pool, c)),
-      )) {
-        if (message) (now ? cancelled : found).set(message.id, message);
-      }
-      for (const w of batch) {
-        const id = w.input.id;
-        try {
-          w.resolve(answer(id, cancelled.has(id), cancelled.get(id) ?? found.get(id)));
-        } catch (err) {
-          w.reject(err);
-        }
-      }
-    } catch (err) {
-      for (const w of batch) w.reject(err);
+  async function cancelTogether(batch: readonly CancelOne[]): Promise<Answer[]> {
+    const items = [...new Map(batch.map((c) => [c.id, c])).values()];
+    const cancelled = new Map((await cancelUnheldOpenMessages(pool, items)).map((m) => [m.id, m]));
+    const found = await findMessages(
+      pool,
+      items.filter((c) => !cancelled.has(c.id)).map((c) => c.id),
+    );
+    // Still open: another transaction held its row (a claim taking it, say). Asked again alone, waiting.
+    const held = items.filter((c) => isOpen(found.get(c.id)));
+    for (const { cancelled: now, message } of await Promise.all(
+      held.map((c) => cancelOpenMessage(pool, c)),
+    )) {
+      if (message) (now ? cancelled : found).set(message.id, message);
     }
-  }
-
-  async function drain(): Promise<void> {
-    running = true;
-    while (waiting.length > 0) {
-      const batch = waiting.slice(0, MAX_JOINED_IDS);
-      waiting = waiting.slice(MAX_JOINED_IDS);
-      await cancelTogether(batch);
-    }
-    running = false;
-  }
-
-  return (input) =>
-    new Promise<Message>((resolve, reject) => {
-      waiting.push({ input, resolve, reject });
-      if (!running) void drain();
+    return batch.map(({ id }): Answer => {
+      try {
+        return { message: answer(id, cancelled.has(id), cancelled.get(id) ?? found.get(id)) };
+      } catch (err) {
+        return { error: err };
+      }
     });
+  }
+
+  const coalescer = createCoalescer<CancelOne, Answer>({
+    maxBatch: MAX_JOINED_IDS,
+    maxConcurrent: 1,
+    run: cancelTogether,
+    // A joined statement that fails fails for every id in it (the database, not one id, refused it).
+    splitOnError: () => false,
+  });
+  return async (input) => {
+    const result = await coalescer.submit(input);
+    if ('error' in result) throw result.error;
+    return result.message;
+  };
 }

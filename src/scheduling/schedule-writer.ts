@@ -1,4 +1,5 @@
 import type { Publisher } from '../broker/publisher';
+import { createCoalescer } from '../coalescer';
 import type { Pool } from '../db/pool';
 import type { Logger } from '../logger';
 import { insertMessages, type Inserted } from '../store/insert-messages';
@@ -16,12 +17,6 @@ export interface ScheduleWriter {
   write(messages: readonly NewMessage[]): Promise<Written>;
 }
 
-interface Waiting {
-  readonly messages: readonly NewMessage[];
-  resolve(written: Written): void;
-  reject(err: unknown): void;
-}
-
 /**
  * Group commit for schedules that are not part of a producer's transaction: at most `concurrency` inserts
  * run at once; callers that arrive meanwhile wait, and the next free slot inserts all of them (up to
@@ -35,46 +30,16 @@ export function createScheduleWriter(
   deps: { pool: Pool; publisher: Publisher; logger: Logger },
   opts: { concurrency: number; maxRows: number },
 ): ScheduleWriter {
-  const waiting: Waiting[] = [];
-  let running = 0;
-
-  async function writeNow(messages: readonly NewMessage[]): Promise<Written> {
-    const inserted = await insertMessages(deps.pool, messages);
-    return { inserted, published: dispatchInserted(deps, inserted) };
-  }
-
-  async function run(batch: readonly Waiting[]): Promise<void> {
-    try {
-      const written = await writeNow(batch.flatMap((w) => w.messages));
-      for (const w of batch) w.resolve(written);
-    } catch (err) {
-      if (batch.length === 1) return batch[0].reject(err);
-      await Promise.all(batch.map((w) => writeNow(w.messages).then(w.resolve, w.reject)));
-    }
-  }
-
-  function startNext(): void {
-    while (running < opts.concurrency && waiting.length > 0) {
-      const batch = [waiting.shift()!];
-      let rows = batch[0].messages.length;
-      while (waiting.length > 0 && rows + waiting[0].messages.length <= opts.maxRows) {
-        rows += waiting[0].messages.length;
-        batch.push(waiting.shift()!);
-      }
-      running++;
-      void run(batch).finally(() => {
-        running--;
-        startNext();
-      });
-    }
-  }
-
-  return {
-    write(messages) {
-      return new Promise<Written>((resolve, reject) => {
-        waiting.push({ messages, resolve, reject });
-        startNext();
-      });
+  const coalescer = createCoalescer<readonly NewMessage[], Written>({
+    maxBatch: opts.maxRows,
+    maxConcurrent: opts.concurrency,
+    weight: (messages) => messages.length,
+    run: async (batches) => {
+      const inserted = await insertMessages(deps.pool, batches.flat());
+      const written: Written = { inserted, published: dispatchInserted(deps, inserted) };
+      return batches.map(() => written);
     },
-  };
+    splitOnError: () => true,
+  });
+  return { write: (messages) => coalescer.submit(messages) };
 }

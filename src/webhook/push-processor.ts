@@ -1,4 +1,4 @@
-import { createCoalescer } from './coalescer';
+import { createCoalescer } from '../coalescer';
 import { type ProcessDeps, processPushes } from './process-push';
 
 /**

@@ -4,7 +4,7 @@ import { type Pool, withTransaction } from '../db/pool';
 import { type Push, pushDedupeKey } from '../wechat/push';
 import { insertPushes, type NewPush } from '../store/webhook-pushes';
 import { claimUrlUses, type UrlUse } from '../store/webhook-url-uses';
-import { type Coalescer, createCoalescer } from './coalescer';
+import { type Coalescer, createCoalescer } from '../coalescer';
 
 /** What recording a push did: stored it, found it already stored, or refused its URL's reuse. */
 export type RecordResult =

@@ -12,13 +12,15 @@ interface Waiting<I, O> {
 /**
  * Coalesces concurrent calls, as a database's group commit does: an item submitted while fewer than
  * `maxConcurrent` batches run starts a batch at once (alone, when nothing else waits: no added latency);
- * items submitted while they all run wait and go together in the next batch (up to `maxBatch`). `run`
+ * items submitted while they all run wait and go together in the next batch (up to `maxBatch`, counted in
+ * items or, with `weight`, in what each weighs: the rows of a schedule, say; a batch takes at least one). `run`
  * returns one result per item, in order. When a batch of several fails and `splitOnError` says so, each of
  * its items is run again alone, so that one item the database refuses fails only its own caller.
  */
 export function createCoalescer<I, O>(opts: {
   readonly maxBatch: number;
   readonly maxConcurrent: number;
+  readonly weight?: (item: I) => number;
   readonly run: (items: readonly I[]) => Promise<readonly O[]>;
   readonly splitOnError: (err: unknown) => boolean;
 }): Coalescer<I, O> {
@@ -38,10 +40,22 @@ export function createCoalescer<I, O>(opts: {
     }
   }
 
+  /** How many of the queue's first items make the next batch. */
+  function batchLength(): number {
+    if (!opts.weight) return opts.maxBatch;
+    let n = 1;
+    let total = opts.weight(queue[0].item);
+    while (n < queue.length && total + opts.weight(queue[n].item) <= opts.maxBatch) {
+      total += opts.weight(queue[n].item);
+      n++;
+    }
+    return n;
+  }
+
   function pump(): void {
     while (queue.length > 0 && running < opts.maxConcurrent) {
       running++;
-      void runBatch(queue.splice(0, opts.maxBatch)).finally(() => {
+      void runBatch(queue.splice(0, batchLength())).finally(() => {
         running--;
         pump();
       });

@@ -1,4 +1,4 @@
-import { createCoalescer } from '../../../src/webhook/coalescer';
+import { createCoalescer } from '../../src/coalescer';
 
 /** A `run` whose batches the test releases by hand; it records every batch it was given. */
 function controlledRun(fail: (items: readonly number[]) => Error | null = () => null) {
@@ -51,6 +51,21 @@ describe('createCoalescer', () => {
     await c.releaseAll();
     await expect(Promise.all(answers)).resolves.toEqual([10, 20, 30, 40, 50, 60]);
     expect(c.batches).toEqual([[1], [2, 3, 4], [5, 6]]);
+  });
+
+  it('with weight, counts maxBatch in what the items weigh, and always takes at least one item', async () => {
+    const c = controlledRun();
+    const coalescer = createCoalescer({
+      maxBatch: 10,
+      maxConcurrent: 1,
+      weight: (i: number) => i,
+      run: c.run,
+      splitOnError: () => true,
+    });
+    const answers = [1, 4, 5, 2, 12, 3].map((i) => coalescer.submit(i));
+    await c.releaseAll();
+    await expect(Promise.all(answers)).resolves.toEqual([10, 40, 50, 20, 120, 30]);
+    expect(c.batches).toEqual([[1], [4, 5], [2], [12], [3]]);
   });
 
   it('runs up to maxConcurrent batches at once', () => {
