@@ -96,7 +96,7 @@ function setUp(opts: { capacity: number; batchSize: number }) {
     sender,
     awaitSendRate: async () => undefined,
     gate: { run: (_what, fn) => fn(), close: () => undefined },
-    policy: { maxAttempts: 3, baseDelayMs: 1000, maxDelayMs: 60_000 },
+    policy: { maxAttempts: 3, baseDelayMs: 1000, maxDelayMs: 60_000, atLeastOnceAppIds: [] },
     earlyToleranceMs: 50,
     batchSize: opts.batchSize,
     slots,
