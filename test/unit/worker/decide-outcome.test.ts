@@ -83,7 +83,12 @@ describe('decideOutcome', () => {
   describe('a send whose answer was lost (it may have reached WeChat)', () => {
     const lost = (
       channel: ClaimedMessage['channel'],
-      opts: { attempts?: number; atLeastOnceAppIds?: string[]; maxDelayMs?: number } = {},
+      opts: {
+        attempts?: number;
+        atLeastOnceAppIds?: string[];
+        baseDelayMs?: number;
+        maxDelayMs?: number;
+      } = {},
     ) =>
       decideOutcome(
         claimed(opts.attempts ?? 1, channel),
@@ -92,6 +97,7 @@ describe('decideOutcome', () => {
         {
           ...policy,
           atLeastOnceAppIds: opts.atLeastOnceAppIds ?? [],
+          baseDelayMs: opts.baseDelayMs ?? policy.baseDelayMs,
           maxDelayMs: opts.maxDelayMs ?? policy.maxDelayMs,
         },
         () => 0,
@@ -120,14 +126,8 @@ describe('decideOutcome', () => {
     });
 
     it('records a template message unknown when its retry would come after WeChat stopped de-duplicating', () => {
-      // A retry delayed 20 minutes would come after WeChat forgot the client_msg_id (10 minutes).
-      const late = decideOutcome(
-        claimed(1, 'template'),
-        { errcode: null, errmsg: 'timeout', durationMs: 10_000, at },
-        { ...ANSWER_LOST, minRetryDelayMs: 20 * 60_000 },
-        policy,
-        () => 0,
-      );
+      // A 20-minute base delay (jitter 0: 10 minutes) brings the retry past WeChat's 10-minute window.
+      const late = lost('template', { baseDelayMs: 20 * 60_000, maxDelayMs: 20 * 60_000 });
       expect(late).toMatchObject({ outcome: { status: 'unknown', reason: 'answer_lost' }, republish: null });
     });
 
