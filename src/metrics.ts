@@ -27,6 +27,7 @@ export interface Metrics {
   readonly skipped: Counter<'reason'>;
   readonly cancelled: Counter<'scope'>;
   readonly failed: Counter<'reason'>;
+  readonly unknown: Counter<'reason'>;
   readonly retries: Counter<'reason'>;
   readonly deadLettered: Counter<'reason'>;
   readonly lateness: Histogram;
@@ -84,6 +85,11 @@ export function createMetrics(opts: { pool: Pool; transportMode: string }): Metr
     failed: counter('messages_failed', 'Messages given up on, by reason (errcode:N, no_answer…).', [
       'reason',
     ]),
+    unknown: counter(
+      'messages_unknown',
+      'Messages that may have reached WeChat, recorded unknown and not sent again, by reason (answer_lost).',
+      ['reason'],
+    ),
     retries: counter('send_retries', 'Sends re-delayed for another attempt, by reason.', ['reason']),
     deadLettered: counter('dead_lettered', 'Wake-ups parked in the dead-letter queue, by reason.', [
       'reason',

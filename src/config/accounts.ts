@@ -11,8 +11,9 @@ export interface WechatAccount {
   /** Customer-service sends per second allowed from one worker process for this account. Default 1000. */
   readonly sendRatePerSecond: number;
   /**
-   * When true, a message found stuck in `sending` after SENDING_TIMEOUT_MS is sent again (at-least-once)
-   * instead of being marked `unknown`. Default false: WeChat offers no idempotency key for custom/send.
+   * When true, a message found stuck in `sending` after SENDING_TIMEOUT_MS, or whose send lost its answer
+   * (it may have reached WeChat), is sent again (at-least-once) instead of being marked `unknown`. Default
+   * false: WeChat offers no idempotency key for custom/send.
    */
   readonly atLeastOnce: boolean;
   /** The push Token set in the WeChat admin (服务器配置); without it the webhook refuses this account. */

@@ -55,6 +55,7 @@ export function startWorker(deps: {
     logger,
   });
   const limiterFor = createAccountRateLimiters(config.wechatAccounts);
+  const atLeastOnceAppIds = config.wechatAccounts.filter((a) => a.atLeastOnce).map((a) => a.appId);
   let consumer: DueConsumer | null = null;
   const gate = createDbGate({
     onDown: () => void consumer?.pause(),
@@ -71,6 +72,7 @@ export function startWorker(deps: {
       maxAttempts: config.retryMaxAttempts,
       baseDelayMs: config.retryBaseDelayMs,
       maxDelayMs: config.retryMaxDelayMs,
+      atLeastOnceAppIds,
     },
     earlyToleranceMs: config.earlyToleranceMs,
     batchSize: config.workerBatchSize,
@@ -100,7 +102,7 @@ export function startWorker(deps: {
       overdueAfterMs: config.relayOverdueAfterMs,
       batchSize: config.relayBatchSize,
       sendingTimeoutMs: config.sendingTimeoutMs,
-      atLeastOnceAppIds: config.wechatAccounts.filter((a) => a.atLeastOnce).map((a) => a.appId),
+      atLeastOnceAppIds,
     },
     alsoRun: () =>
       processStalePushes(

@@ -11,6 +11,8 @@ export const ATTEMPT_OUTCOME = {
   failed: 'failed',
   skipped: 'skipped',
   paused: 'paused',
+  /** The answer was lost and the send may have reached WeChat; it is not repeated. */
+  unknown: 'unknown',
 } as const;
 export type AttemptOutcome = (typeof ATTEMPT_OUTCOME)[keyof typeof ATTEMPT_OUTCOME];
 

@@ -1,7 +1,7 @@
 import { Pool as HttpPool } from 'undici';
 import type { Logger } from '../logger';
 import { isTokenErrcode } from './errcodes';
-import { describeRequestError, interpretAnswer, type WechatAnswer } from './http-answer';
+import { classifyRequestError, interpretAnswer, type WechatAnswer } from './http-answer';
 import type { CustomMessage, TemplateMessage } from './message-schema';
 import type { TokenStore } from './tokens';
 
@@ -15,6 +15,11 @@ export interface SendResult {
   durationMs: number;
   /** Template sends only: WeChat's message id. */
   msgid?: number;
+  /**
+   * Set when no answer came back although the request may have reached WeChat (a headers or body timeout,
+   * a connection broken mid-request): WeChat may have sent the message. Unset when it provably did not.
+   */
+  answerLost?: true;
 }
 
 /** Sends customer-service and template messages to WeChat. */
@@ -96,7 +101,9 @@ export function createWechatClient(opts: WechatClientOptions): WechatClient {
       });
       return interpretAnswer(res.statusCode, await res.body.text());
     } catch (err) {
-      return { errcode: null, errmsg: describeRequestError(err) };
+      const failure = classifyRequestError(err);
+      if (failure.fate === 'not_sent') return { errcode: null, errmsg: failure.errmsg };
+      return { errcode: null, errmsg: failure.errmsg, answerLost: true };
     }
   }
 
@@ -116,6 +123,7 @@ export function createWechatClient(opts: WechatClientOptions): WechatClient {
       durationMs: Math.round(performance.now() - startedAt),
     };
     if (typeof answer.json?.msgid === 'number') result.msgid = answer.json.msgid;
+    if (answer.answerLost) result.answerLost = true;
     logger.debug({ appId, path, errcode: result.errcode, durationMs: result.durationMs }, 'wechat send');
     return result;
   }

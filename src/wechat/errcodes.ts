@@ -1,5 +1,6 @@
 /** What the service does about a send's answer. */
-export type ErrcodeAction = 'ok' | 'retry' | 'refresh_token' | 'window_closed' | 'stop_account' | 'fail';
+export type ErrcodeAction =
+  'ok' | 'retry' | 'refresh_token' | 'window_closed' | 'stop_account' | 'fail' | 'answer_lost';
 
 /** The verdict on one errcode: the action, a stable reason for the row's `status_reason`, a floor on the retry delay. */
 export interface ErrcodeVerdict {
@@ -69,13 +70,26 @@ const ERRCODES: ReadonlyMap<number, ErrcodeVerdict> = new Map([
   [50002, fail(50002)],
 ]);
 
-// No usable answer (network error, timeout, HTTP 5xx, not JSON): WeChat may or may not have sent it.
+// No usable answer, but nothing was sent twice by retrying: the request never reached WeChat (connection
+// refused, connect timeout, DNS), or WeChat answered without an errcode (HTTP 5xx, not JSON).
 const NO_ANSWER = verdict('retry', 'no_answer');
 
-/** Classifies a send's errcode; null stands for "no usable answer". */
+/**
+ * The request may have reached WeChat but its answer was lost (headers / body timeout, connection broken
+ * mid-request): WeChat may have sent the message. Whether to send again is the worker's decision (by
+ * channel and the account's at-least-once choice), not a property of the answer.
+ */
+export const ANSWER_LOST: ErrcodeVerdict = verdict('answer_lost', 'answer_lost');
+
+/** Classifies a send's errcode; null stands for "no usable answer" from a request that never reached WeChat. */
 export function classifyErrcode(errcode: number | null): ErrcodeVerdict {
   if (errcode === null) return NO_ANSWER;
   return ERRCODES.get(errcode) ?? fail(errcode);
+}
+
+/** Classifies a send: a lost answer (`answerLost`) first, then the errcode table. */
+export function classifySend(result: { errcode: number | null; answerLost?: true }): ErrcodeVerdict {
+  return result.answerLost && result.errcode === null ? ANSWER_LOST : classifyErrcode(result.errcode);
 }
 
 /** The errcodes that mean "this access token is no good": the client refreshes it and retries once. */

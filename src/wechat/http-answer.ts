@@ -4,6 +4,8 @@ export interface WechatAnswer {
   readonly errmsg: string;
   /** The parsed JSON when there was one (token answers carry their fields here). */
   readonly json?: Record<string, unknown>;
+  /** Set when no answer came back although the request may have reached WeChat (see REQUEST_ERRORS). */
+  readonly answerLost?: true;
 }
 
 /**
@@ -30,11 +32,60 @@ export function interpretAnswer(status: number, text: string, okWithoutErrcode =
   return { errcode: null, errmsg: `http ${status}: the answer has no errcode` };
 }
 
-const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+/**
+ * Whether a request that failed without an answer may have reached WeChat: `not_sent` when it provably
+ * did not (retrying cannot duplicate), `maybe_sent` when WeChat may have acted on it and only its answer
+ * was lost (retrying a customer-service message may deliver it twice).
+ */
+export type RequestFate = 'not_sent' | 'maybe_sent';
+
+/**
+ * The error codes undici (and the socket under it) gives a failed request, and what each says about
+ * whether the request reached WeChat. A code missing here is `maybe_sent`: what we cannot place we must
+ * not resend blindly.
+ */
+const REQUEST_ERRORS: ReadonlyMap<string, { readonly fate: RequestFate; readonly timeout: boolean }> =
+  new Map([
+    // No connection was ever made: the request was never written.
+    ['UND_ERR_CONNECT_TIMEOUT', { fate: 'not_sent', timeout: true }],
+    ['ECONNREFUSED', { fate: 'not_sent', timeout: false }],
+    ['EHOSTUNREACH', { fate: 'not_sent', timeout: false }],
+    ['ENETUNREACH', { fate: 'not_sent', timeout: false }],
+    // DNS: the name did not resolve, so nothing was sent.
+    ['ENOTFOUND', { fate: 'not_sent', timeout: false }],
+    ['EAI_AGAIN', { fate: 'not_sent', timeout: false }],
+    // The pool was closed (shutdown) before the request was dispatched.
+    ['UND_ERR_CLOSED', { fate: 'not_sent', timeout: false }],
+    // The request was written and we stopped waiting for the answer's headers, or for its body.
+    ['UND_ERR_HEADERS_TIMEOUT', { fate: 'maybe_sent', timeout: true }],
+    ['UND_ERR_BODY_TIMEOUT', { fate: 'maybe_sent', timeout: true }],
+    // The connection broke (reset, closed by WeChat, pool destroyed) while the request was in flight: the
+    // socket counters are per connection, not per request, so "before the write" cannot be told apart.
+    ['UND_ERR_SOCKET', { fate: 'maybe_sent', timeout: false }],
+    ['ECONNRESET', { fate: 'maybe_sent', timeout: false }],
+    ['EPIPE', { fate: 'maybe_sent', timeout: false }],
+    ['UND_ERR_DESTROYED', { fate: 'maybe_sent', timeout: false }],
+  ]);
+
+const UNPLACED = { fate: 'maybe_sent', timeout: false } as const;
+
+/** A failed request (undici or socket error) as the client records it. */
+export interface RequestFailure {
+  readonly fate: RequestFate;
+  /** For `errmsg`; never includes the URL (it holds the token). */
+  readonly errmsg: string;
+}
+
+/** Places a failed request (undici or socket error) in REQUEST_ERRORS and words it for `errmsg`. */
+export function classifyRequestError(err: unknown): RequestFailure {
+  const code = (err as { code?: unknown } | null)?.code;
+  const known = typeof code === 'string' ? REQUEST_ERRORS.get(code) : undefined;
+  const { fate, timeout } = known ?? UNPLACED;
+  const name = typeof code === 'string' ? code : err instanceof Error ? err.name : 'unknown';
+  return { fate, errmsg: timeout ? `timeout (${name})` : `network error (${name})` };
+}
 
 /** Words a failed request (undici or socket error) for `errmsg`; never includes the URL (it holds the token). */
 export function describeRequestError(err: unknown): string {
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && TIMEOUT_CODES.has(code)) return `timeout (${code})`;
-  return `network error (${typeof code === 'string' ? code : err instanceof Error ? err.name : 'unknown'})`;
+  return classifyRequestError(err).errmsg;
 }

@@ -1,7 +1,7 @@
 import { AppError } from '../errors';
 import type { Logger } from '../logger';
 import type { SendResult, WechatClient } from './client';
-import { classifyErrcode, type ErrcodeVerdict } from './errcodes';
+import { classifyErrcode, classifySend, type ErrcodeVerdict } from './errcodes';
 import type { CustomMessage, TemplateMessage } from './message-schema';
 
 /** WeChat's verdict on a send; `resumeAt` says until when `stop_account` pauses (default: quota reset). */
@@ -30,7 +30,7 @@ const CONFIG_ERROR_PAUSE_MS = 5 * 60 * 1000;
 
 /**
  * The verdict on a send that never reached WeChat: the client rejects only when no access token could be
- * had. WeChat's answers themselves are judged by the errcode table (`classifyErrcode`).
+ * had. WeChat's answers, and answers lost on the way, are judged by `classifySend`.
  */
 export function classifySendFailure(err: unknown, at: Date): SendVerdict {
   // A wrong AppSecret, a missing IP whitelist entry, an account not configured (an AppError that is not
@@ -55,7 +55,7 @@ export function createJudgedSender(
   async function judge(appId: string, sending: () => Promise<SendResult>): Promise<JudgedSend> {
     try {
       const result = await sending();
-      return { result, at: new Date(), verdict: classifyErrcode(result.errcode) };
+      return { result, at: new Date(), verdict: classifySend(result) };
     } catch (err) {
       const at = new Date();
       const verdict = classifySendFailure(err, at);

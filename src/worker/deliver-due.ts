@@ -10,6 +10,7 @@ import { countClaim, countOutcome } from './delivery-metrics';
 import type { DeliveryStore } from './delivery-store';
 import { decideOutcome, type DeliveryPlan } from './decide-outcome';
 import type { ClaimedMessage } from '../store/claim-due';
+import { MESSAGE_STATUS } from '../store/message-status';
 import type { Outcome } from '../store/record-outcomes';
 import type { RetryPolicy } from './retry-policy';
 import type { SendSlots } from './send-slots';
@@ -87,6 +88,8 @@ export function createDeliverDue(
       attempt: outcome.attempt,
     };
     if (outcome.status === 'failed') logger.warn(fields, 'message failed');
+    else if (outcome.status === MESSAGE_STATUS.unknown)
+      logger.warn(fields, 'answer lost; message may have been sent, not resending');
     else logger.debug(fields, 'message outcome');
   }
 

@@ -1,6 +1,8 @@
 import type { Metrics } from '../metrics';
 import { CLAIM_SKIP_REASON, CLAIMED_AS, type ClaimedAs, type ClaimResult } from '../store/claim-due';
+import { MESSAGE_STATUS } from '../store/message-status';
 import { ATTEMPT_OUTCOME, type Outcome } from '../store/record-outcomes';
+import { ANSWER_LOST } from '../wechat/errcodes';
 
 const WINDOW_VERDICT: Record<ClaimedAs, string> = {
   [CLAIMED_AS.unchecked]: 'unchecked',
@@ -29,8 +31,9 @@ export function countClaim(metrics: Metrics, claim: ClaimResult, dropped: number
 /** Counts one recorded outcome: sends with their lateness and duration, skips, retries, failures. */
 export function countOutcome(metrics: Metrics, outcome: Outcome, channel: string, dueAt: Date): void {
   const endpoint = channel === 'template' ? 'template/send' : 'custom/send';
+  const answer = outcome.reason === ANSWER_LOST.reason ? ANSWER_LOST.reason : 'no_answer';
   metrics.wechatDuration.observe(
-    { endpoint, outcome: outcome.errcode === null ? 'no_answer' : String(outcome.errcode) },
+    { endpoint, outcome: outcome.errcode === null ? answer : String(outcome.errcode) },
     outcome.durationMs / 1000,
   );
   if (outcome.status === 'sent') {
@@ -38,6 +41,8 @@ export function countOutcome(metrics: Metrics, outcome: Outcome, channel: string
     metrics.lateness.observe(Math.max(0, outcome.at.getTime() - dueAt.getTime()) / 1000);
   } else if (outcome.status === 'skipped') metrics.skipped.inc({ reason: outcome.reason ?? 'unspecified' });
   else if (outcome.status === 'failed') metrics.failed.inc({ reason: outcome.reason ?? 'unspecified' });
+  else if (outcome.status === MESSAGE_STATUS.unknown)
+    metrics.unknown.inc({ reason: outcome.reason ?? 'unspecified' });
   else if (outcome.label === ATTEMPT_OUTCOME.retry)
     metrics.retries.inc({ reason: outcome.reason ?? 'unspecified' });
 }

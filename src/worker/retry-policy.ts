@@ -2,6 +2,11 @@ export interface RetryPolicy {
   readonly maxAttempts: number;
   readonly baseDelayMs: number;
   readonly maxDelayMs: number;
+  /**
+   * Accounts that opted into at-least-once (`atLeastOnce`): a customer-service send whose answer was lost
+   * is sent again rather than recorded `unknown`.
+   */
+  readonly atLeastOnceAppIds: readonly string[];
 }
 
 /**

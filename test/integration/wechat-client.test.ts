@@ -7,6 +7,7 @@ import { createTokenStore, type TokenStore } from '../../src/wechat/tokens';
 import { createTestDb, type TestDb } from '../helpers/db';
 import { silentLogger } from '../helpers/logger';
 import { aTextMessage } from '../helpers/builders';
+import { freePort, waitFor } from '../helpers/harness';
 
 const ACCOUNT = { appId: 'wxclienttest01', secret: 'secret-one' };
 const TEXT = aTextMessage('your course starts in 15 minutes');
@@ -226,9 +227,39 @@ describe('wechat client', () => {
     const result = await wechat.sendCustom(ACCOUNT.appId, 'oLate', TEXT);
     expect(result.errcode).toBeNull();
     expect(result.errmsg).toMatch(/^timeout/);
+    // The request was written: WeChat may have acted on it.
+    expect(result.answerLost).toBe(true);
     expect(result.durationMs).toBeGreaterThanOrEqual(290);
     expect(result.durationMs).toBeLessThan(3000);
     expect(sim.messages().map((m) => m.openid)).toEqual(['oWarmUp']);
+  });
+
+  it('says the answer was lost when WeChat received the send but answered too late', async () => {
+    const wechat = client(tokenStore(), 300);
+    await wechat.sendCustom(ACCOUNT.appId, 'oWarmUp', TEXT);
+    sim.setFaults({ latencyMs: 1500, count: 1 });
+    const result = await wechat.sendCustom(ACCOUNT.appId, 'oSlow', TEXT);
+    expect(result).toMatchObject({
+      errcode: null,
+      errmsg: 'timeout (UND_ERR_HEADERS_TIMEOUT)',
+      answerLost: true,
+    });
+    // The simulator stands for a WeChat that sent it all the same.
+    expect(await waitFor(() => sim.messages().some((m) => m.openid === 'oSlow'), 3000)).toBe(true);
+  });
+
+  it('does not say the answer was lost when the connection was refused: the send never left', async () => {
+    const closed = createWechatClient({
+      baseUrl: `http://127.0.0.1:${await freePort()}`,
+      timeoutMs: 2000,
+      maxConnections: 1,
+      tokens: tokenStore(),
+      logger: silentLogger,
+    });
+    clients.push(closed);
+    const result = await closed.sendCustom(ACCOUNT.appId, 'oRefused', TEXT);
+    expect(result).toMatchObject({ errcode: null, errmsg: 'network error (ECONNREFUSED)' });
+    expect(result.answerLost).toBeUndefined();
   });
 
   it('passes a payload error through as WeChat answered it', async () => {

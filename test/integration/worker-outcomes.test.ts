@@ -3,6 +3,7 @@ import type { Service } from '../../src/main/start-service';
 import { queueDepth } from '../helpers/broker';
 import { APP_ID, createHarness, type Harness, waitFor } from '../helpers/harness';
 import { aMessageRequest, aTextMessage } from '../helpers/builders';
+import { rowOf as rowOfIn, type RowState, settledRow } from '../helpers/message-rows';
 
 let h: Harness;
 let service: Service;
@@ -31,29 +32,8 @@ async function scheduleNow(tag: string): Promise<string> {
   return ((await res.json()) as { id: string }).id;
 }
 
-interface RowState {
-  row: { status: string; status_reason: string | null; attempts: number; due_at: Date };
-  attempts: { errcode: number | null; outcome: string }[];
-}
-
-async function rowOf(id: string): Promise<RowState> {
-  const { rows } = await h.db.pool.query<RowState['row']>(
-    'SELECT status, status_reason, attempts, due_at FROM scheduled_messages WHERE id = $1',
-    [id],
-  );
-  const attempts = await h.db.pool.query<RowState['attempts'][number]>(
-    'SELECT errcode, outcome FROM delivery_attempts WHERE message_id = $1 ORDER BY id',
-    [id],
-  );
-  return { row: rows[0], attempts: attempts.rows };
-}
-
-/** The row once it reached a final state (sent, skipped, failed…). */
-async function settled(id: string): Promise<RowState> {
-  const final = (s: string) => !['pending', 'queued', 'sending'].includes(s);
-  await waitFor(async () => final((await rowOf(id)).row.status), 10_000);
-  return rowOf(id);
-}
+const rowOf = (id: string): Promise<RowState> => rowOfIn(h.db.pool, id);
+const settled = (id: string): Promise<RowState> => settledRow(h.db.pool, id);
 
 const received = (tag: string) =>
   h.simulator.messages().filter((m) => (m.body as { text: { content: string } }).text.content === tag).length;

@@ -29,6 +29,7 @@ const SERVICE_METRICS: Record<string, readonly string[]> = {
   wechat_drip_messages_skipped_total: ['reason'],
   wechat_drip_messages_cancelled_total: ['scope'],
   wechat_drip_messages_failed_total: ['reason'],
+  wechat_drip_messages_unknown_total: ['reason'],
   wechat_drip_send_retries_total: ['reason'],
   wechat_drip_dead_lettered_total: ['reason'],
   wechat_drip_token_refreshes_total: ['app_id', 'outcome'],

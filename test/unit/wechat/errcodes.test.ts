@@ -1,4 +1,9 @@
-import { classifyErrcode, isTokenErrcode, type ErrcodeVerdict } from '../../../src/wechat/errcodes';
+import {
+  classifyErrcode,
+  classifySend,
+  isTokenErrcode,
+  type ErrcodeVerdict,
+} from '../../../src/wechat/errcodes';
 
 const fail = (errcode: number): ErrcodeVerdict => ({ action: 'fail', reason: `errcode:${errcode}` });
 
@@ -7,7 +12,7 @@ describe('classifyErrcode', () => {
     expect(classifyErrcode(0)).toEqual({ action: 'ok', reason: 'ok' });
   });
 
-  it('retries when no usable answer came back (network, timeout, 5xx, not JSON)', () => {
+  it('retries when no usable answer came back from a request that never reached WeChat, or a 5xx / not JSON', () => {
     expect(classifyErrcode(null)).toEqual({ action: 'retry', reason: 'no_answer' });
   });
 
@@ -66,5 +71,20 @@ describe('isTokenErrcode', () => {
       false,
       false,
     ]);
+  });
+});
+
+describe('classifySend', () => {
+  it('judges a lost answer (the request may have reached WeChat) answer_lost', () => {
+    expect(classifySend({ errcode: null, answerLost: true })).toEqual({
+      action: 'answer_lost',
+      reason: 'answer_lost',
+    });
+  });
+
+  it('judges everything else by the errcode table: no answer, -1 and a 5xx stay retryable', () => {
+    expect(classifySend({ errcode: null })).toEqual({ action: 'retry', reason: 'no_answer' });
+    expect(classifySend({ errcode: -1 })).toEqual({ action: 'retry', reason: 'errcode:-1' });
+    expect(classifySend({ errcode: 0 })).toEqual({ action: 'ok', reason: 'ok' });
   });
 });

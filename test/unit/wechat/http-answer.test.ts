@@ -1,4 +1,4 @@
-import { describeRequestError, interpretAnswer } from '../../../src/wechat/http-answer';
+import { classifyRequestError, describeRequestError, interpretAnswer } from '../../../src/wechat/http-answer';
 
 describe('interpretAnswer', () => {
   it('reads WeChat’s errcode and errmsg from an HTTP 200 answer', () => {
@@ -42,5 +42,45 @@ describe('describeRequestError', () => {
       'network error (ECONNREFUSED)',
     );
     expect(describeRequestError(new TypeError('boom'))).toBe('network error (TypeError)');
+  });
+});
+
+describe('classifyRequestError', () => {
+  const failed = (code: string) => classifyRequestError(Object.assign(new Error('x'), { code }));
+
+  it.each([
+    'UND_ERR_CONNECT_TIMEOUT',
+    'ECONNREFUSED',
+    'EHOSTUNREACH',
+    'ENETUNREACH',
+    'ENOTFOUND',
+    'EAI_AGAIN',
+    'UND_ERR_CLOSED',
+  ])('says a request that failed with %s never reached WeChat', (code) =>
+    expect(failed(code).fate).toBe('not_sent'),
+  );
+
+  it.each([
+    'UND_ERR_HEADERS_TIMEOUT',
+    'UND_ERR_BODY_TIMEOUT',
+    'UND_ERR_SOCKET',
+    'ECONNRESET',
+    'EPIPE',
+    'UND_ERR_DESTROYED',
+  ])('says a request that failed with %s may have reached WeChat', (code) =>
+    expect(failed(code).fate).toBe('maybe_sent'),
+  );
+
+  it('says an error it cannot place may have reached WeChat', () => {
+    expect(classifyRequestError(new TypeError('boom'))).toEqual({
+      fate: 'maybe_sent',
+      errmsg: 'network error (TypeError)',
+    });
+    expect(failed('E_SOMETHING_NEW').fate).toBe('maybe_sent');
+  });
+
+  it('words timeouts as timeouts', () => {
+    expect(failed('UND_ERR_CONNECT_TIMEOUT').errmsg).toBe('timeout (UND_ERR_CONNECT_TIMEOUT)');
+    expect(failed('UND_ERR_BODY_TIMEOUT').errmsg).toBe('timeout (UND_ERR_BODY_TIMEOUT)');
   });
 });

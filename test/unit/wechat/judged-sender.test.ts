@@ -45,6 +45,25 @@ describe('judged sender', () => {
     expect(calls).toEqual([['custom', APP_ID, 'o1', TEXT]]);
   });
 
+  it('judges a send whose answer was lost (it may have reached WeChat) answer_lost, not no_answer', async () => {
+    const lost: SendResult = {
+      errcode: null,
+      errmsg: 'timeout (UND_ERR_HEADERS_TIMEOUT)',
+      durationMs: 10_000,
+      answerLost: true,
+    };
+    const { client } = aClient(() => Promise.resolve(lost));
+    const judged = await createJudgedSender(client, silentLogger).sendCustom(APP_ID, 'o1', TEXT);
+    expect(judged.verdict).toEqual({ action: 'answer_lost', reason: 'answer_lost' });
+  });
+
+  it('judges a send that never reached WeChat no_answer, to be retried', async () => {
+    const refused: SendResult = { errcode: null, errmsg: 'network error (ECONNREFUSED)', durationMs: 1 };
+    const { client } = aClient(() => Promise.resolve(refused));
+    const judged = await createJudgedSender(client, silentLogger).sendCustom(APP_ID, 'o1', TEXT);
+    expect(judged.verdict).toEqual({ action: 'retry', reason: 'no_answer' });
+  });
+
   it('sends a template message with the client_msg_id it is given', async () => {
     const { client, calls } = aClient(() =>
       Promise.resolve({ errcode: 0, errmsg: 'ok', durationMs: 1, msgid: 9 }),

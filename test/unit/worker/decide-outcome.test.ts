@@ -1,18 +1,18 @@
 import { decideOutcome } from '../../../src/worker/decide-outcome';
 import type { ClaimedMessage } from '../../../src/store/claim-due';
-import { classifyErrcode } from '../../../src/wechat/errcodes';
-import { aTextMessage } from '../../helpers/builders';
+import { ANSWER_LOST, classifyErrcode } from '../../../src/wechat/errcodes';
+import { aTemplateMessage, aTextMessage } from '../../helpers/builders';
 
-const policy = { maxAttempts: 3, baseDelayMs: 1000, maxDelayMs: 60_000 };
+const policy = { maxAttempts: 3, baseDelayMs: 1000, maxDelayMs: 60_000, atLeastOnceAppIds: [] };
 const at = new Date('2026-11-21T10:00:00Z');
 
-function claimed(attempts: number): ClaimedMessage {
+function claimed(attempts: number, channel: ClaimedMessage['channel'] = 'custom'): ClaimedMessage {
   return {
     id: '00000000-0000-4000-8000-000000000001',
     appId: 'wx1',
     openid: 'o1',
-    channel: 'custom',
-    payload: aTextMessage('hi'),
+    channel,
+    payload: channel === 'custom' ? aTextMessage('hi') : aTemplateMessage('hi'),
     dueAt: at,
     attempts,
     claimedAs: 'send:window',
@@ -77,6 +77,71 @@ describe('decideOutcome', () => {
       deadLetter: false,
       pauseAccount: false,
       closeWindow: false,
+    });
+  });
+
+  describe('a send whose answer was lost (it may have reached WeChat)', () => {
+    const lost = (
+      channel: ClaimedMessage['channel'],
+      opts: {
+        attempts?: number;
+        atLeastOnceAppIds?: string[];
+        baseDelayMs?: number;
+        maxDelayMs?: number;
+      } = {},
+    ) =>
+      decideOutcome(
+        claimed(opts.attempts ?? 1, channel),
+        { errcode: null, errmsg: 'timeout (UND_ERR_HEADERS_TIMEOUT)', durationMs: 10_000, at },
+        ANSWER_LOST,
+        {
+          ...policy,
+          atLeastOnceAppIds: opts.atLeastOnceAppIds ?? [],
+          baseDelayMs: opts.baseDelayMs ?? policy.baseDelayMs,
+          maxDelayMs: opts.maxDelayMs ?? policy.maxDelayMs,
+        },
+        () => 0,
+      );
+
+    it('records a customer-service message unknown (answer_lost) and does not send it again', () => {
+      expect(lost('custom')).toEqual({
+        outcome: expect.objectContaining({
+          status: 'unknown',
+          reason: 'answer_lost',
+          label: 'unknown',
+          errcode: null,
+          nextDueAt: null,
+        }),
+        republish: null,
+        deadLetter: false,
+        pauseAccount: false,
+        closeWindow: false,
+      });
+    });
+
+    it('retries a template message: WeChat de-duplicates its client_msg_id', () => {
+      const { outcome, republish } = lost('template');
+      expect(republish).toBe('retry');
+      expect(outcome).toMatchObject({ status: 'queued', reason: 'answer_lost', label: 'retry' });
+    });
+
+    it('records a template message unknown when its retry would come after WeChat stopped de-duplicating', () => {
+      // A 20-minute base delay (jitter 0: 10 minutes) brings the retry past WeChat's 10-minute window.
+      const late = lost('template', { baseDelayMs: 20 * 60_000, maxDelayMs: 20 * 60_000 });
+      expect(late).toMatchObject({ outcome: { status: 'unknown', reason: 'answer_lost' }, republish: null });
+    });
+
+    it('retries a customer-service message of an account that opted into at-least-once', () => {
+      const { outcome, republish } = lost('custom', { atLeastOnceAppIds: ['wx1'] });
+      expect(republish).toBe('retry');
+      expect(outcome).toMatchObject({ status: 'queued', reason: 'answer_lost', label: 'retry' });
+    });
+
+    it('fails and dead-letters a resendable message once its attempts run out', () => {
+      expect(lost('template', { attempts: 3 })).toMatchObject({
+        outcome: { status: 'failed', reason: 'answer_lost' },
+        deadLetter: true,
+      });
     });
   });
 });

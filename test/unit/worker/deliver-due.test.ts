@@ -3,7 +3,7 @@ import type { Pool } from '../../../src/db/pool';
 import { createMetrics } from '../../../src/metrics';
 import type { ClaimedMessage, ClaimResult } from '../../../src/store/claim-due';
 import type { Outcome } from '../../../src/store/record-outcomes';
-import { classifyErrcode } from '../../../src/wechat/errcodes';
+import { ANSWER_LOST, classifyErrcode } from '../../../src/wechat/errcodes';
 import type { CustomMessage } from '../../../src/wechat/message-schema';
 import type { JudgedSend, Sender } from '../../../src/wechat/judged-sender';
 import { createDeliverDue } from '../../../src/worker/deliver-due';
@@ -63,12 +63,14 @@ class FakeStore implements DeliveryStore {
 class FakeSender implements Sender {
   readonly sent: string[] = [];
   held = false;
+  /** What each send comes back with. */
+  answer: () => JudgedSend = accepted;
   private readonly waiting: (() => void)[] = [];
 
   sendCustom(_appId: string, _openid: string, message: CustomMessage): Promise<JudgedSend> {
     this.sent.push((message as { text: { content: string } }).text.content);
-    if (!this.held) return Promise.resolve(accepted());
-    return new Promise((resolve) => this.waiting.push(() => resolve(accepted())));
+    if (!this.held) return Promise.resolve(this.answer());
+    return new Promise((resolve) => this.waiting.push(() => resolve(this.answer())));
   }
   sendTemplate(): Promise<JudgedSend> {
     return Promise.reject(new Error('no template message in these tests'));
@@ -87,6 +89,8 @@ function setUp(opts: { capacity: number; batchSize: number }) {
   const store = new FakeStore(slots);
   const sender = new FakeSender();
   const published: { ids: readonly string[]; reason: string | undefined }[] = [];
+  // Its gauges read the pool only when scraped, which these tests never do.
+  const metrics = createMetrics({ pool: {} as Pool, transportMode: 'levels' });
   const deliverDue = createDeliverDue({
     store,
     publisher: {
@@ -96,13 +100,12 @@ function setUp(opts: { capacity: number; batchSize: number }) {
     sender,
     awaitSendRate: async () => undefined,
     gate: { run: (_what, fn) => fn(), close: () => undefined },
-    policy: { maxAttempts: 3, baseDelayMs: 1000, maxDelayMs: 60_000 },
+    policy: { maxAttempts: 3, baseDelayMs: 1000, maxDelayMs: 60_000, atLeastOnceAppIds: [] },
     earlyToleranceMs: 50,
     batchSize: opts.batchSize,
     slots,
     uncheckedAppIds: [APP_ID],
-    // Its gauges read the pool only when scraped, which these tests never do.
-    metrics: createMetrics({ pool: {} as Pool, transportMode: 'levels' }),
+    metrics,
     logger: silentLogger,
   });
   const channel = new FakeChannel();
@@ -111,7 +114,7 @@ function setUp(opts: { capacity: number; batchSize: number }) {
     const ids = Array.from({ length: count }, () => randomUUID());
     return { ids, batch: ids.map((id) => channel.deliver([id])) };
   };
-  return { slots, store, sender, published, deliverDue, channel, wakeUps };
+  return { slots, store, sender, published, deliverDue, channel, wakeUps, metrics };
 }
 
 /** Lets every callback already queued run (the fakes answer at once). */
@@ -131,6 +134,34 @@ describe('deliverDue', () => {
     expect(store.recorded.map((o) => [o.id, o.status])).toEqual(ids.map((id) => [id, 'sent']));
     expect(outcomes(channel)).toEqual(Array(7).fill('ack'));
     expect(slots.inUse).toBe(0);
+  });
+
+  it('records a customer-service send whose answer was lost unknown, acks its wake-up without a re-delay, and counts it', async () => {
+    const { store, sender, published, deliverDue, channel, wakeUps, metrics } = setUp({
+      capacity: 10,
+      batchSize: 10,
+    });
+    sender.answer = () => ({
+      result: {
+        errcode: null,
+        errmsg: 'timeout (UND_ERR_HEADERS_TIMEOUT)',
+        durationMs: 10_000,
+        answerLost: true,
+      },
+      at: new Date(),
+      verdict: ANSWER_LOST,
+    });
+    const { ids, batch } = wakeUps(1);
+
+    await deliverDue(batch);
+
+    expect(store.recorded).toEqual([
+      expect.objectContaining({ id: ids[0], status: 'unknown', reason: 'answer_lost', label: 'unknown' }),
+    ]);
+    expect(published).toEqual([]);
+    expect(outcomes(channel)).toEqual(['ack']);
+    const unknown = await metrics.unknown.get();
+    expect(unknown.values).toEqual([{ labels: { reason: 'answer_lost' }, value: 1 }]);
   });
 
   it('claims no more than the free send slots, and the next slice only once the sends of the last are recorded', async () => {

@@ -1,6 +1,6 @@
 import { nextQuotaReset, retryDelayMs } from '../../../src/worker/retry-policy';
 
-const policy = { maxAttempts: 8, baseDelayMs: 1000, maxDelayMs: 60_000 };
+const policy = { maxAttempts: 8, baseDelayMs: 1000, maxDelayMs: 60_000, atLeastOnceAppIds: [] };
 
 describe('retryDelayMs', () => {
   it('doubles per attempt, between half and all of the exponential delay', () => {
