@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { NotFoundError, ValidationError } from '../errors';
 import { cancelByTarget } from '../scheduling/cancel';
+import { createPerAccountQueue } from '../scheduling/per-account-queue';
 import { createCancelBatcher } from '../scheduling/cancel-batcher';
 import { cancelByIds } from './cancel-by-ids';
 import { findMessage, listAttempts } from '../store/message-store';
@@ -46,6 +47,7 @@ export function createV1Router(deps: V1Deps): Router {
   const router = Router();
   const appIds = new Set(deps.config.wechatAccounts.map((a) => a.appId));
   const cancelMessage = createCancelBatcher(deps.pool);
+  const oneAtATime = createPerAccountQueue();
   const context = (): ScheduleContext => ({
     appIds,
     maxAheadMs: deps.config.maxScheduleAheadDays * 86_400_000,
@@ -167,12 +169,14 @@ export function createV1Router(deps: V1Deps): Router {
         { path: 'appId', message: `no account ${c.appId} is configured` },
       ]);
     }
-    const { cancellation, matched } = await cancelByTarget(deps.pool, {
-      appId: c.appId,
-      target: c.cancelKey !== undefined ? { cancelKey: c.cancelKey } : { openid: c.openid! },
-      reason: c.reason,
-      actor: ACTOR,
-    });
+    const { cancellation, matched } = await oneAtATime(c.appId, () =>
+      cancelByTarget(deps.pool, {
+        appId: c.appId,
+        target: c.cancelKey !== undefined ? { cancelKey: c.cancelKey } : { openid: c.openid! },
+        reason: c.reason,
+        actor: ACTOR,
+      }),
+    );
     deps.metrics.cancelled.inc({ scope: cancellation.scope });
     const answer: CancellationView = {
       id: cancellation.id,
