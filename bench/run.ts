@@ -193,7 +193,7 @@ async function main(): Promise<void> {
     for (let run = 1; run <= settings.backlogRuns; run++) {
       for (const [n, { key, system }] of systems.entries()) {
         log(`backlog ${run}/${settings.backlogRuns}: ${system.name}`);
-        const rate = results[n].runs[0]?.throughput?.perSecond ?? 1000;
+        const rate = results[n].runs[0]?.throughput?.perSecond ?? UNMEASURED_RATE;
         const scenario: Scenario = { system, sim, env, sizes: settings.sizes, tag: `k${run}-${key}`, log };
         results[n].backlogs.push(await withSystem(system, () => backlog(scenario, (c) => leadFor(c, rate))));
       }
