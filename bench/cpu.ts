@@ -18,6 +18,7 @@ export interface CpuUse {
   readonly simulator: number;
   /** The orchestrator (it polls the simulator; the peers' producers run in it, idle by then). */
   readonly bench: number;
+  /** Everything else, and any process at lowered priority (nice > 0): other work on the machine. */
   readonly other: number;
 }
 
@@ -39,6 +40,8 @@ interface Proc {
   readonly start: number;
   /** utime + stime, clock ticks. */
   readonly ticks: number;
+  /** Its nice value: above 0 it is background work at lowered priority, not part of the comparison. */
+  readonly nice: number;
 }
 
 export interface CpuSnapshot {
@@ -60,6 +63,7 @@ function readProc(pid: number): Proc | undefined {
       comm: stat.slice(stat.indexOf('(') + 1, close),
       ppid: Number(f[1]),
       ticks: Number(f[11]) + Number(f[12]),
+      nice: Number(f[16]),
       start: Number(f[19]),
     };
   } catch {
@@ -95,6 +99,8 @@ function componentOf(
   procs: ReadonlyMap<number, Proc>,
   simulatorPid: number,
 ): CpuComponent {
+  // Another Postgres or RabbitMQ on the machine, run at lowered priority, is not the one measured.
+  if (proc.nice > 0) return 'other';
   if (proc.comm === 'postgres') return 'postgres';
   if (RABBITMQ.has(proc.comm)) return 'rabbitmq';
   if (proc.comm === 'redis-server') return 'redis';

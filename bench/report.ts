@@ -30,6 +30,7 @@ const fmt = (n: number, digits = 0) =>
     ? '–'
     : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 /** Growth in MB; under 1 MB (a store's own churn can make it negative) as `< 1 MB`. */
+const fmt1 = (n: number) => fmt(n, 1);
 const mb = (bytes: number) =>
   Number.isNaN(bytes) ? '–' : bytes < 2 ** 20 ? '< 1 MB' : `${fmt(bytes / 2 ** 20)} MB`;
 
@@ -174,15 +175,27 @@ export function renderTables(all: readonly SystemResults[]): string {
       steadyTable((r) => r.fastSteady),
     );
   parts.push(
-    '### 4. Cancellation (10 % of the steady scenario, half by id one request at a time, half by key)',
+    '### 4. Cancellation (10 % of the steady scenario at 500/s: half by key; half by id, up to 2,000 of them one request at a time with 20 in flight, the rest in bulk calls of up to 10,000)',
     table(
-      ['system', 'cancelled per run', 'of them by key', 'cancellations/s', 'cancelled but sent (all runs)'],
+      [
+        'system',
+        'cancelled per run',
+        'of them by key',
+        'one by one: p50 / p99 ms',
+        'bulk by id: cancellations/s',
+        'cancellations/s overall',
+        'refused (already sending)',
+        'cancelled but sent (all runs)',
+      ],
       all.map((s) => [
         s.name,
         fmt(med(runs(s), (r) => r.steady?.cancelled)),
         fmt(med(runs(s), (r) => r.steady?.cancelledByKey)),
+        `${fmt1(med(runs(s), (r) => r.steady?.cancelOne?.p50))} / ${fmt1(med(runs(s), (r) => r.steady?.cancelOne?.p99))}`,
+        fmt(med(runs(s), (r) => r.steady?.cancelBulkPerSecond)),
         fmt(med(runs(s), (r) => r.steady?.cancelPerSecond)),
-        fmt(total(s, (r) => r.steady?.cancelledSent)),
+        fmt(total(s, (r) => r.steady?.cancelRefused)),
+        fmt(total(s, (r) => (r.steady?.cancelledSent ?? 0) + (r.fastSteady?.cancelledSent ?? 0))),
       ]),
     ),
   );
@@ -258,7 +271,7 @@ export function renderTables(all: readonly SystemResults[]): string {
           fmt(c.checked),
           fmt(c.lost),
           fmt(c.dup),
-          fmt(total(s, (r) => r.steady?.cancelledSent)),
+          fmt(total(s, (r) => (r.steady?.cancelledSent ?? 0) + (r.fastSteady?.cancelledSent ?? 0))),
         ];
       }),
     ),

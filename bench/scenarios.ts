@@ -2,7 +2,7 @@ import { CPU_COMPONENTS, cpuBetween, cpuSnapshot, type CpuUse } from './cpu';
 import { growth, readFootprint, type Footprint } from './footprint';
 import type { SimulatorProcess } from './simulator';
 import type { BenchEnv, BenchMessage, SystemUnderTest } from './system';
-import { tally, type Tally } from './tally';
+import { percentile, tally, type Tally } from './tally';
 import { walMark, walPerMessage } from './wal';
 
 /** How big each scenario is (the issue's numbers at BENCH_SCALE=1). */
@@ -209,21 +209,41 @@ export async function burst(s: Scenario, count: number, leadMs: number, offset =
 export interface SteadyResult extends Tally {
   readonly cancelled: number;
   readonly cancelledByKey: number;
-  /** Cancellations per second (10 % of the messages: half one by one by id, half by key). */
+  /** Cancellations per second over the whole cancel phase (one by one, in bulk, and by key). */
   readonly cancelPerSecond: number;
+  /** One-by-one cancellations by id (20 in flight): how many, and their call latency, ms. */
+  readonly cancelOne?: { count: number; p50: number; p99: number };
+  /** Cancellations by id in bulk (the system's many-ids call, up to 10,000 per call): ids per second. */
+  readonly cancelBulkPerSecond?: number;
+  /** Cancellations by id the system did not confirm (the message was already being sent): none expected. */
+  readonly cancelRefused?: number;
   readonly overrunMs: number;
+}
+
+/** One-by-one cancellations by id per steady run (enough for a p99); the other ids go in bulk. */
+export const CANCEL_ONE_BY_ONE = 2000;
+
+/** Time to leave for the cancel phase before the first message falls due, at `count` messages. */
+export function cancelLeadMs(count: number): number {
+  // One-by-one at a conservative 200/s, the bulk at 5,000/s, and 5 s to spare.
+  const byId = Math.ceil(count / 20);
+  const oneByOne = Math.min(CANCEL_ONE_BY_ONE, Math.ceil(byId / 2));
+  return Math.round((oneByOne / 200 + (byId - oneByOne) / 5000) * 1000) + 5000;
 }
 
 /**
  * Scenarios 3 and 4: `steadyRate` (or `rate`) messages per second fall due for `steadySeconds`; 10 % of
- * them are cancelled before they fall due, half by id (20 requests in flight) and half by key (30 keys).
+ * them are cancelled before they fall due: half by key (30 keys) and half by id, of which up to
+ * CANCEL_ONE_BY_ONE one request at a time (20 in flight, latency measured) and the rest in bulk calls.
+ * A cancellation counts only when the system confirmed it; a sent message it did not confirm is
+ * `cancelRefused`, not a broken promise.
  */
 export async function steady(s: Scenario, leadMs: number, rate = s.sizes.steadyRate): Promise<SteadyResult> {
   await s.sim.clear();
   const steadyRate = rate;
   const { steadySeconds } = s.sizes;
   const count = steadyRate * steadySeconds;
-  const t0 = Date.now() + leadMs;
+  const t0 = Date.now() + leadMs + cancelLeadMs(count);
   const dueAt = (i: number) => t0 + Math.floor((i * 1000) / steadyRate);
   const byKey = (i: number) => i % 20 === 10;
   const byId = (i: number) => i % 20 === 0;
@@ -236,28 +256,56 @@ export async function steady(s: Scenario, leadMs: number, rate = s.sizes.steadyR
   );
   const due = new Map<string, number>();
   const cancelled = new Set<string>();
+  const tagOfId = new Map<string, string>();
   const idsToCancel: string[] = [];
   for (let i = 0; i < count; i++) {
     const tag = `${s.tag}-${i}`;
-    if (byId(i) || byKey(i)) cancelled.add(tag);
-    else due.set(tag, dueAt(i));
-    if (byId(i)) idsToCancel.push(made.ids[i]);
+    if (byKey(i)) cancelled.add(tag);
+    else if (!byId(i)) due.set(tag, dueAt(i));
+    if (byId(i)) {
+      idsToCancel.push(made.ids[i]);
+      tagOfId.set(made.ids[i].toLowerCase(), tag);
+    }
   }
+  const oneByOne = idsToCancel.slice(0, Math.min(CANCEL_ONE_BY_ONE, Math.ceil(idsToCancel.length / 2)));
+  const inBulk = idsToCancel.slice(oneByOne.length);
+  const confirmed: string[] = [];
+  const latencies: number[] = [];
   const started = performance.now();
   let next = 0;
   await Promise.all(
     Array.from({ length: 20 }, async () => {
-      while (next < idsToCancel.length) await s.system.cancelById([idsToCancel[next++]]);
+      while (next < oneByOne.length) {
+        const id = oneByOne[next++];
+        const at = performance.now();
+        const stopped = await s.system.cancelOne(id);
+        latencies.push(performance.now() - at);
+        if (stopped) confirmed.push(id);
+      }
     }),
   );
+  const bulkStarted = performance.now();
+  confirmed.push(...(await s.system.cancelById(inBulk)));
+  const bulkSeconds = (performance.now() - bulkStarted) / 1000;
   for (let k = 0; k < Math.min(30, count); k++) await s.system.cancelByKey(`${s.tag}-k${k}`);
+  for (const id of confirmed) cancelled.add(tagOfId.get(id.toLowerCase())!);
   const cancelPerSecond = cancelled.size / ((performance.now() - started) / 1000);
   const overrunMs = Math.max(0, Date.now() - t0);
+  const cancelRefused = idsToCancel.length - confirmed.length;
   await awaitArrivals(s, due.size, dueAt(count - 1));
   const t = await counted(s, due, cancelled);
+  latencies.sort((a, b) => a - b);
+  const cancelOne = {
+    count: latencies.length,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+  };
   s.log(
     `  steady ${count}: p50 ${t.lateness.p50} p99 ${t.lateness.p99} max ${t.lateness.max} ms, lost ${t.lost}` +
       `, dup ${t.duplicates}, cancelled-but-sent ${t.cancelledSent} of ${cancelled.size}` +
+      `, cancel one by one p50 ${cancelOne.p50.toFixed(1)} p99 ${cancelOne.p99.toFixed(1)} ms` +
+      `, in bulk ${Math.round(inBulk.length / bulkSeconds)}/s` +
+      (cancelRefused > 0 ? `, ${cancelRefused} cancellations refused (already sending)` : '') +
       (overrunMs > 0 ? `, scheduling + cancelling overran by ${overrunMs} ms` : ''),
   );
   return {
@@ -265,6 +313,9 @@ export async function steady(s: Scenario, leadMs: number, rate = s.sizes.steadyR
     cancelled: cancelled.size,
     cancelledByKey: [...Array(count).keys()].filter(byKey).length,
     cancelPerSecond,
+    cancelOne,
+    cancelBulkPerSecond: inBulk.length / bulkSeconds,
+    cancelRefused,
     overrunMs,
   };
 }

@@ -50,8 +50,13 @@ export interface SystemUnderTest {
   scheduleOne?(message: BenchMessage): Promise<string>;
   /** What `scheduleOne` calls, for the report: `POST /v1/messages`, `queue.add`. */
   readonly singleCall?: string;
-  /** Cancels by the ids `schedule` returned; resolves once the cancellation is durable. */
-  cancelById(ids: readonly string[]): Promise<void>;
+  /**
+   * Cancels by the ids `schedule` returned, in bulk (the system's own many-ids call); resolves once the
+   * cancellation is durable, with the ids the system says will never be sent (cancelled now or before).
+   */
+  cancelById(ids: readonly string[]): Promise<string[]>;
+  /** Cancels one message by id, the way one reminder is called off; true when it will never be sent. */
+  cancelOne(id: string): Promise<boolean>;
   /** Cancels every message scheduled with this cancelKey. */
   cancelByKey(key: string): Promise<void>;
   /** Stops the workers and deletes everything it created (queues, keys, schema). */

@@ -9,6 +9,7 @@
 
 const http = require('node:http');
 const { api, appId, adminToken } = require('./lib/local-env').localInstance();
+const { postBatch } = require('./lib/batch');
 const auth = { authorization: `Bearer ${adminToken}` };
 const BATCH_LINES = 10_000;
 
@@ -27,16 +28,7 @@ async function schedule(count, run) {
         }),
       );
     }
-    const res = await fetch(`${api}/v1/messages/batch`, {
-      method: 'POST',
-      headers: { ...auth, 'content-type': 'application/x-ndjson' },
-      body: lines.join('\n'),
-    });
-    const results = (await res.text())
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l))
-      .filter((r) => 'ok' in r);
+    const results = (await postBatch(api, adminToken, lines)).filter((r) => 'ok' in r);
     const refused = results.find((r) => !r.ok);
     if (refused || results.length !== lines.length) throw new Error(`scheduling: ${JSON.stringify(refused)}`);
     ids.push(...results.map((r) => r.id));

@@ -6,6 +6,7 @@
 // Usage: node scripts/spine-check.js   (reads ADMIN_TOKEN etc. from the environment or .env)
 
 const { env, api, sim, appId } = require('./lib/local-env').localInstance();
+const { postBatch } = require('./lib/batch');
 const auth = { authorization: `Bearer ${env.ADMIN_TOKEN}` };
 const COUNT = 1000;
 
@@ -35,15 +36,7 @@ async function main() {
       ...(i >= COUNT - 50 ? { cancelKey: `check-${run}-${i % 5}` } : {}),
     }),
   );
-  const res = await fetch(`${api}/v1/messages/batch`, {
-    method: 'POST',
-    headers: { ...auth, 'content-type': 'application/x-ndjson' },
-    body: lines.join('\n'),
-  });
-  const results = (await res.text())
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l));
+  const results = await postBatch(api, env.ADMIN_TOKEN, lines);
   const accepted = results.filter((r) => r.ok);
   if (accepted.length !== COUNT)
     throw new Error(`accepted ${accepted.length} of ${COUNT}: ${JSON.stringify(results.at(-1))}`);

@@ -71,11 +71,12 @@ export async function recordScheduled(
 }
 
 /** Cancels the messages with these ids that are still pending. */
-export async function cancelByIds(pool: pg.Pool, schema: string, ids: readonly string[]): Promise<void> {
-  await pool.query(
-    `UPDATE ${checkedSchema(schema)}.messages SET status = 'cancelled' WHERE id = ANY($1::uuid[]) AND status = 'pending'`,
+export async function cancelByIds(pool: pg.Pool, schema: string, ids: readonly string[]): Promise<string[]> {
+  const { rows } = await pool.query<{ id: string }>(
+    `UPDATE ${checkedSchema(schema)}.messages SET status = 'cancelled' WHERE id = ANY($1::uuid[]) AND status = 'pending' RETURNING id`,
     [ids],
   );
+  return rows.map((r) => r.id);
 }
 
 /** Cancels the pending messages scheduled with this cancel key. */

@@ -127,7 +127,12 @@ export function createPeerSystem<Q>(env: BenchEnv, driver: PeerDriver<Q>): Syste
 
     async cancelById(ids) {
       const { pool, schema } = current();
-      await cancelByIds(pool, schema, ids);
+      return cancelByIds(pool, schema, ids);
+    },
+
+    async cancelOne(id) {
+      const { pool, schema } = current();
+      return (await cancelByIds(pool, schema, [id])).length === 1;
     },
 
     async cancelByKey(key) {
