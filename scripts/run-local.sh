@@ -9,6 +9,12 @@ if [ ! -f .env ]; then
   sed "s/^ADMIN_TOKEN=.*/ADMIN_TOKEN=${token}/" .env.example > .env
   echo "Created .env from .env.example with a fresh ADMIN_TOKEN."
 fi
+if ! grep -q '^ACCOUNTS_ENCRYPTION_KEY=.' .env; then
+  key=$(node -e "process.stdout.write(require('crypto').randomBytes(32).toString('base64'))")
+  sed -i.bak '/^ACCOUNTS_ENCRYPTION_KEY=/d' .env && rm -f .env.bak
+  echo "ACCOUNTS_ENCRYPTION_KEY=${key}" >> .env
+  echo "Added a fresh ACCOUNTS_ENCRYPTION_KEY to .env (it seals the accounts' secrets in Postgres)."
+fi
 set -a
 # shellcheck disable=SC1091
 . ./.env

@@ -2,10 +2,12 @@ import { ConfigError } from './errors';
 import { type DelayMode, envSchema, type Role } from './config/env-schema';
 import type { WechatAccount } from './config/accounts';
 import { parseEnv } from './env';
+import { type PlatformConfig, platformConfig } from './config/platform';
 
 // The types of Config's fields, where the rest of the service has always imported them from.
 export type { PushMode, WechatAccount } from './config/accounts';
 export type { DelayMode, Role } from './config/env-schema';
+export type { PlatformConfig } from './config/platform';
 
 export interface Config {
   /** Which parts this process runs: `api` (HTTP), `worker` (relay + consumer) or `all`. Default `all`. */
@@ -58,8 +60,19 @@ export interface Config {
   readonly wechatMaxConnections: number;
   /** Refresh a cached access token when less than this many ms of life remain. Default 240000. */
   readonly tokenRefreshMarginMs: number;
-  /** The accounts, as JSON: `[{"appId","secret","sendRatePerSecond"?,"atLeastOnce"?}]`. Required. */
-  readonly wechatAccounts: readonly WechatAccount[];
+  /**
+   * WECHAT_ACCOUNTS, optional: accounts imported into Postgres at start-up when absent there (a bootstrap;
+   * an account already stored is left as it is). Every process reads accounts from the registry.
+   */
+  readonly bootstrapAccounts: readonly WechatAccount[];
+  /** ACCOUNTS_ENCRYPTION_KEY: the AES-256 key (32 bytes, base64) sealing account secrets. Secret. */
+  readonly accountsEncryptionKey: Buffer | null;
+  /** ACCOUNTS_PREVIOUS_ENCRYPTION_KEYS: older keys (comma-separated), to open what they sealed. Secret. */
+  readonly accountsPreviousEncryptionKeys: readonly Buffer[];
+  /** How often each process re-reads the accounts even without a notification, in ms. Default 30000. */
+  readonly accountsRefreshMs: number;
+  /** The third-party platform (WECHAT_COMPONENT_*, all four or none); null when not configured. */
+  readonly platform: PlatformConfig | null;
   /** Unacknowledged wake-ups one worker holds. Default 500. */
   readonly workerPrefetch: number;
   /** Wake-ups handled in one Postgres round-trip. Default 100. */
@@ -130,6 +143,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       'WORKER_HTTP_PORT: replaced by OPS_PORT, the ops listener every role now has (/healthz, /readyz, /metrics); rename it',
     );
   }
+  const platform = platformConfig(e, e.ACCOUNTS_ENCRYPTION_KEY !== undefined, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     role: e.ROLE,
@@ -157,7 +171,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     wechatTimeoutMs: e.WECHAT_TIMEOUT_MS,
     wechatMaxConnections: e.WECHAT_MAX_CONNECTIONS,
     tokenRefreshMarginMs: e.TOKEN_REFRESH_MARGIN_MS,
-    wechatAccounts: Object.freeze(e.WECHAT_ACCOUNTS.map((a) => Object.freeze(a))),
+    bootstrapAccounts: Object.freeze(e.WECHAT_ACCOUNTS.map((a) => Object.freeze(a))),
+    accountsEncryptionKey: e.ACCOUNTS_ENCRYPTION_KEY ?? null,
+    accountsPreviousEncryptionKeys: Object.freeze(e.ACCOUNTS_PREVIOUS_ENCRYPTION_KEYS),
+    accountsRefreshMs: e.ACCOUNTS_REFRESH_MS,
+    platform,
     workerPrefetch: e.WORKER_PREFETCH,
     workerBatchSize: e.WORKER_BATCH_SIZE,
     workerBatchWaitMs: e.WORKER_BATCH_WAIT_MS,
@@ -185,4 +203,28 @@ export function loadMigrateConfig(env: Record<string, string | undefined> = proc
 } {
   const e = parseEnv(envSchema.pick({ DATABASE_URL: true, LOG_LEVEL: true }), env);
   return Object.freeze({ databaseUrl: e.DATABASE_URL, logLevel: e.LOG_LEVEL });
+}
+
+/** What `npm run rotate-account-keys` needs: the database and the account keys. */
+export function loadAccountKeysConfig(env: Record<string, string | undefined> = process.env): {
+  readonly databaseUrl: string;
+  readonly logLevel: string;
+  readonly accountsEncryptionKey: Buffer | null;
+  readonly accountsPreviousEncryptionKeys: readonly Buffer[];
+} {
+  const e = parseEnv(
+    envSchema.pick({
+      DATABASE_URL: true,
+      LOG_LEVEL: true,
+      ACCOUNTS_ENCRYPTION_KEY: true,
+      ACCOUNTS_PREVIOUS_ENCRYPTION_KEYS: true,
+    }),
+    env,
+  );
+  return Object.freeze({
+    databaseUrl: e.DATABASE_URL,
+    logLevel: e.LOG_LEVEL,
+    accountsEncryptionKey: e.ACCOUNTS_ENCRYPTION_KEY ?? null,
+    accountsPreviousEncryptionKeys: e.ACCOUNTS_PREVIOUS_ENCRYPTION_KEYS,
+  });
 }

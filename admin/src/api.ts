@@ -18,6 +18,7 @@ export interface Api {
   get<T>(path: string): Promise<T>;
   post<T>(path: string, body?: unknown): Promise<T>;
   put<T>(path: string, body: unknown): Promise<T>;
+  patch<T>(path: string, body: unknown): Promise<T>;
   del<T>(path: string): Promise<T>;
 }
 
@@ -58,6 +59,7 @@ export function createApi(onUnauthorized: () => void, token: () => string | null
     get: (path) => call('GET', path),
     post: (path, body) => call('POST', path, body ?? {}),
     put: (path, body) => call('PUT', path, body),
+    patch: (path, body) => call('PATCH', path, body),
     del: (path) => call('DELETE', path),
   };
 }

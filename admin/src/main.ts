@@ -1,5 +1,7 @@
 import { createApi } from './api.js';
 import { h, replace } from './dom.js';
+import { accountFormPage } from './pages/account-form.js';
+import { accountListPage } from './pages/account-list.js';
 import { followerPage } from './pages/follower.js';
 import { sequenceEditorPage } from './pages/sequence-editor.js';
 import { sequenceListPage } from './pages/sequence-list.js';
@@ -28,12 +30,16 @@ const ROUTES: readonly Route[] = [
   { pattern: 'sequences/:id', page: sequenceResultsPage },
   { pattern: 'followers', page: followerPage },
   { pattern: 'test-send', page: testSendPage },
+  { pattern: 'accounts', page: accountListPage },
+  { pattern: 'accounts/new', page: accountFormPage },
+  { pattern: 'accounts/:appId/edit', page: accountFormPage },
 ];
 
 const NAV: readonly [string, string][] = [
   ['sequences', 'Sequences'],
   ['followers', 'Follower lookup'],
   ['test-send', 'Test send'],
+  ['accounts', 'Accounts'],
 ];
 
 function start(): void {
@@ -63,6 +69,9 @@ function start(): void {
       accounts ??= ctx.api.get<{ accounts: Account[] }>('/accounts').then((r) => r.accounts);
       accounts.catch(() => (accounts = null));
       return accounts;
+    },
+    forgetAccounts() {
+      accounts = null;
     },
     navigate: (path) => navigate(path),
     notify(message, kind = 'ok') {

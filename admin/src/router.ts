@@ -4,10 +4,12 @@ import type { Account } from './types.js';
 /** Where the app is served (index.html's `<base href>` says the same). */
 export const BASE = '/admin/';
 
-/** What every page gets: the API, the accounts (fetched once), navigation and a notice line. */
+/** What every page gets: the API, the accounts (fetched once, until a change), navigation and a notice line. */
 export interface AppContext {
   readonly api: Api;
   accounts(): Promise<Account[]>;
+  /** Drops the fetched accounts after a change, so that every page reads them again. */
+  forgetAccounts(): void;
   navigate(path: string): void;
   notify(message: string, kind?: 'ok' | 'error'): void;
 }

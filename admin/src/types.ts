@@ -6,6 +6,7 @@
 import type { SequenceBody as SequenceRequest, StepView } from '../../src/contract/index.js';
 
 export type {
+  AccountCheck,
   AccountView as Account,
   DeliveryAttempt,
   ErrorDetail,

@@ -1,14 +1,20 @@
 import { z } from 'zod';
 import { jsonEnv } from '../env';
-import { type WindowPolicy, windowPolicySchema } from '../wechat/window-policy';
+import {
+  APP_ID_PATTERN,
+  PUSH_MODES,
+  type PushMode,
+  type WindowPolicyInput,
+  windowPolicyInputSchema,
+} from '../contract';
 
-/** One WeChat Official Account this deployment sends for. */
+/** One WeChat Official Account this deployment sends for, as WECHAT_ACCOUNTS lists it (secrets in clear). */
 export interface WechatAccount {
   /** The account's AppID (wx…). */
   readonly appId: string;
   /** The AppSecret used to obtain access tokens. Secret: never logged. */
   readonly secret: string;
-  /** Customer-service sends per second allowed from one worker process for this account. Default 1000. */
+  /** Customer-service sends per second allowed for this account. Default 1000. */
   readonly sendRatePerSecond: number;
   /**
    * When true, a message found stuck in `sending` after SENDING_TIMEOUT_MS, or whose send lost its answer
@@ -25,12 +31,10 @@ export interface WechatAccount {
   /** How WeChat pushes to us: `plaintext`, `compatible` or `safe` (AES). Default plaintext. */
   readonly pushMode: PushMode;
   /** Contact-window rules enforced before each customer-service send. Default: the official table. */
-  readonly windowPolicy: WindowPolicy;
+  readonly windowPolicy: WindowPolicyInput;
 }
 
-/** An account's `pushMode` values: how WeChat encodes its pushes to us. */
-export const PUSH_MODES = ['plaintext', 'compatible', 'safe'] as const;
-export type PushMode = (typeof PUSH_MODES)[number];
+export { PUSH_MODES, type PushMode };
 
 const AES_KEY = /^[A-Za-z0-9]{43}$/;
 const AES_KEY_MESSAGE = 'an EncodingAESKey is 43 letters or digits';
@@ -38,7 +42,7 @@ const AES_KEY_MESSAGE = 'an EncodingAESKey is 43 letters or digits';
 /** One account of WECHAT_ACCOUNTS; unknown fields are refused, so a misspelt one is not silently ignored. */
 const accountSchema = z
   .object({
-    appId: z.string().regex(/^[A-Za-z0-9_-]{4,64}$/, 'appId must be 4–64 letters, digits, _ or -'),
+    appId: z.string().regex(APP_ID_PATTERN, 'appId must be 4–64 letters, digits, _ or -'),
     secret: z.string().min(1, 'secret is required'),
     sendRatePerSecond: z.number().int().positive().default(1000),
     atLeastOnce: z.boolean().default(false),
@@ -50,7 +54,7 @@ const accountSchema = z
     encodingAESKey: z.string().regex(AES_KEY, AES_KEY_MESSAGE).nullable().default(null),
     previousEncodingAESKey: z.string().regex(AES_KEY, AES_KEY_MESSAGE).nullable().default(null),
     pushMode: z.enum(PUSH_MODES).default('plaintext'),
-    windowPolicy: windowPolicySchema,
+    windowPolicy: windowPolicyInputSchema.default('official'),
   })
   .strict()
   .refine((a) => a.pushMode === 'plaintext' || a.encodingAESKey !== null, {
@@ -58,11 +62,15 @@ const accountSchema = z
     path: ['encodingAESKey'],
   });
 
-/** WECHAT_ACCOUNTS: a JSON array of accounts, at least one, appIds unique; each account checked as above. */
+/**
+ * WECHAT_ACCOUNTS: a JSON array of accounts, appIds unique, each checked as above; optional. It only
+ * bootstraps the accounts table (src/accounts/bootstrap.ts): absent accounts are imported at start-up.
+ */
 export const accountsSchema = jsonEnv(
   z
     .array(accountSchema)
-    .min(1, 'must list at least one account')
     .refine((a) => new Set(a.map((x) => x.appId)).size === a.length, 'appIds must be unique'),
-  'is required (a JSON array of accounts)',
-);
+  'must be a JSON array of accounts',
+)
+  .optional()
+  .transform((a) => a ?? []);

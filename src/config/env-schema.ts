@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { LOG_LEVELS } from '../env';
+import { parseKey } from '../accounts/secret-box';
 import { accountsSchema } from './accounts';
+import { platformEnvSchema } from './platform';
 
 /** DELAY_MODE's values: how wake-ups are delayed (see Config.delayMode). */
 export const DELAY_MODES = ['auto', 'plugin', 'levels'] as const;
@@ -13,6 +15,14 @@ export type Role = (typeof ROLES)[number];
 /** A whole number within [min, max], `def` when unset. */
 const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce.number().int().min(min).max(max).default(def);
+
+/** Adds an issue (which never quotes the key) when `text` is not a 32-byte base64 key. */
+function checkKey(text: string, ctx: z.RefinementCtx, which: string): Buffer {
+  const key = parseKey(text);
+  if (typeof key === 'string') ctx.addIssue({ code: 'custom', message: `${which} ${key}` });
+  return typeof key === 'string' ? Buffer.alloc(0) : key;
+}
+const encryptionKey = z.string().transform((text, ctx) => checkKey(text, ctx, 'the key'));
 
 /**
  * Every environment variable of the service, with its bounds and default; `loadConfig` maps the result
@@ -48,6 +58,19 @@ export const envSchema = z.object({
   WECHAT_MAX_CONNECTIONS: int(64, 1, 4096),
   TOKEN_REFRESH_MARGIN_MS: int(240000, 0),
   WECHAT_ACCOUNTS: accountsSchema,
+  ...platformEnvSchema,
+  ACCOUNTS_ENCRYPTION_KEY: encryptionKey.optional(),
+  ACCOUNTS_PREVIOUS_ENCRYPTION_KEYS: z
+    .string()
+    .transform((text, ctx) =>
+      text
+        .split(',')
+        .map((k) => k.trim())
+        .filter((k) => k !== '')
+        .map((k, i) => checkKey(k, ctx, `key ${i + 1}`)),
+    )
+    .default([]),
+  ACCOUNTS_REFRESH_MS: int(30_000, 100, 3_600_000),
   WORKER_PREFETCH: int(500, 1, 2000),
   WORKER_BATCH_SIZE: int(100, 1, 1000),
   WORKER_BATCH_WAIT_MS: int(5, 0, 1000),

@@ -16,17 +16,155 @@ export const windowPolicySchema = z
   })
   .nullable();
 
-/** One configured account, as `GET /v1/accounts` lists them (no secrets). */
+/** The named window policies (see WINDOW_PRESETS in src/wechat/window-policy.ts for their rules). */
+export const WINDOW_PRESET_NAMES = ['official', 'legacy-48h', 'none'] as const;
+
+const ruleInputSchema = z
+  .object({ count: z.number().int().min(1).max(1000), windowMs: z.number().int().min(1000) })
+  .strict();
+
+/** An account's window policy as written: a preset name, or a rule for each of the four interaction kinds. */
+export const windowPolicyInputSchema = z.union([
+  z.enum(WINDOW_PRESET_NAMES),
+  z
+    .object({
+      message: ruleInputSchema,
+      subscribe: ruleInputSchema,
+      scan: ruleInputSchema,
+      click: ruleInputSchema,
+    })
+    .strict(),
+]);
+
+/** An account's `pushMode` values: how WeChat encodes its pushes to us. */
+export const PUSH_MODES = ['plaintext', 'compatible', 'safe'] as const;
+/** `own`: the account's AppSecret is ours; `platform`: authorized through our third-party platform. */
+export const ACCOUNT_KINDS = ['own', 'platform'] as const;
+/**
+ * `active` sends; `disabled` was switched off (`enabled: false`); `paused` hit WeChat's daily quota (45009)
+ * and waits for its reset; `unauthorized` revoked the platform's authorization.
+ */
+export const ACCOUNT_STATUSES = ['active', 'disabled', 'paused', 'unauthorized'] as const;
+
+/** An AppID: 4–64 letters, digits, `_` or `-` (WeChat's are `wx` + 16 hex digits). */
+export const APP_ID_PATTERN = /^[A-Za-z0-9_-]{4,64}$/;
+const appIdSchema = z.string().regex(APP_ID_PATTERN, 'appId must be 4–64 letters, digits, _ or -');
+const nameSchema = z.string().trim().min(1).max(100);
+const secretSchema = z.string().min(1, 'secret is required').max(128);
+const tokenSchema = z.string().regex(/^[A-Za-z0-9]{3,32}$/, 'token must be 3–32 letters or digits');
+const aesKeySchema = z.string().regex(/^[A-Za-z0-9]{43}$/, 'an EncodingAESKey is 43 letters or digits');
+const rateSchema = z.number().int().min(1).max(100_000);
+
+/**
+ * `POST /v1/accounts`: an own account (its AppSecret). The secret fields are write-only: no answer ever
+ * returns them. `token` is the push Token set in WeChat's console (服务器配置); without it the webhook
+ * refuses the account's pushes.
+ */
+export const accountCreateSchema = z
+  .object({
+    appId: appIdSchema,
+    name: nameSchema.nullable().default(null),
+    secret: secretSchema,
+    token: tokenSchema.nullable().default(null),
+    encodingAESKey: aesKeySchema.nullable().default(null),
+    previousEncodingAESKey: aesKeySchema.nullable().default(null),
+    pushMode: z.enum(PUSH_MODES).default('plaintext'),
+    windowPolicy: windowPolicyInputSchema.default('official'),
+    sendRatePerSecond: rateSchema.default(1000),
+    atLeastOnce: z.boolean().default(false),
+    enabled: z.boolean().default(true),
+  })
+  .strict()
+  .refine((a) => a.pushMode === 'plaintext' || a.encodingAESKey !== null, {
+    message: 'pushMode compatible or safe needs an encodingAESKey',
+    path: ['encodingAESKey'],
+  });
+
+/**
+ * `PATCH /v1/accounts/:appId`: any subset of the create body but the app id. A secret field given a value
+ * replaces it; `null` clears an optional one (name, token, encodingAESKey, previousEncodingAESKey); a
+ * field left out keeps its value.
+ */
+export const accountPatchSchema = z
+  .object({
+    name: nameSchema.nullable(),
+    secret: secretSchema,
+    token: tokenSchema.nullable(),
+    encodingAESKey: aesKeySchema.nullable(),
+    previousEncodingAESKey: aesKeySchema.nullable(),
+    pushMode: z.enum(PUSH_MODES),
+    windowPolicy: windowPolicyInputSchema,
+    sendRatePerSecond: rateSchema,
+    atLeastOnce: z.boolean(),
+    enabled: z.boolean(),
+  })
+  .partial()
+  .strict();
+
+/** One account, as `GET /v1/accounts` lists them and every account route answers: never a secret. */
 export const accountViewSchema = z.object({
   appId: z.string(),
-  pushMode: z.string(),
-  /** Whether the account's webhook points here (a token is configured). */
+  name: z.string().nullable(),
+  kind: z.enum(ACCOUNT_KINDS),
+  enabled: z.boolean(),
+  status: z.enum(ACCOUNT_STATUSES),
+  pushMode: z.enum(PUSH_MODES),
+  /** Whether the account's pushes are taken here (a push token is configured, or it is a platform account). */
   webhook: z.boolean(),
+  /**
+   * The path to give WeChat's console as the server URL, after this service's public origin (a platform
+   * account's is the platform's `/wechat/platform/$APPID$` with its app id).
+   */
+  webhookUrl: z.string(),
+  hasSecret: z.boolean(),
+  hasEncodingAESKey: z.boolean(),
+  hasPreviousEncodingAESKey: z.boolean(),
   policyName: z.enum(['official', 'legacy-48h', 'none', 'custom']),
   windowPolicy: windowPolicySchema,
+  sendRatePerSecond: z.number(),
+  atLeastOnce: z.boolean(),
+  /** Messages sent today against WeChat's daily quota; null while the service does not count them. */
+  sentToday: z.number().nullable(),
+  /** A platform account's permission set ids (func_info) as it last authorized; null for an own account. */
+  permissions: z.array(z.number()).nullable(),
+  /**
+   * The channels a platform account cannot use for lack of a permission set (`custom`: needs 1, 6, 19 or
+   * 100–101; `template`: 7 or 100–101; reference/wechat-platform.md §0.6); empty for an own account.
+   */
+  missingPermissions: z.array(z.enum(['custom', 'template'])),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+/** `POST /v1/accounts/:appId/check`: WeChat's answer to a fresh access-token request, in words. */
+export const accountCheckSchema = z.object({
+  ok: z.boolean(),
+  /** WeChat's errcode; 0 when it issued a token, null when no answer came (network, timeout). */
+  errcode: z.number().nullable(),
+  /** What the answer means and what to do, e.g. "WeChat refused the AppSecret (40001): …". */
+  message: z.string(),
+  checkedAt: z.string(),
+});
+
+/** `DELETE /v1/accounts/:appId`: the account is gone; `cancelled` open messages were stopped (one ledger row). */
+export const accountDeletedSchema = z.object({
+  appId: z.string(),
+  deleted: z.literal(true),
+  cancelled: z.number(),
 });
 
 export type InteractionKind = (typeof INTERACTION_KINDS)[number];
 export type WindowRule = z.output<typeof windowRuleSchema>;
 export type WindowPolicyView = z.output<typeof windowPolicySchema>;
+export type WindowPolicyInput = z.output<typeof windowPolicyInputSchema>;
+export type PushMode = (typeof PUSH_MODES)[number];
+export type AccountKind = (typeof ACCOUNT_KINDS)[number];
+export type AccountStatus = (typeof ACCOUNT_STATUSES)[number];
+/** What a client sends to create an account (defaults may be left out). */
+export type AccountCreateBody = z.input<typeof accountCreateSchema>;
+/** The create body with its defaults filled in. */
+export type AccountCreate = z.output<typeof accountCreateSchema>;
+export type AccountPatch = z.output<typeof accountPatchSchema>;
 export type AccountView = z.output<typeof accountViewSchema>;
+export type AccountCheck = z.output<typeof accountCheckSchema>;
+export type AccountDeleted = z.output<typeof accountDeletedSchema>;

@@ -10,3 +10,4 @@ export * from './followers';
 export * from './messages';
 export * from './results';
 export * from './sequences';
+export * from './platform';

@@ -9,12 +9,17 @@ import { noSniff } from './no-sniff';
 import type { V1Deps } from './v1-deps';
 import { createV1Router } from './v1-routes';
 import { createWebhookRouter } from './webhook-routes';
+import { createComponentRouter } from './component-routes';
+import type { ConnectDeps } from '../accounts/connect-account';
+import { createPlatformCallbackRouter, createPlatformV1Router } from './platform-routes';
 
 export interface AppDeps extends V1Deps {
   readonly logger: Logger;
   readonly readiness: () => Promise<Readiness>;
   /** Processes a recorded webhook push in the background. */
   readonly processPushLater: (pushId: number) => void;
+  /** Connecting accounts through the third-party platform, when it is configured. */
+  readonly connect: ConnectDeps | null;
 }
 
 export type { Readiness };
@@ -52,6 +57,24 @@ export function createApp(deps: AppDeps): Express {
   app.use(publicHealthRoutes(deps));
   app.use('/admin', createAdminRouter());
 
+  // Before the accounts' webhooks: `component` and `platform` are no WeChat app ids (wx + 16 hex digits).
+  if (deps.config.platform && deps.connect) {
+    app.use('/wechat', createPlatformCallbackRouter(deps.connect));
+    app.use(
+      '/v1/platform',
+      requireBearer(deps.config.adminToken),
+      createPlatformV1Router(deps.connect, deps.config.httpBodyLimitBytes),
+    );
+    app.use(
+      '/wechat',
+      createComponentRouter({
+        ...deps,
+        platform: deps.config.platform,
+        bodyLimitBytes: deps.config.webhookBodyLimitBytes,
+        maxSkewS: deps.config.webhookMaxSkewS,
+      }),
+    );
+  }
   app.use('/wechat', createWebhookRouter({ ...deps, processLater: deps.processPushLater }));
   app.use(
     '/v1',

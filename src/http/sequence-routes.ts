@@ -9,6 +9,7 @@ import {
   type SequenceAction,
 } from '../sequences/manage-sequences';
 import { parseSequenceDefinition } from '../sequences/sequence-schema';
+import { missingPermissions } from '../accounts/permissions';
 import { findSequence, listSequences } from '../store/sequence-store';
 import { sequenceResults } from '../store/sequence-results';
 import { scheduleMessages } from '../scheduling/schedule-messages';
@@ -32,12 +33,19 @@ function sequenceId(raw: string | string[] | undefined): string {
 export function createSequenceRouter(deps: V1Deps): Router {
   const router = Router();
   guardPathParams(router, ['id', 'action']);
-  const policies = new Map(deps.config.wechatAccounts.map((a) => [a.appId, a.windowPolicy]));
+
   const parse = (body: unknown) => {
     if (body === undefined)
       throw new ValidationError('the body must be a JSON object sent with Content-Type: application/json');
     const { status: _status, ...definition } = body as Record<string, unknown>;
-    return parseSequenceDefinition(definition, (appId) => policies.get(appId));
+    return parseSequenceDefinition(
+      definition,
+      (appId) => deps.accounts.get(appId)?.windowPolicy,
+      (appId) => {
+        const account = deps.accounts.get(appId);
+        return account ? missingPermissions(account) : [];
+      },
+    );
   };
 
   router.post('/validate', (req, res) => {

@@ -1,9 +1,15 @@
+import type { AccountRegistry } from '../accounts/registry';
+import type { SecretBox } from '../accounts/secret-box';
 import type { Config } from '../config';
 import type { ScheduleDeps } from '../scheduling/schedule-messages';
 
 /** What the /v1 routers need. */
 export interface V1Deps extends ScheduleDeps {
   readonly config: Config;
+  /** The accounts as this process sees them (re-read after its own changes). */
+  readonly accounts: AccountRegistry;
+  /** Seals the secrets the account routes write. */
+  readonly box: SecretBox;
   /** The api answers once rows commit; their publishes run in the background, visible to shutdown. */
   readonly track: (work: Promise<unknown>) => void;
 }

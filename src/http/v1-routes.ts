@@ -10,8 +10,8 @@ import { scheduleMessages } from '../scheduling/schedule-messages';
 import { readableIssue, zodIssueDetails } from '../validation';
 import { followerTimeline } from '../store/follower-timeline';
 import { rescheduleByKey, rescheduleMessage } from '../scheduling/reschedule';
-import { WINDOW_PRESETS, type WindowPolicy } from '../wechat/window-policy';
-import { cancellationSchema, cancelQuerySchema, type AccountView, type CancellationView } from '../contract';
+import { cancellationSchema, cancelQuerySchema, type CancellationView } from '../contract';
+import { createAccountRouter } from './account-routes';
 import { messageDetailView, messageView } from './message-view';
 import { createSequenceRouter } from './sequence-routes';
 import { handleNdjsonBatch } from './ndjson-batch';
@@ -28,14 +28,6 @@ function jsonBody(body: unknown): unknown {
   return body;
 }
 
-function policyName(policy: WindowPolicy): AccountView['policyName'] {
-  if (policy === null) return 'none';
-  const preset = (Object.keys(WINDOW_PRESETS) as (keyof typeof WINDOW_PRESETS)[]).find(
-    (name) => WINDOW_PRESETS[name] === policy,
-  );
-  return preset ?? 'custom';
-}
-
 function messageId(raw: string | string[] | undefined): string {
   const id = String(raw ?? '');
   if (!UUID.test(id)) throw new NotFoundError(`message ${id}`);
@@ -45,7 +37,7 @@ function messageId(raw: string | string[] | undefined): string {
 /** `/v1/messages…`, `/v1/cancellations` and `/v1/sequences…`: thin adapters from HTTP to the use cases. */
 export function createV1Router(deps: V1Deps): Router {
   const router = Router();
-  const appIds = new Set(deps.config.wechatAccounts.map((a) => a.appId));
+  const appIds = { has: (appId: string) => deps.accounts.get(appId) !== undefined };
   const cancelMessage = createCancelBatcher(deps.pool);
   const oneAtATime = createPerAccountQueue();
   const context = (): ScheduleContext => ({
@@ -59,17 +51,7 @@ export function createV1Router(deps: V1Deps): Router {
   router.use('/sequences', createSequenceRouter(deps));
   router.post('/messages/batch', (req, res) => handleNdjsonBatch(deps, context, req, res));
 
-  router.get('/accounts', (_req, res) => {
-    res.json({
-      accounts: deps.config.wechatAccounts.map((a): AccountView => ({
-        appId: a.appId,
-        pushMode: a.pushMode,
-        webhook: a.token !== null,
-        policyName: policyName(a.windowPolicy),
-        windowPolicy: a.windowPolicy,
-      })),
-    });
-  });
+  router.use('/accounts', createAccountRouter(deps));
 
   // Move a reminder: by id (the replacement inherits what the body does not say) or by cancel key.
   router.put('/messages/by-key/:appId/:cancelKey', async (req, res) => {

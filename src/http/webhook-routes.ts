@@ -1,4 +1,6 @@
-import express, { type Request, Router } from 'express';
+import express, { type Request, type Response, Router } from 'express';
+import type { Account } from '../accounts/account';
+import type { Accounts } from '../accounts/registry';
 import type { Config } from '../config';
 import type { Pool } from '../db/pool';
 import { isTransientDbError } from '../db/errors';
@@ -17,9 +19,12 @@ import { pushTypeLabel } from '../webhook/push-type-label';
 import type { Coalescer } from '../coalescer';
 import { createPushRecorder, type PushToRecord, type RecordResult } from '../webhook/record-push';
 import { createUrlUsePruner } from '../webhook/url-uses';
+import { queryParam, toPushRequest } from './push-request';
 
 export interface WebhookDeps {
   readonly config: Config;
+  /** A push is taken for an account with a push token, as the registry has it now. */
+  readonly accounts: Accounts;
   readonly pool: Pool;
   readonly logger: Logger;
   /** Processes a recorded push after the answer went out. */
@@ -33,10 +38,7 @@ const RECORD_RETRY_MS = 500;
 /** About a minute of retries while Postgres is down, then the push is given up (and logged). */
 const RECORD_ATTEMPTS = 20;
 
-function query(req: Request, name: string): string | undefined {
-  const v = req.query[name];
-  return typeof v === 'string' ? v : undefined;
-}
+const query = queryParam;
 
 /**
  * `GET|POST /wechat/:appId`, one endpoint per configured account with a push token. GET answers URL
@@ -47,19 +49,24 @@ function query(req: Request, name: string): string | undefined {
  */
 export function createWebhookRouter(deps: WebhookDeps): Router {
   const router = Router();
-  const endpoints = new Map<string, Endpoint>();
-  for (const a of deps.config.wechatAccounts) {
-    if (!a.token) continue;
-    const crypto = a.encodingAESKey
-      ? createPushCrypto({
-          appId: a.appId,
-          token: a.token,
-          encodingAESKey: a.encodingAESKey,
-          previousEncodingAESKey: a.previousEncodingAESKey ?? undefined,
-        })
-      : null;
-    endpoints.set(a.appId, { account: { ...a, token: a.token }, crypto });
-  }
+  // Built once per version of an account: the registry hands out a new object when an account changes.
+  const endpoints = new WeakMap<Account, Endpoint>();
+  const endpointOf = (a: Account, token: string): Endpoint => {
+    let endpoint = endpoints.get(a);
+    if (!endpoint) {
+      const crypto = a.encodingAESKey
+        ? createPushCrypto({
+            appId: a.appId,
+            token,
+            encodingAESKey: a.encodingAESKey,
+            previousEncodingAESKey: a.previousEncodingAESKey ?? undefined,
+          })
+        : null;
+      endpoint = { account: { appId: a.appId, pushMode: a.pushMode, token }, crypto };
+      endpoints.set(a, endpoint);
+    }
+    return endpoint;
+  };
   const recorder = createPushRecorder(deps.pool);
   const pruneUrlUses = createUrlUsePruner({
     pool: deps.pool,
@@ -67,10 +74,34 @@ export function createWebhookRouter(deps: WebhookDeps): Router {
     maxSkewS: deps.config.webhookMaxSkewS,
   });
 
+  // An authorized account's pushes: always safe mode, the platform's token and key, and the platform's app
+  // id inside the ciphertext (reference/wechat-platform.md §0.4); recorded under the account's app id.
+  const platform = deps.config.platform;
+  const platformCrypto = platform
+    ? createPushCrypto({
+        appId: platform.componentAppId,
+        token: platform.componentToken,
+        encodingAESKey: platform.componentEncodingAESKey,
+      })
+    : null;
+  const platformEndpointFor = (req: Request): Endpoint => {
+    const appId = String(req.params.appId);
+    const account = deps.accounts.get(appId);
+    if (!platform || !platformCrypto || account?.kind !== 'platform') {
+      throw new NotFoundError(`platform webhook for ${appId}`);
+    }
+    if (account.unauthorizedAt !== null) {
+      throw new AppError('account_unauthorized', `${appId} no longer authorizes this platform`, {
+        httpStatus: 403,
+      });
+    }
+    return { account: { appId, pushMode: 'safe', token: platform.componentToken }, crypto: platformCrypto };
+  };
+
   const endpointFor = (req: Request): Endpoint => {
-    const endpoint = endpoints.get(String(req.params.appId));
-    if (!endpoint) throw new NotFoundError(`webhook for ${String(req.params.appId)}`);
-    return endpoint;
+    const account = deps.accounts.get(String(req.params.appId));
+    if (!account?.token) throw new NotFoundError(`webhook for ${String(req.params.appId)}`);
+    return endpointOf(account, account.token);
   };
 
   router.get('/:appId', (req, res) => {
@@ -93,64 +124,55 @@ export function createWebhookRouter(deps: WebhookDeps): Router {
     res.type('text/plain').send(echostr);
   });
 
-  router.post(
-    '/:appId',
-    express.text({ type: () => true, limit: deps.config.webhookBodyLimitBytes }),
-    async (req, res) => {
-      const endpoint = endpointFor(req);
-      let authentic: AuthenticPush;
-      try {
-        authentic = authenticatePush(
-          {
-            query: (name) => query(req, name),
-            contentType: req.get('content-type') ?? '',
-            body: typeof req.body === 'string' ? req.body : '',
-          },
-          endpoint,
-          deps.config.webhookMaxSkewS,
-        );
-      } catch (err) {
-        deps.metrics.webhookPushes.inc({
-          type: 'unknown',
-          verdict: `rejected:${err instanceof AppError ? err.code : 'error'}`,
-        });
-        throw err;
-      }
-      const { push, urlUse } = authentic;
-      const type = pushTypeLabel(push);
-      if (urlUse !== null) pruneUrlUses();
-      // Authentic from here on: WeChat gets `success` in time whatever Postgres does; the record keeps
-      // being retried in the background (a slow database must not make WeChat retry or the user see
-      // "该公众号暂时无法提供服务").
-      const recording = recordUntilStored(deps, recorder, {
-        appId: endpoint.account.appId,
-        push,
-        urlUse,
-        requestId: req.requestId,
-      });
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), ANSWER_WITHIN_MS)));
-      const result = await Promise.race([recording, late]).finally(() => clearTimeout(timer));
-      if (result === 'late') {
-        res.type('text/plain').send('success');
-        deps.metrics.webhookPushes.inc({ type, verdict: 'answered_before_recorded' });
-        recording
-          .then((recorded) => recorded?.status === 'recorded' && deps.processLater(recorded.id))
-          .catch((err: Error) => deps.logger.error({ err: err.message }, 'late push record failed'));
-        return;
-      }
-      if (result?.status === 'replayed') {
-        deps.metrics.webhookPushes.inc({ type, verdict: 'rejected:push_replayed' });
-        throw new ConflictError('push_replayed', 'this signed URL already carried another body');
-      }
-      res.type('text/plain').send('success');
+  const receive = (endpointOfRequest: (req: Request) => Endpoint) => async (req: Request, res: Response) => {
+    const endpoint = endpointOfRequest(req);
+    let authentic: AuthenticPush;
+    try {
+      authentic = authenticatePush(toPushRequest(req), endpoint, deps.config.webhookMaxSkewS);
+    } catch (err) {
       deps.metrics.webhookPushes.inc({
-        type,
-        verdict: result?.status === 'recorded' ? 'recorded' : 'duplicate',
+        type: 'unknown',
+        verdict: `rejected:${err instanceof AppError ? err.code : 'error'}`,
       });
-      if (result?.status === 'recorded') deps.processLater(result.id);
-    },
-  );
+      throw err;
+    }
+    const { push, urlUse } = authentic;
+    const type = pushTypeLabel(push);
+    if (urlUse !== null) pruneUrlUses();
+    // Authentic from here on: WeChat gets `success` in time whatever Postgres does; the record keeps
+    // being retried in the background (a slow database must not make WeChat retry or the user see
+    // "该公众号暂时无法提供服务").
+    const recording = recordUntilStored(deps, recorder, {
+      appId: endpoint.account.appId,
+      push,
+      urlUse,
+      requestId: req.requestId,
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), ANSWER_WITHIN_MS)));
+    const result = await Promise.race([recording, late]).finally(() => clearTimeout(timer));
+    if (result === 'late') {
+      res.type('text/plain').send('success');
+      deps.metrics.webhookPushes.inc({ type, verdict: 'answered_before_recorded' });
+      recording
+        .then((recorded) => recorded?.status === 'recorded' && deps.processLater(recorded.id))
+        .catch((err: Error) => deps.logger.error({ err: err.message }, 'late push record failed'));
+      return;
+    }
+    if (result?.status === 'replayed') {
+      deps.metrics.webhookPushes.inc({ type, verdict: 'rejected:push_replayed' });
+      throw new ConflictError('push_replayed', 'this signed URL already carried another body');
+    }
+    res.type('text/plain').send('success');
+    deps.metrics.webhookPushes.inc({
+      type,
+      verdict: result?.status === 'recorded' ? 'recorded' : 'duplicate',
+    });
+    if (result?.status === 'recorded') deps.processLater(result.id);
+  };
+  const pushBody = express.text({ type: () => true, limit: deps.config.webhookBodyLimitBytes });
+  router.post('/platform/:appId', pushBody, receive(platformEndpointFor));
+  router.post('/:appId', pushBody, receive(endpointFor));
   return router;
 }
 

@@ -7,18 +7,19 @@ import { createLogger } from '../logger';
 import { openCliContext } from './cli-context';
 import { dispatch } from '../scheduling/dispatch';
 import { resumeAccount } from '../scheduling/resume-account';
+import { findAccount, listAccounts } from '../store/accounts';
 
 async function main(): Promise<void> {
   const appId = process.argv[2];
   const config = loadConfig();
-  if (!appId || !config.wechatAccounts.some((a) => a.appId === appId)) {
-    throw new Error(
-      `usage: npm run resume-account -- <appId>  (one of: ${config.wechatAccounts.map((a) => a.appId).join(', ')})`,
-    );
-  }
+  if (!appId) throw new Error('usage: npm run resume-account -- <appId>');
   const logger = createLogger({ level: config.logLevel, name: 'wechat-drip-resume' });
   const { pool, publisher, close } = await openCliContext(config, logger, 'wechat-drip resume');
   try {
+    if (!(await findAccount(pool, appId))) {
+      const known = (await listAccounts(pool)).map((a) => a.appId);
+      throw new Error(`no account ${appId} (one of: ${known.join(', ') || 'none'})`);
+    }
     const { lifted, held } = await resumeAccount(pool, appId);
     // A wake-up that is not confirmed leaves its row for the relay's overdue sweep.
     const { queued } = await dispatch({ pool, publisher, logger }, held, 'relay');

@@ -13,6 +13,8 @@ async function main(): Promise<void> {
     tokenTtlSeconds: config.tokenTtlSeconds,
     webhookBaseUrl: config.webhookBaseUrl,
     enforceContactWindow: config.enforceContactWindow,
+    ...(config.component ? { component: config.component } : {}),
+    ticketIntervalMs: config.ticketIntervalMs,
     logger,
   });
   const { url } = await simulator.listen(config.port, config.host);
@@ -23,6 +25,8 @@ async function main(): Promise<void> {
       tokenTtlSeconds: config.tokenTtlSeconds,
       webhookBaseUrl: config.webhookBaseUrl,
       enforceContactWindow: config.enforceContactWindow,
+      component: config.component?.componentAppId ?? null,
+      ticketIntervalMs: config.ticketIntervalMs,
     },
     'wechat simulator listening',
   );

@@ -1,3 +1,8 @@
+import { importBootstrapAccounts } from '../accounts/bootstrap';
+import type { ConnectDeps } from '../accounts/connect-account';
+import { createServiceTokens } from '../accounts/service-tokens';
+import { type AccountRegistry, startAccountRegistry } from '../accounts/registry';
+import { createSecretBox, type SecretBox } from '../accounts/secret-box';
 import { chooseTransport } from '../broker/choose-transport';
 import { createBrokerConnection } from '../broker/connection';
 import type { DueConsumer } from '../worker/consumer';
@@ -33,6 +38,7 @@ export interface Service {
   readonly relay: Relay | null;
   readonly consumer: DueConsumer | null;
   readonly metrics: Metrics;
+  readonly accounts: AccountRegistry;
   readiness(): Promise<Readiness>;
   /** Stops taking work, finishes what is in hand, closes every connection. */
   stop(): Promise<void>;
@@ -56,6 +62,14 @@ export async function startService(
     searchPath: opts.searchPath,
     applicationName: `wechat-drip ${config.role}`,
   });
+  const box = createSecretBox(config.accountsEncryptionKey, config.accountsPreviousEncryptionKeys);
+  let accounts: AccountRegistry;
+  try {
+    accounts = await openAccounts(config, logger, pool, box, opts.searchPath);
+  } catch (err) {
+    await pool.end();
+    throw err;
+  }
   const { transport, names, reason } = await chooseTransport(config, logger);
   logger.info(
     { transport: transport.mode, reason, maxDelayMs: transport.maxDelayMs },
@@ -92,6 +106,7 @@ export async function startService(
       checks.postgres = { ok: false, detail: (err as Error).message };
     }
     checks.rabbitmq = connection.isConnected() ? { ok: true } : { ok: false, detail: 'not connected' };
+    checks.accounts = accounts.isLoaded() ? { ok: true } : { ok: false, detail: 'not read yet' };
     checks.transport = { ok: true, detail: `${transport.mode} (${reason})` };
     return { ready: Object.values(checks).every((c) => c.ok), checks };
   }
@@ -103,7 +118,7 @@ export async function startService(
     ops = await listen(createOpsApp({ readiness, metrics, logger }), config.opsHost, config.opsPort, config);
     logger.info({ url: ops.url }, 'ops listener (healthz, readyz, metrics) listening');
     if (runsApi) {
-      const processPush = createPushProcessor({ config, pool, publisher, logger, metrics });
+      const processPush = createPushProcessor({ accounts, pool, publisher, logger, metrics });
       const processPushLater = (pushId: number) =>
         track(
           processPush(pushId).catch((err: Error) =>
@@ -116,7 +131,10 @@ export async function startService(
         { concurrency: Math.max(1, Math.floor(config.databasePoolSize / 2)), maxRows: WRITER_MAX_ROWS },
       );
       const app = createApp({
+        connect: connectDeps(config, { pool, box, logger, accounts }),
         config,
+        accounts,
+        box,
         pool,
         publisher,
         logger,
@@ -134,13 +152,14 @@ export async function startService(
     await ops?.close();
     await publisher.close();
     await connection.close();
+    await accounts.stop();
     await pool.end();
     throw err;
   }
   const opsListener = ops;
 
   const worker = runsWorker
-    ? startWorker({ config, logger, pool, connection, names, publisher, metrics })
+    ? startWorker({ config, logger, pool, connection, names, publisher, metrics, accounts, box })
     : null;
 
   return {
@@ -152,6 +171,7 @@ export async function startService(
     relay: worker?.relay ?? null,
     consumer: worker?.consumer ?? null,
     metrics,
+    accounts,
     readiness,
     async stop() {
       await publicServer?.close();
@@ -159,9 +179,51 @@ export async function startService(
       await Promise.allSettled([...background]);
       await publisher.close();
       await connection.close();
+      await accounts.stop();
       await pool.end();
       // Last: health and metrics stay answerable while the rest drains.
       await opsListener.close();
     },
   };
+}
+
+/** What connecting accounts through the platform needs in the api, or null without a platform. */
+function connectDeps(
+  config: Config,
+  deps: { pool: Pool; box: SecretBox; logger: Logger; accounts: AccountRegistry },
+): ConnectDeps | null {
+  if (!config.platform) return null;
+  const { tokens, platform } = createServiceTokens({ config, ...deps });
+  return {
+    ...deps,
+    platform: config.platform,
+    tokens,
+    componentKey: platform!.componentKey,
+    api: { baseUrl: config.wechatApiBaseUrl, timeoutMs: config.wechatTimeoutMs },
+    loginPageUrl: config.platform.loginPageUrl,
+  };
+}
+
+/**
+ * Imports WECHAT_ACCOUNTS (absent accounts only), then loads the registry. A secret that does not open
+ * (no key, a wrong key) stops the start here with an error naming the account, never the secret; with
+ * Postgres unreachable the process starts unready and does both once it can.
+ */
+async function openAccounts(
+  config: Config,
+  logger: Logger,
+  pool: Pool,
+  box: SecretBox,
+  searchPath: string | undefined,
+): Promise<AccountRegistry> {
+  return startAccountRegistry({
+    prepare: async () =>
+      void (await importBootstrapAccounts({ pool, box, logger }, config.bootstrapAccounts)),
+    pool,
+    box,
+    logger,
+    connectionString: config.databaseUrl,
+    searchPath,
+    refreshMs: config.accountsRefreshMs,
+  });
 }

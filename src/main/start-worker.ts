@@ -1,3 +1,6 @@
+import { createAwaitSendRate } from '../accounts/await-send-rate';
+import { appIdsWhere, derivedFrom } from '../accounts/derived';
+import type { AccountRegistry } from '../accounts/registry';
 import type { AmqpConnectionManager } from '../broker/connection';
 import { createDueConsumer, type DueConsumer } from '../worker/consumer';
 import type { Publisher } from '../broker/publisher';
@@ -14,7 +17,8 @@ import { createSendSlots } from '../worker/send-slots';
 import { createWechatClient } from '../wechat/client';
 import { createJudgedSender } from '../wechat/judged-sender';
 import { createAccountRateLimiters } from '../wechat/rate-limit';
-import { createTokenStore } from '../wechat/tokens';
+import { createServiceTokens } from '../accounts/service-tokens';
+import type { SecretBox } from '../accounts/secret-box';
 import { processStalePushes } from '../webhook/process-push';
 
 /** A push recorded but unprocessed this long (its api process died after answering) is processed by a worker. */
@@ -36,15 +40,17 @@ export function startWorker(deps: {
   names: BrokerNames;
   publisher: Publisher;
   metrics: Metrics;
+  accounts: AccountRegistry;
+  /** Opens the platform's sealed credentials (ticket, refresh tokens). */
+  box: SecretBox;
 }): Worker {
-  const { config, logger, pool, publisher, metrics } = deps;
-  const tokens = createTokenStore({
+  const { config, logger, pool, publisher, metrics, accounts, box } = deps;
+  const { tokens } = createServiceTokens({
+    config,
     pool,
-    baseUrl: config.wechatApiBaseUrl,
-    accounts: config.wechatAccounts,
-    refreshMarginMs: config.tokenRefreshMarginMs,
-    timeoutMs: config.wechatTimeoutMs,
+    box,
     logger,
+    accounts,
     onRefresh: (appId, outcome) => metrics.tokenRefreshes.inc({ app_id: appId, outcome }),
   });
   const wechat = createWechatClient({
@@ -54,8 +60,17 @@ export function startWorker(deps: {
     tokens,
     logger,
   });
-  const limiterFor = createAccountRateLimiters(config.wechatAccounts);
-  const atLeastOnceAppIds = config.wechatAccounts.filter((a) => a.atLeastOnce).map((a) => a.appId);
+  // Everything derived from the accounts follows their changes: read through the registry at each use.
+  const rateOf = (appId: string) => accounts.get(appId)?.sendRatePerSecond;
+  const limiterFor = createAccountRateLimiters(rateOf);
+  const atLeastOnce = derivedFrom(
+    accounts,
+    appIdsWhere((a) => a.atLeastOnce),
+  );
+  const unchecked = derivedFrom(
+    accounts,
+    appIdsWhere((a) => a.windowPolicy === null),
+  );
   let consumer: DueConsumer | null = null;
   const gate = createDbGate({
     onDown: () => void consumer?.pause(),
@@ -66,18 +81,22 @@ export function startWorker(deps: {
     store: createDeliveryStore(pool),
     publisher,
     sender: createJudgedSender(wechat, logger),
-    awaitSendRate: (appId) => limiterFor(appId).acquire(),
+    awaitSendRate: createAwaitSendRate(accounts, limiterFor),
     gate,
     policy: {
       maxAttempts: config.retryMaxAttempts,
       baseDelayMs: config.retryBaseDelayMs,
       maxDelayMs: config.retryMaxDelayMs,
-      atLeastOnceAppIds,
+      get atLeastOnceAppIds() {
+        return atLeastOnce();
+      },
     },
     earlyToleranceMs: config.earlyToleranceMs,
     batchSize: config.workerBatchSize,
     slots: createSendSlots(config.workerSendConcurrency),
-    uncheckedAppIds: config.wechatAccounts.filter((a) => a.windowPolicy === null).map((a) => a.appId),
+    get uncheckedAppIds() {
+      return unchecked();
+    },
     metrics,
     logger,
   });
@@ -102,11 +121,13 @@ export function startWorker(deps: {
       overdueAfterMs: config.relayOverdueAfterMs,
       batchSize: config.relayBatchSize,
       sendingTimeoutMs: config.sendingTimeoutMs,
-      atLeastOnceAppIds,
+      get atLeastOnceAppIds() {
+        return atLeastOnce();
+      },
     },
     alsoRun: () =>
       processStalePushes(
-        { config, pool, publisher, logger, metrics },
+        { accounts, pool, publisher, logger, metrics },
         STALE_PUSH_AFTER_MS,
         config.relayBatchSize,
       ),

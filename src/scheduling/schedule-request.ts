@@ -7,7 +7,7 @@ import type { NewMessage } from '../store/message-store';
 
 export interface ScheduleContext {
   /** Configured accounts. */
-  readonly appIds: ReadonlySet<string>;
+  readonly appIds: { has(appId: string): boolean };
   readonly maxAheadMs: number;
   readonly now: Date;
 }

@@ -1,3 +1,4 @@
+import { missingPermissionMessage, type PermissionChannel } from '../accounts/permissions';
 import { ValidationError } from '../errors';
 import { sequenceDefinitionSchema, type Trigger } from '../contract';
 import { type IssueDetail, readableIssue, zodIssueDetails } from '../validation';
@@ -42,17 +43,20 @@ export function triggerKind(trigger: Trigger): InteractionKind {
  * Parses a sequence definition, validating every step's message and fallback, the step order, and that
  * each step can be delivered under the account's window policy: a step past its trigger's window, or
  * beyond the window's message count, is refused unless it has a template fallback — with a message that
- * names the step and says why. `policyOf` returns the policy of a configured account, `undefined` else.
+ * names the step and says why. `policyOf` returns the policy of a configured account, `undefined` else;
+ * `missingOf` the channels a platform account's permissions do not allow (a step using one is refused).
  */
 export function parseSequenceDefinition(
   input: unknown,
   policyOf: (appId: string) => WindowPolicy | undefined,
+  missingOf: (appId: string) => readonly PermissionChannel[] = () => [],
 ): SequenceDefinition {
   const parsed = sequenceDefinitionSchema.safeParse(input, { error: readableIssue });
   if (!parsed.success) throw new ValidationError('invalid sequence', zodIssueDetails(parsed.error, ''));
   const d = parsed.data;
   const details: IssueDetail[] = [];
   const policy = policyOf(d.appId);
+  const missing = missingOf(d.appId);
   if (policy === undefined) details.push({ path: 'appId', message: `no account ${d.appId} is configured` });
 
   const steps: Step[] = [];
@@ -69,6 +73,12 @@ export function parseSequenceDefinition(
     };
     const message = collect(() => parseCustomMessage(s.message, `${at}.message`));
     const fallback = s.fallback ? collect(() => parseTemplateMessage(s.fallback, `${at}.fallback`)) : null;
+    // A platform account authorizes channels one by one: a step it could never send is refused now.
+    if (missing.includes('custom'))
+      details.push({ path: `${at}.message`, message: missingPermissionMessage('custom') });
+    if (fallback && missing.includes('template')) {
+      details.push({ path: `${at}.fallback`, message: missingPermissionMessage('template') });
+    }
     if (i > 0 && s.offsetMs < d.steps[i - 1].offsetMs) {
       details.push({
         path: `${at}.offsetMs`,

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { jsonEnv, LOG_LEVELS, parseEnv } from '../env';
 import { ConfigError } from '../errors';
+import type { Logger } from '../logger';
+import type { SimComponent } from './open-platform';
 import { windowPolicySchema, type WindowPolicySpec } from './window-policy';
 
 /** How the account's pushes are protected, as configured on the WeChat platform (明文 / 兼容 / 安全). */
@@ -11,6 +13,12 @@ export type SimPushFormat = 'xml' | 'json';
 /** One account the simulator knows: tokens are issued only for these AppID / AppSecret pairs. */
 export interface SimulatorAccount {
   readonly appId: string;
+  /**
+   * Set for an account that authorized the simulated third-party platform: its pushes go to
+   * `/wechat/platform/{appId}`, always safe mode, encrypted with the component's token and key and this
+   * (the component's) app id inside the ciphertext (reference/wechat-platform.md §0.4).
+   */
+  readonly viaComponent?: string;
   /** Secret: never logged. */
   readonly secret: string;
   /** The push Token that signs pushes to the webhook; pushes are refused without it. Secret. */
@@ -42,12 +50,41 @@ export interface SimulatorConfig {
   readonly webhookBaseUrl: string;
   /** Whether follower checks (window, count, subscription) apply. `SIM_ENFORCE_WINDOW`, default true. */
   readonly enforceContactWindow: boolean;
+  /**
+   * The third-party platform whose Open Platform the simulator plays, from the service's own four
+   * `WECHAT_COMPONENT_*` variables (all or none); null without them.
+   */
+  readonly component: SimComponent | null;
+  /** How often a component_verify_ticket is pushed, in ms. `SIM_TICKET_INTERVAL_MS`, default 600000. */
+  readonly ticketIntervalMs: number;
   /** pino log level. `LOG_LEVEL`, default info. */
   readonly logLevel: string;
 }
 
-const accountSchema = z
-  // Not strict: the simulator shares WECHAT_ACCOUNTS with the service, which has more fields.
+/** Options of `createSimulator`. */
+export interface SimulatorOptions {
+  readonly accounts: readonly SimulatorAccount[];
+  /** Lifetime of issued tokens in seconds; default 7200. */
+  readonly tokenTtlSeconds?: number;
+  readonly logger: Logger;
+  /**
+   * Whether follower checks apply: the contact window (45015 / 45047) and the subscription (45015, and
+   * 43004 for templates). Default true; tests that never push interactions turn it off.
+   */
+  readonly enforceContactWindow?: boolean;
+  /** Where pushes go: `{webhookBaseUrl}/wechat/{appId}`. Default http://127.0.0.1:3000. */
+  readonly webhookBaseUrl?: string;
+  /** Clock in epoch ms for token lifetimes, dedup and receivedAt; tests move it. Default Date.now. */
+  readonly now?: () => number;
+  /** The third-party platform whose Open Platform this simulator also plays; none by default. */
+  readonly component?: SimComponent;
+  /** How often the Open Platform pushes a component_verify_ticket, in ms. Default 600000 (WeChat's). */
+  readonly ticketIntervalMs?: number;
+}
+
+export const accountSchema = z
+  // Not strict: the simulator shares WECHAT_ACCOUNTS with the service, which has more fields. Also the
+  // body of POST /__sim/accounts (account-registration.ts).
   .object({
     appId: z.string().min(1, 'appId is required'),
     secret: z.string().min(1),
@@ -68,13 +105,15 @@ const accountSchema = z
     path: ['encodingAESKey'],
   });
 
+// Optional: accounts created through the service's API are registered with POST /__sim/accounts.
 const accountsSchema = jsonEnv(
   z
     .array(accountSchema)
-    .min(1, 'must list at least one account')
     .refine((a) => new Set(a.map((x) => x.appId)).size === a.length, 'appIds must be unique'),
-  'is required (a JSON array of {"appId","secret"})',
-);
+  'must be a JSON array of {"appId","secret"}',
+)
+  .optional()
+  .transform((a) => a ?? []);
 
 const envSchema = z.object({
   SIM_PORT: z.coerce.number().int().min(0).max(65535).default(4100),
@@ -90,8 +129,30 @@ const envSchema = z.object({
     .enum(['true', 'false'])
     .default('true')
     .transform((v) => v === 'true'),
+  WECHAT_COMPONENT_APP_ID: z.string().min(1).optional(),
+  WECHAT_COMPONENT_SECRET: z.string().min(1).optional(),
+  WECHAT_COMPONENT_TOKEN: z.string().min(1).optional(),
+  WECHAT_COMPONENT_ENCODING_AES_KEY: z
+    .string()
+    .regex(/^[A-Za-z0-9]{43}$/, 'must be 43 letters or digits')
+    .optional(),
+  SIM_TICKET_INTERVAL_MS: z.coerce.number().int().min(100).max(86_400_000).default(600_000),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
 });
+
+/** The platform when all four WECHAT_COMPONENT_* are set, null when none is; throws for some. */
+function componentOf(e: z.output<typeof envSchema>): SimComponent | null {
+  const c = {
+    componentAppId: e.WECHAT_COMPONENT_APP_ID,
+    secret: e.WECHAT_COMPONENT_SECRET,
+    token: e.WECHAT_COMPONENT_TOKEN,
+    encodingAESKey: e.WECHAT_COMPONENT_ENCODING_AES_KEY,
+  };
+  const given = Object.values(c).filter((v) => v !== undefined).length;
+  if (given === 0) return null;
+  if (given < 4) throw new ConfigError(['WECHAT_COMPONENT_*: set all four or none']);
+  return Object.freeze(c as SimComponent);
+}
 
 /** Reads the simulator's settings from `env`; every problem is reported together in one ConfigError. */
 export function loadSimulatorConfig(env: Record<string, string | undefined> = process.env): SimulatorConfig {
@@ -120,6 +181,8 @@ export function loadSimulatorConfig(env: Record<string, string | undefined> = pr
     tokenTtlSeconds: e.SIM_TOKEN_TTL_S,
     webhookBaseUrl: e.SIM_WEBHOOK_URL.replace(/\/+$/, ''),
     enforceContactWindow: e.SIM_ENFORCE_WINDOW,
+    component: componentOf(e),
+    ticketIntervalMs: e.SIM_TICKET_INTERVAL_MS,
     logLevel: e.LOG_LEVEL,
   });
 }

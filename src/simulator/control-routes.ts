@@ -2,6 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseFaultSpec, type Faults } from './faults';
 import { readBody, sendBadRequest, sendJson } from './http-io';
 import type { MessageFilter } from './store';
+import { parseAccountRegistration } from './account-registration';
+import type { SimulatorAccount } from './config';
 
 /** What the /__sim routes act on: the simulator's own accessors. */
 export interface ControlTarget {
@@ -11,6 +13,7 @@ export interface ControlTarget {
   readonly faults: Faults;
   /** Null when the account is unknown. */
   invalidateTokens(appId: string): number | null;
+  register(account: SimulatorAccount): void;
 }
 
 /** `GET /__sim/messages` answers at most this many unless `limit` says otherwise. */
@@ -81,6 +84,14 @@ export async function handleControl(
       const invalidated = target.invalidateTokens(appId);
       if (invalidated === null) return sendBadRequest(res, `unknown appId ${appId}`);
       return sendJson(res, 200, { invalidated });
+    }
+    case 'POST /__sim/accounts': {
+      const body = parseJsonBody(await readBody(req));
+      if (!body.ok) return sendBadRequest(res, 'body must be JSON');
+      const parsed = parseAccountRegistration(body.value);
+      if ('problems' in parsed) return sendBadRequest(res, 'invalid account', parsed.problems);
+      target.register(parsed.account);
+      return sendJson(res, 200, { registered: parsed.account.appId });
     }
     default:
       return sendJson(res, 404, { error: { code: 'not_found', message: `no route ${route}` } });

@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Logger } from '../logger';
-import type { SimulatorAccount } from './config';
+import type { SimulatorAccount, SimulatorOptions } from './config';
 import { handleControl, type ControlTarget } from './control-routes';
 import { createFaults, parseFaultSpec, type FaultSpec } from './faults';
 import { FOLLOWER_ROUTES_PREFIX, handleFollowerRoute } from './follower-routes';
@@ -9,6 +8,7 @@ import { createFollowers, type FollowerView } from './followers';
 import { createPauses, readBody, sendJson } from './http-io';
 import { createSendHandler, createSendStats, type SendStats } from './send-routes';
 import { createPusher, type PushAction, type PushOutcome } from './pushes';
+import { createOpenPlatform, type OpenPlatform } from './open-platform';
 import { createMessageStore, type MessageFilter, type ReceivedMessage } from './store';
 import { createTokenRegistry, type TokenStats } from './tokens';
 import { WECHAT_ERRORS } from './wechat-errors';
@@ -44,6 +44,10 @@ export interface Simulator {
   push(action: PushAction, openid: string, body: PushBody): Promise<PushOutcome>;
   /** The simulator's view of a follower (`GET /__sim/users/:openid`); null if the account is unknown. */
   follower(appId: string, openid: string): FollowerView | null;
+  /** Knows `account` from now on (`POST /__sim/accounts`), or replaces it. Throws if its key is unusable. */
+  register(account: SimulatorAccount): void;
+  /** The Open Platform it plays when given a component; null otherwise. */
+  readonly openPlatform: OpenPlatform | null;
 }
 
 /** The body of a push action; which optional field is required depends on the action. */
@@ -61,22 +65,7 @@ export interface PushBody {
   readonly content?: string;
 }
 
-/** Options of `createSimulator`. */
-export interface SimulatorOptions {
-  readonly accounts: readonly SimulatorAccount[];
-  /** Lifetime of issued tokens in seconds; default 7200. */
-  readonly tokenTtlSeconds?: number;
-  readonly logger: Logger;
-  /**
-   * Whether follower checks apply: the contact window (45015 / 45047) and the subscription (45015, and
-   * 43004 for templates). Default true; tests that never push interactions turn it off.
-   */
-  readonly enforceContactWindow?: boolean;
-  /** Where pushes go: `{webhookBaseUrl}/wechat/{appId}`. Default http://127.0.0.1:3000. */
-  readonly webhookBaseUrl?: string;
-  /** Clock in epoch ms for token lifetimes, dedup and receivedAt; tests move it. Default Date.now. */
-  readonly now?: () => number;
-}
+export type { SimulatorOptions } from './config';
 
 const SEND_PATHS: Readonly<Record<string, 'custom' | 'template'>> = {
   '/cgi-bin/message/custom/send': 'custom',
@@ -100,17 +89,25 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
   const store = createMessageStore();
   const stats = createSendStats();
   const pauses = createPauses();
+  const policies = new Map(opts.accounts.map((a) => [a.appId, resolveWindowPolicy(a.windowPolicy)]));
   const followers = createFollowers({
-    policies: new Map(opts.accounts.map((a) => [a.appId, resolveWindowPolicy(a.windowPolicy)])),
+    policies,
     enforce: opts.enforceContactWindow ?? true,
   });
-  const pusher = createPusher({
-    accounts: opts.accounts,
-    followers,
-    webhookBaseUrl: (opts.webhookBaseUrl ?? 'http://127.0.0.1:3000').replace(/\/+$/, ''),
-    now,
-    logger,
-  });
+  const webhookBaseUrl = (opts.webhookBaseUrl ?? 'http://127.0.0.1:3000').replace(/\/+$/, '');
+  const pusher = createPusher({ accounts: opts.accounts, followers, webhookBaseUrl, now, logger });
+  const { component, ticketIntervalMs = 600_000 } = opts;
+  const openPlatform = component
+    ? createOpenPlatform({
+        component,
+        tokens,
+        webhookBaseUrl,
+        ticketIntervalMs,
+        logger,
+        now,
+        registerAccount: (account) => simulator.register(account),
+      })
+    : null;
   const handleSend = createSendHandler({
     tokens,
     faults,
@@ -137,6 +134,13 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
     invalidateTokens: (appId) => (accountIds.has(appId) ? tokens.invalidate(appId) : null),
     push: (action, openid, body) => pusher.push(action, openid, body),
     follower: (appId, openid) => (accountIds.has(appId) ? followers.view(appId, openid, now()) : null),
+    openPlatform,
+    register(account) {
+      pusher.register(account);
+      tokens.register(account.appId, account.secret);
+      policies.set(account.appId, resolveWindowPolicy(account.windowPolicy));
+      accountIds.add(account.appId);
+    },
   };
 
   const control: ControlTarget = {
@@ -145,6 +149,7 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
     stats: simulator.stats,
     faults,
     invalidateTokens: simulator.invalidateTokens,
+    register: simulator.register,
   };
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -173,6 +178,7 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
       return sendJson(res, 200, tokens.classicToken(query));
     }
     if (path.startsWith(FOLLOWER_ROUTES_PREFIX)) return handleFollowerRoute(simulator, req, res, path, query);
+    if (openPlatform && (await openPlatform.handle(req, res, path, query))) return;
     if (path.startsWith('/__sim/')) return handleControl(control, req, res, path, query);
     return sendJson(res, 404, { errcode: 404, errmsg: `no such api: ${path}` });
   }
@@ -205,6 +211,7 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
 
   async function close(): Promise<void> {
     pauses.releaseAll();
+    openPlatform?.close();
     await pusher.close();
     await new Promise<void>((resolve) => {
       if (!server.listening) return resolve();

@@ -25,7 +25,8 @@ export interface WirePush {
 /** CDATA cannot hold `]]>`; WeChat-style writers split it across two sections. */
 const cdata = (text: string): string => `<![CDATA[${text.replaceAll(']]>', ']]]]><![CDATA[>')}]]>`;
 
-function render(fields: readonly PushField[], format: SimPushFormat): string {
+/** The fields as a WeChat push body: `<xml>` of CDATA or bare numbers, or a JSON object. */
+export function render(fields: readonly PushField[], format: SimPushFormat): string {
   if (format === 'xml') {
     const inner = fields.map(([n, v, k]) => `<${n}>${k === 'number' ? v : cdata(v)}</${n}>`).join('');
     return `<xml>${inner}</xml>`;

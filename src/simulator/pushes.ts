@@ -42,6 +42,8 @@ export interface Pusher {
   push(action: string, openid: string, body: unknown): Promise<PushOutcome>;
   /** Aborts deliveries in flight and closes the connections to the webhook (the simulator is closing). */
   close(): Promise<void>;
+  /** Pushes for this account from now on (replacing its token, key and mode). Throws if unusable. */
+  register(account: SimulatorAccount): void;
 }
 
 /** WeChat gives up on a webhook after 5 s (reference/wechat.md §5.3). */
@@ -111,19 +113,25 @@ export interface PusherOptions {
  */
 export function createPusher(opts: PusherOptions): Pusher {
   const channels = new Map<string, PushChannel>();
-  for (const a of opts.accounts) {
-    if (a.token === undefined) continue;
+  /** Each account's webhook path: its own, or the platform's for an account that authorized it. */
+  const paths = new Map<string, string>();
+  const known = new Set<string>();
+  function register(a: SimulatorAccount): void {
     const mode = a.pushMode ?? 'plaintext';
-    if (mode !== 'plaintext' && a.encodingAESKey === undefined) {
+    if (a.token !== undefined && mode !== 'plaintext' && a.encodingAESKey === undefined) {
       throw new TypeError(`account ${a.appId}: pushMode ${mode} needs an encodingAESKey`);
     }
+    known.add(a.appId);
+    if (a.token === undefined) return void channels.delete(a.appId);
     const cipher =
       mode === 'plaintext' || a.encodingAESKey === undefined
         ? null
-        : createSimCipher(a.appId, a.encodingAESKey);
+        : createSimCipher(a.viaComponent ?? a.appId, a.encodingAESKey);
+    const path = a.viaComponent === undefined ? '/wechat/' : '/wechat/platform/';
+    paths.set(a.appId, `${path}${encodeURIComponent(a.appId)}`);
     channels.set(a.appId, { appId: a.appId, token: a.token, mode, format: a.pushFormat ?? 'xml', cipher });
   }
-  const known = new Set(opts.accounts.map((a) => a.appId));
+  for (const a of opts.accounts) register(a);
   // Its own connection pool, so that closing the simulator leaves no keep-alive socket behind; WeChat
   // pushes from many servers at once, so enough connections that a surge of 100 in flight does not queue.
   const agent = new Agent({ connections: 128 });
@@ -207,6 +215,7 @@ export function createPusher(opts: PusherOptions): Pusher {
   }
 
   return {
+    register,
     async push(actionName, openid, body) {
       const { action, request } = parse(actionName, openid, body);
       const at = opts.now();
@@ -215,7 +224,7 @@ export function createPusher(opts: PusherOptions): Pusher {
       // WeChat's state changes when the user acts, whatever the webhook later answers.
       opts.followers.record(request.appId, openid, EVENTS[action], at);
       const wire = toWirePush(channels.get(request.appId)!, fields, openid, timestampS, pushNonce());
-      const url = `${opts.webhookBaseUrl}/wechat/${encodeURIComponent(request.appId)}?${wire.query}`;
+      const url = `${opts.webhookBaseUrl}${paths.get(request.appId)!}?${wire.query}`;
       const pushes: PushDelivery[] = [];
       if (request.concurrent) {
         pushes.push(...(await Promise.all(Array.from({ length: request.repeat }, () => deliver(url, wire)))));

@@ -28,12 +28,19 @@ export interface TokenRegistry {
   check(token: string | null): TokenCheck;
   /** Makes every current token of the account answer 40001; returns how many were revoked. */
   invalidate(appId: string): number;
+  /** Knows the account from now on with this AppSecret (replacing the one it had). */
+  register(appId: string, secret: string): void;
+  /**
+   * Issues a third-party platform token (`component` for the component, `authorizer` for an account it
+   * acts for, usable for sends): the previous ones of that app and kind stay valid 5 more minutes at most.
+   */
+  issuePlatformToken(appId: string, kind: 'component' | 'authorizer'): IssuedToken;
   readonly stats: TokenStats;
 }
 
 interface TokenRecord {
   readonly appId: string;
-  readonly kind: 'stable' | 'classic';
+  readonly kind: 'stable' | 'classic' | 'component' | 'authorizer';
   expiresAt: number;
   revoked: boolean;
 }
@@ -82,6 +89,17 @@ export function createTokenRegistry(opts: {
     return { access_token: token, expires_in: opts.tokenTtlSeconds };
   }
 
+  /** A new token; the previous ones of the app and kind live 5 more minutes at most. */
+  function rotate(appId: string, kind: TokenRecord['kind']): IssuedToken {
+    const at = now();
+    for (const record of tokens.values()) {
+      if (record.appId === appId && record.kind === kind) {
+        record.expiresAt = Math.min(record.expiresAt, at + OVERLAP_MS);
+      }
+    }
+    return issue(appId, kind, at);
+  }
+
   function revokeWhere(predicate: (record: TokenRecord) => boolean): number {
     let revoked = 0;
     for (const record of tokens.values()) {
@@ -123,20 +141,18 @@ export function createTokenRegistry(opts: {
       stats.requests.classic += 1;
       const appId = authenticate(query.get('grant_type'), query.get('appid'), query.get('secret'));
       if (typeof appId !== 'string') return appId;
-      const at = now();
-      for (const record of tokens.values()) {
-        if (record.appId === appId && record.kind === 'classic') {
-          record.expiresAt = Math.min(record.expiresAt, at + OVERLAP_MS);
-        }
-      }
-      return issue(appId, 'classic', at);
+      return rotate(appId, 'classic');
     },
+    issuePlatformToken: (appId, kind) => rotate(appId, kind),
     check(token) {
       if (token === null || token === '') return WECHAT_ERRORS.accessTokenMissing;
       const record = tokens.get(token);
       if (record === undefined || record.revoked) return WECHAT_ERRORS.invalidCredential;
       if (record.expiresAt <= now()) return WECHAT_ERRORS.accessTokenExpired;
       return { appId: record.appId };
+    },
+    register(appId, secret) {
+      secrets.set(appId, secret);
     },
     invalidate(appId) {
       return revokeWhere((r) => r.appId === appId);

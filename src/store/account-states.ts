@@ -37,3 +37,11 @@ export async function releaseHeldMessages(
   );
   return rows.map((r) => ({ id: r.id, dueAt: r.due_at }));
 }
+
+/** The accounts paused now (45009), for the account views. */
+export async function listPausedAccounts(pool: Pool): Promise<Set<string>> {
+  const { rows } = await pool.query<{ app_id: string }>(
+    `SELECT app_id FROM account_states WHERE paused_until > now()`,
+  );
+  return new Set(rows.map((r) => r.app_id));
+}

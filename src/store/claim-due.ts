@@ -12,6 +12,7 @@ export const CLAIM_SKIP_REASON = {
   stale: 'stale',
   unsubscribed: 'unsubscribed',
   windowClosed: 'window_closed',
+  accountDisabled: 'account_disabled',
 } as const;
 export type ClaimSkipReason = (typeof CLAIM_SKIP_REASON)[keyof typeof CLAIM_SKIP_REASON];
 
@@ -42,7 +43,7 @@ export interface ClaimResult {
   readonly early: { id: string; dueAt: Date; remainingMs: number }[];
   /** Found covered by the ledger and marked `cancelled` by this claim. */
   readonly cancelled: string[];
-  /** Marked `skipped` by this claim: the follower unsubscribed, or the contact window is closed. */
+  /** Marked `skipped` by this claim: account disabled, stale, follower unsubscribed, or window closed. */
   readonly skipped: { id: string; reason: ClaimSkipReason }[];
   // Every other id is gone, finished, or being sent by someone else: its wake-up is dropped.
 }
@@ -55,7 +56,8 @@ export interface ClaimResult {
  * - a customer-service message is claimed while the window is open and has allowance left, consuming one
  *   unit each (the follower rows are locked, in key order, so concurrent workers cannot overspend);
  * - otherwise it goes out on its template fallback, or is `skipped` (`window_closed`, `unsubscribed`);
- * - a message later than its `max_lateness_ms` is `skipped` (`stale`) instead of sent late.
+ * - a message later than its `max_lateness_ms` is `skipped` (`stale`) instead of sent late;
+ * - a message of a disabled account (`enabled: false`) is `skipped` (`account_disabled`) once due.
  * Every status change is guarded on the latest row version, so two workers, or a worker and a
  * redelivery, can never both claim a row. Remaining waits use the database clock.
  *
@@ -131,7 +133,7 @@ SELECT pg_advisory_xact_lock_shared(${CLAIM_LOCK_KEY('s.app_id')}) FROM ${ACCOUN
  * - `claimed`:   id, due_at, reason (`send` | `send:window` | `send:fallback`), app_id, openid, channel,
  *                payload, attempts (this one included), request_id;
  * - `cancelled`: id (covered by the ledger, now `cancelled`);
- * - `skipped`:   id, reason (`stale` | `unsubscribed` | `window_closed`);
+ * - `skipped`:   id, reason (`account_disabled` | `stale` | `unsubscribed` | `window_closed`);
  * - `early`:     id, due_at, remaining_ms (not due yet, or its account is paused until due_at).
  * Ids absent from the result are gone, finished, or being sent by someone else.
  */
@@ -139,9 +141,10 @@ const CLAIM_SQL = `
 WITH cand AS (
   SELECT m.id, m.app_id, m.openid, m.channel, m.fallback IS NOT NULL AS has_fallback, m.due_at,
          m.intended_at + m.max_lateness_ms * interval '1 millisecond' < now() AS stale,
-         ${LEDGER_COVERS('m')} AS covered, a.paused_until
+         ${LEDGER_COVERS('m')} AS covered, a.paused_until, acc.enabled IS FALSE AS disabled
   FROM scheduled_messages m
   LEFT JOIN account_states a ON a.app_id = m.app_id AND a.paused_until > now()
+  LEFT JOIN accounts acc ON acc.app_id = m.app_id
   WHERE m.id = ANY($1::uuid[]) AND ${OPEN}
 ), due AS (
   SELECT *, row_number() OVER (PARTITION BY app_id, openid, channel ORDER BY due_at, id) AS rank
@@ -152,6 +155,7 @@ WITH cand AS (
   ORDER BY f.app_id, f.openid FOR UPDATE
 ), judged AS (
   SELECT d.id, d.app_id, d.openid, CASE
+      WHEN d.disabled THEN '${skip(CLAIM_SKIP_REASON.accountDisabled)}'
       WHEN d.stale THEN '${skip(CLAIM_SKIP_REASON.stale)}'
       WHEN l.subscribed = false THEN '${skip(CLAIM_SKIP_REASON.unsubscribed)}'
       WHEN d.channel = 'template' OR d.app_id = ANY($3::text[]) THEN '${CLAIMED_AS.unchecked}'

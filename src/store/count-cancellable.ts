@@ -2,8 +2,8 @@ import type { PoolClient } from '../db/pool';
 import { LEDGER_COVERS } from './ledger';
 import { isOpenSql } from './message-status';
 
-/** The message columns a cancellation by target matches on. */
-export type CancellableBy = 'cancel_key' | 'openid';
+/** The message columns a cancellation by target matches on (`app_id`: every message of the account). */
+export type CancellableBy = 'cancel_key' | 'openid' | 'app_id';
 
 /**
  * How many open messages of the account with `column` = `value` no cancellation covers yet: what a new

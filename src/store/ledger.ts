@@ -1,8 +1,18 @@
 import type { PoolClient, Pool } from '../db/pool';
 import { isOpenSql, MESSAGE_STATUS } from './message-status';
 
-/** What a cancellation row targets. `sequence` and `enrollment` arrive with sequences. */
-export const CANCEL_SCOPES = ['message', 'cancel_key', 'follower', 'sequence', 'enrollment'] as const;
+/**
+ * What a cancellation row targets. `sequence` and `enrollment` arrive with sequences; `account` (target:
+ * the app id) covers every message of an account that was deleted.
+ */
+export const CANCEL_SCOPES = [
+  'message',
+  'cancel_key',
+  'follower',
+  'sequence',
+  'enrollment',
+  'account',
+] as const;
 export type CancelScope = (typeof CANCEL_SCOPES)[number];
 
 export interface CancellationInput {
@@ -25,6 +35,7 @@ const TARGET_OF: Record<CancelScope, (m: string) => string> = {
   follower: (m) => `${m}.openid`,
   sequence: (m) => `${m}.sequence_id::text`,
   enrollment: (m) => `${m}.enrollment_id::text`,
+  account: (m) => `${m}.app_id`,
 };
 
 /**

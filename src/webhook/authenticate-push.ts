@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { WechatAccount } from '../config';
+import type { PushMode } from '../contract';
 import { AppError, UnauthorizedError } from '../errors';
 import type { PushCrypto } from '../wechat/crypto';
 import { extractEncrypt, parsePushBody, type Push, type PushFormat, toPush } from '../wechat/push';
@@ -9,7 +9,7 @@ import type { UrlUse } from '../store/webhook-url-uses';
 
 /** One account's webhook: the account with its push token, and its cipher when it has an EncodingAESKey. */
 export interface Endpoint {
-  readonly account: WechatAccount & { readonly token: string };
+  readonly account: { readonly appId: string; readonly pushMode: PushMode; readonly token: string };
   readonly crypto: PushCrypto | null;
 }
 

@@ -1,5 +1,5 @@
 import type { Publisher } from '../broker/publisher';
-import type { Config } from '../config';
+import type { Accounts } from '../accounts/registry';
 import type { Pool, PoolClient } from '../db/pool';
 import { recordInteractions, unsubscribeAndForget } from '../store/follower-store';
 import type { Logger } from '../logger';
@@ -18,7 +18,8 @@ import { type Push, pushDedupeKey, toPush } from '../wechat/push';
 import { interpretPush, type PushMeaning } from './interpret-push';
 
 export interface ProcessDeps {
-  readonly config: Config;
+  /** The accounts: a push of an account deleted meanwhile is ignored. */
+  readonly accounts: Accounts;
   readonly pool: Pool;
   readonly publisher: Publisher;
   readonly logger: Logger;
@@ -51,7 +52,7 @@ export async function processPushes(
     let later: number[] = [];
     await scheduleMessages(deps, async (client) => {
       const rows = await takeUnprocessedPushes(client, remaining);
-      const [round = [], ...rest] = rounds(rows.map((row) => read(deps.config, row)));
+      const [round = [], ...rest] = rounds(rows.map((row) => read(deps.accounts, row)));
       later = rest.flat().map((t) => t.row.id);
       const scheduled = await applyRound(deps, client, round, outcomes);
       if (round.length > 0)
@@ -66,8 +67,8 @@ export async function processPushes(
   return outcomes;
 }
 
-function read(config: Config, row: StoredPush): Taken {
-  const account = config.wechatAccounts.find((a) => a.appId === row.appId);
+function read(accounts: Accounts, row: StoredPush): Taken {
+  const account = accounts.get(row.appId);
   if (!row.fields || !account) return { row, push: null, meaning: null };
   const push = toPush(row.fields);
   return { row, push, meaning: interpretPush(push) };
@@ -119,8 +120,7 @@ async function applyRound(
     deps.metrics.cancelled.inc({ scope: 'follower' });
     outcomes.set(row.id, `unsubscribed:${cancelled}`);
   }
-  const policyOf = (appId: string) =>
-    deps.config.wechatAccounts.find((a) => a.appId === appId)?.windowPolicy ?? null;
+  const policyOf = (appId: string) => deps.accounts.get(appId)?.windowPolicy ?? null;
   await recordInteractions(
     client,
     interacting.map(({ t, push, meaning }) => ({

@@ -1,3 +1,5 @@
+import { type Dispatcher, request } from 'undici';
+
 /** A WeChat answer reduced to what the service uses; errcode null = no usable answer. */
 export interface WechatAnswer {
   readonly errcode: number | null;
@@ -88,4 +90,24 @@ export function classifyRequestError(err: unknown): RequestFailure {
 /** Words a failed request (undici or socket error) for `errmsg`; never includes the URL (it holds the token). */
 export function describeRequestError(err: unknown): string {
   return classifyRequestError(err).errmsg;
+}
+
+/**
+ * `POST /cgi-bin/stable_token` in normal mode (`force_refresh: false`: the current token stays valid):
+ * the raw HTTP answer. Rejects with undici's error when no answer came.
+ */
+export async function postStableToken(
+  opts: { baseUrl: string; timeoutMs: number; dispatcher?: Dispatcher },
+  appId: string,
+  secret: string,
+): Promise<{ status: number; text: string }> {
+  const res = await request(`${opts.baseUrl}/cgi-bin/stable_token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ grant_type: 'client_credential', appid: appId, secret, force_refresh: false }),
+    headersTimeout: opts.timeoutMs,
+    bodyTimeout: opts.timeoutMs,
+    dispatcher: opts.dispatcher,
+  });
+  return { status: res.statusCode, text: await res.body.text() };
 }

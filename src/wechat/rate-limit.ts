@@ -68,16 +68,24 @@ export function createRateLimiter(
   };
 }
 
-/** One limiter per account, built once from the configured rates; unknown accounts are an error. */
+/**
+ * One limiter per account at the rate `rateOf` gives now (undefined: no such account, an error). A changed
+ * rate takes a fresh bucket. `rateOf` is the one place the limit reads an account's rate.
+ */
 export function createAccountRateLimiters(
-  accounts: readonly { readonly appId: string; readonly sendRatePerSecond: number }[],
+  rateOf: (appId: string) => number | undefined,
 ): (appId: string) => RateLimiter {
-  const limiters = new Map(accounts.map((a) => [a.appId, createRateLimiter(a.sendRatePerSecond)]));
+  const limiters = new Map<string, { rate: number; limiter: RateLimiter }>();
   return (appId) => {
-    const limiter = limiters.get(appId);
-    if (limiter === undefined) {
+    const rate = rateOf(appId);
+    if (rate === undefined) {
       throw new AppError('unknown_account', `no WeChat account ${appId} is configured`, { httpStatus: 400 });
     }
-    return limiter;
+    let entry = limiters.get(appId);
+    if (entry?.rate !== rate) {
+      entry = { rate, limiter: createRateLimiter(rate) };
+      limiters.set(appId, entry);
+    }
+    return entry.limiter;
   };
 }

@@ -1,4 +1,4 @@
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { AppError } from '../errors';
 import type { Logger } from '../logger';
 import { withTransaction, type Pool } from '../db/pool';
@@ -9,7 +9,7 @@ import {
   saveToken,
   type StoredToken,
 } from '../store/access-tokens';
-import { describeRequestError, interpretAnswer } from './http-answer';
+import { describeRequestError, interpretAnswer, postStableToken } from './http-answer';
 
 /** Access tokens per account, shared by every process through Postgres. */
 export interface TokenStore {
@@ -19,6 +19,9 @@ export interface TokenStore {
   expireToken(appId: string, token: string): Promise<void>;
 }
 
+/** Fetches a fresh token from WeChat: the token and the life it was given, in ms. */
+export type TokenFetch = () => Promise<{ token: string; lifeMs: number }>;
+
 /** Options of `createTokenStore`. */
 export interface TokenStoreOptions {
   readonly pool: Pool;
@@ -26,7 +29,13 @@ export interface TokenStoreOptions {
   readonly onRefresh?: (appId: string, outcome: 'ok' | 'error') => void;
   /** WeChat API base URL, without trailing slash (the simulator in development). */
   readonly baseUrl: string;
-  readonly accounts: readonly { readonly appId: string; readonly secret: string }[];
+  /** The account's AppSecret as configured now; undefined or null when it has none (an error). */
+  readonly secretOf: (appId: string) => string | null | undefined;
+  /**
+   * For the third-party platform: how to fetch a token for `appId` (the component's key or a platform
+   * account) instead of stable_token, resolved before the refresh lock is taken; null for own accounts.
+   */
+  readonly platformSourceOf?: (appId: string) => (() => Promise<TokenFetch>) | null;
   /** Refresh when less than this many ms of life remain (at most half of the life a token was given). */
   readonly refreshMarginMs: number;
   /** Timeout of one stable_token call in ms. */
@@ -60,7 +69,6 @@ interface CachedToken {
  */
 export function createTokenStore(opts: TokenStoreOptions): TokenStore {
   const { pool, logger } = opts;
-  const secrets = new Map(opts.accounts.map((a) => [a.appId, a.secret]));
   const memory = new Map<string, CachedToken>();
   const inflight = new Map<string, Promise<string>>();
 
@@ -75,15 +83,16 @@ export function createTokenStore(opts: TokenStoreOptions): TokenStore {
   const isFresh = (row: StoredToken): boolean =>
     row.remainingMs > Math.min(opts.refreshMarginMs, row.lifeMs / 2);
 
-  async function load(appId: string, secret: string): Promise<string> {
+  async function load(appId: string, sourceFor: () => Promise<TokenFetch>): Promise<string> {
     const row = await readToken(pool, appId);
     if (row && isFresh(row)) return remember(appId, row.token, row.remainingMs, row.lifeMs);
+    const fetchFresh = await sourceFor();
     return withTransaction(pool, async (client) => {
       await lockTokenRefresh(client, appId);
       const again = await readToken(client, appId);
       // Another process refreshed while this one waited for the lock.
       if (again && isFresh(again)) return remember(appId, again.token, again.remainingMs, again.lifeMs);
-      const fetched = await fetchStableToken(appId, secret);
+      const fetched = await fetchFresh();
       await saveToken(client, appId, fetched.token, fetched.lifeMs);
       logger.info({ appId, expiresInS: Math.round(fetched.lifeMs / 1000) }, 'access token refreshed');
       opts.onRefresh?.(appId, 'ok');
@@ -93,23 +102,13 @@ export function createTokenStore(opts: TokenStoreOptions): TokenStore {
 
   async function fetchStableToken(appId: string, secret: string): Promise<{ token: string; lifeMs: number }> {
     const sentAt = Date.now();
-    let status: number;
-    let text: string;
+    let answered: { status: number; text: string };
     try {
-      const res = await request(`${opts.baseUrl}/cgi-bin/stable_token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ grant_type: 'client_credential', appid: appId, secret, force_refresh: false }),
-        headersTimeout: opts.timeoutMs,
-        bodyTimeout: opts.timeoutMs,
-        dispatcher: opts.dispatcher,
-      });
-      status = res.statusCode;
-      text = await res.body.text();
+      answered = await postStableToken(opts, appId, secret);
     } catch (err) {
       throw tokenError(appId, null, describeRequestError(err), err);
     }
-    const answer = interpretAnswer(status, text, true);
+    const answer = interpretAnswer(answered.status, answered.text, true);
     const token = answer.json?.access_token;
     const expiresIn = answer.json?.expires_in;
     if (answer.errcode !== 0 || typeof token !== 'string' || typeof expiresIn !== 'number') {
@@ -135,9 +134,9 @@ export function createTokenStore(opts: TokenStoreOptions): TokenStore {
     });
   }
 
-  async function refresh(appId: string, secret: string): Promise<string> {
+  async function refresh(appId: string, sourceFor: () => Promise<TokenFetch>): Promise<string> {
     try {
-      return await load(appId, secret);
+      return await load(appId, sourceFor);
     } catch (err) {
       // Still within its life: keep using the old token, and try again a little later rather than on
       // every send while the token endpoint is unwell.
@@ -149,19 +148,24 @@ export function createTokenStore(opts: TokenStoreOptions): TokenStore {
     }
   }
 
+  function stableTokenSource(appId: string): () => Promise<TokenFetch> {
+    const secret = opts.secretOf(appId);
+    if (secret === undefined || secret === null) {
+      throw new AppError('unknown_account', `no WeChat account ${appId} is configured`, {
+        httpStatus: 400,
+      });
+    }
+    return async () => () => fetchStableToken(appId, secret);
+  }
+
   return {
     async getToken(appId) {
-      const secret = secrets.get(appId);
-      if (secret === undefined) {
-        throw new AppError('unknown_account', `no WeChat account ${appId} is configured`, {
-          httpStatus: 400,
-        });
-      }
+      const sourceFor = opts.platformSourceOf?.(appId) ?? stableTokenSource(appId);
       const cached = memory.get(appId);
       if (cached && Date.now() < cached.refreshAt) return cached.token;
       let flight = inflight.get(appId);
       if (flight === undefined) {
-        flight = refresh(appId, secret).finally(() => inflight.delete(appId));
+        flight = refresh(appId, sourceFor).finally(() => inflight.delete(appId));
         inflight.set(appId, flight);
       }
       return flight;

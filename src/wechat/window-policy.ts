@@ -1,7 +1,6 @@
-import { z } from 'zod';
 // The user actions that open a customer-service contact window (reference/wechat.md §2.1), and a window's
 // rule (messages allowed, for how many ms), are the contract's: the account view and the store use them.
-import type { InteractionKind, WindowRule } from '../contract';
+import type { InteractionKind, WindowPolicyInput, WindowRule } from '../contract';
 
 export type { InteractionKind, WindowRule };
 
@@ -32,18 +31,10 @@ export const WINDOW_PRESETS: Readonly<Record<'official' | 'legacy-48h' | 'none',
   none: null,
 };
 
-const ruleSchema = z
-  .object({ count: z.number().int().min(1).max(1000), windowMs: z.number().int().min(1000) })
-  .strict();
-
-/** The account setting: a preset name or a rule for each of the four interaction kinds. */
-export const windowPolicySchema = z
-  .union([
-    z.enum(['official', 'legacy-48h', 'none']),
-    z.object({ message: ruleSchema, subscribe: ruleSchema, scan: ruleSchema, click: ruleSchema }).strict(),
-  ])
-  .default('official')
-  .transform((v): WindowPolicy => (typeof v === 'string' ? WINDOW_PRESETS[v] : v));
+/** The rules a written window policy stands for: a preset's table, or the custom rules themselves. */
+export function resolveWindowPolicy(input: WindowPolicyInput): WindowPolicy {
+  return typeof input === 'string' ? WINDOW_PRESETS[input] : input;
+}
 
 /** A human description of a window, for validation messages ("3 messages within 1 min"). */
 export function describeRule(kind: InteractionKind, rule: WindowRule): string {

@@ -1,7 +1,7 @@
 import { envExample } from './support/env-example';
 import type { Account } from './support/types';
 import { waitFor } from './support/wait-for';
-import { startWorld, type World } from './support/world';
+import { ACCOUNTS_ENCRYPTION_KEY, startWorld, type World } from './support/world';
 
 // README "The two commands" → "Try it": the service configured exactly like .env.example (the demo
 // account, safe push mode, the official window policy); only ports, database and broker prefix differ.
@@ -11,7 +11,8 @@ const DEMO_APP_ID = 'wxdemo0000000001';
 
 let world: World;
 beforeAll(async () => {
-  world = await startWorld({ name: 'try-it', accounts, baseEnv: example });
+  // `make run` fills the empty ACCOUNTS_ENCRYPTION_KEY of .env.example with a fresh key.
+  world = await startWorld({ name: 'try-it', accounts, baseEnv: example, env: { ACCOUNTS_ENCRYPTION_KEY } });
 }, 60_000);
 afterAll(() => world?.close(), 30_000);
 

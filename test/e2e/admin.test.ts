@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import type { Service } from '../../src/main/start-service';
 import { ADMIN_TOKEN, APP_ID, createHarness, type Harness } from '../helpers/harness';
-import { launchBrowser, type TestBrowser } from './browser';
+import { adminUrl, apiJsonOf, expectText, launchBrowser, type TestBrowser } from './browser';
 
 // The official window table: a follow allows 3 messages within 1 min. The push token lets the simulator
 // act as a follower through the webhook.
@@ -16,8 +16,6 @@ let service: Service;
 let browser: TestBrowser;
 let page: Page;
 let sequenceId = '';
-/** Script errors and Content-Security-Policy violations seen by the browser during the whole run. */
-const browserProblems: string[] = [];
 
 beforeAll(async () => {
   h = await createHarness({ WECHAT_ACCOUNTS: JSON.stringify([ACCOUNT]) }, { enforceContactWindow: true });
@@ -30,21 +28,14 @@ beforeAll(async () => {
   }
   browser = await launchBrowser();
   page = browser.page;
-  page.setDefaultTimeout(10_000);
-  page.on('pageerror', (err) => browserProblems.push(`page error: ${err.message}`));
-  page.on('console', (m) => {
-    if (/Content Security Policy|Uncaught/i.test(m.text())) browserProblems.push(m.text());
-  });
 });
 afterAll(async () => {
   await browser?.close();
   await h?.close();
 });
 
-const url = (path: string) => `${service.url}/admin/${path}`;
-/** The API's JSON answer, loosely typed: the assertions check it. */
-const apiJson = async (path: string, init?: RequestInit): Promise<any> =>
-  (await h.api(service, path, init)).json();
+const url = (path: string) => adminUrl(service, path);
+const apiJson = (path: string, init?: RequestInit) => apiJsonOf(h, service, path, init);
 const stepCard = (n: number) => page.locator(`.step[data-step="${n}"]`);
 
 /** Fills step n of the editor: its offset, and a text message (the default type). */
@@ -209,26 +200,6 @@ describe('the admin web app', () => {
   });
 
   it('ran without script errors or Content-Security-Policy violations', () => {
-    expect(browserProblems).toEqual([]);
+    expect(browser.problems).toEqual([]);
   });
 });
-
-/** Waits until the element's text contains `text` (the page refreshes on its own). */
-async function expectText(
-  locator: ReturnType<Page['locator']>,
-  text: string,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last = '';
-  while (Date.now() < deadline) {
-    last =
-      (await locator
-        .first()
-        .textContent({ timeout: timeoutMs })
-        .catch(() => null)) ?? '';
-    if (last.includes(text)) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`expected the text to contain "${text}", it was "${last}"`);
-}

@@ -1,7 +1,9 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Service } from '../../src/main/start-service';
+import type { Harness } from '../helpers/harness';
+import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 
 /** Debian's Chromium, installed by scripts/ensure-chromium.sh (the e2e project's globalSetup). */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -24,12 +26,17 @@ const VIEWPORT = { width: 1280, height: 900 };
 export interface TestBrowser {
   readonly context: BrowserContext;
   readonly page: Page;
+  /** Script errors and Content-Security-Policy violations seen by the browser since it started. */
+  readonly problems: string[];
   /** Saves the whole page as test-artifacts/e2e/<name>.png. */
   screenshot(name: string): Promise<void>;
   close(): Promise<void>;
 }
 
-/** Chromium with a fresh user-data-dir (no state from an earlier run), one page, 1280 × 900. */
+/**
+ * Chromium with a fresh user-data-dir (no state from an earlier run), one page, 1280 × 900, whose script
+ * errors and CSP violations are collected in `problems`.
+ */
 export async function launchBrowser(): Promise<TestBrowser> {
   const userDataDir = mkdtempSync(path.join(tmpdir(), 'wechat-drip-e2e-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
@@ -41,10 +48,17 @@ export async function launchBrowser(): Promise<TestBrowser> {
     timezoneId: 'Asia/Shanghai',
   });
   const page = context.pages()[0] ?? (await context.newPage());
+  page.setDefaultTimeout(10_000);
+  const problems: string[] = [];
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  page.on('console', (m) => {
+    if (/Content Security Policy|Uncaught/i.test(m.text())) problems.push(m.text());
+  });
   mkdirSync(ARTIFACTS_DIR, { recursive: true });
   return {
     context,
     page,
+    problems,
     async screenshot(name) {
       // A viewport as tall as the page, so sticky parts (the save bar, the preview) sit where a reader
       // expects them instead of where the 900 px viewport happened to leave them.
@@ -58,4 +72,34 @@ export async function launchBrowser(): Promise<TestBrowser> {
       rmSync(userDataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Waits until the element's text contains `text` (the page refreshes on its own). */
+export async function expectText(locator: Locator, text: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < deadline) {
+    last =
+      (await locator
+        .first()
+        .textContent({ timeout: timeoutMs })
+        .catch(() => null)) ?? '';
+    if (last.includes(text)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`expected the text to contain "${text}", it was "${last}"`);
+}
+
+/** The admin app's page at `path` on a service. */
+export const adminUrl = (service: Pick<Service, 'url'>, path: string): string =>
+  `${service.url ?? ''}/admin/${path}`;
+
+/** The API's JSON answer, loosely typed: the assertions check it. */
+export async function apiJsonOf(
+  h: Pick<Harness, 'api'>,
+  service: Pick<Service, 'url'>,
+  path: string,
+  init?: RequestInit,
+): Promise<any> {
+  return (await h.api(service, path, init)).json();
 }

@@ -4,9 +4,12 @@
  * service exports them, so a misplaced field is a compile error rather than a silently dropped value.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { sealSecrets } from '../../src/accounts/account';
+import type { SecretBox } from '../../src/accounts/secret-box';
+import type { NewStoredAccount } from '../../src/store/accounts';
 import type { Channel } from '../../src/store/message-status';
 import type { NewMessage } from '../../src/store/message-store';
-import type { Trigger } from '../../src/contract';
+import { accountCreateSchema, type AccountCreateBody, type Trigger } from '../../src/contract';
 import type { CustomMessage, TemplateMessage } from '../../src/wechat/message-schema';
 
 /** The account every harness configures (and its simulator knows). */
@@ -96,3 +99,37 @@ export const aNewMessage = (overrides: Partial<NewMessage> = {}): NewMessage => 
   cancelKey: null,
   ...overrides,
 });
+
+/** A fresh app id no other test uses (`wx` + 16 hex digits, as WeChat's). */
+export const anAppId = (): string => `wx${randomBytes(8).toString('hex')}`;
+
+/** A 43-character EncodingAESKey. */
+export const anEncodingAESKey = (): string =>
+  randomBytes(32)
+    .toString('base64')
+    .replace(/[^A-Za-z0-9]/g, 'x')
+    .slice(0, 43);
+
+/** The body of `POST /v1/accounts`: a plaintext-push own account with a fresh app id, secret and token. */
+export const anAccountBody = (
+  overrides: Partial<AccountCreateBody> = {},
+): AccountCreateBody & { appId: string } => ({
+  appId: anAppId(),
+  secret: `secret-${randomBytes(8).toString('hex')}`,
+  token: `tok${randomBytes(6).toString('hex')}`,
+  ...overrides,
+});
+
+/** An account row as the store writes it: the create body's defaults, its secret and token sealed by `box`. */
+export const aStoredAccount = (
+  box: SecretBox,
+  overrides: Partial<NewStoredAccount> = {},
+  secrets: { secret?: string; token?: string } = {},
+): NewStoredAccount => {
+  const body = accountCreateSchema.parse(
+    anAccountBody({ ...(overrides.appId ? { appId: overrides.appId } : {}), ...secrets }),
+  );
+  const { secret, token, encodingAESKey, previousEncodingAESKey, ...fields } = body;
+  const sealed = sealSecrets(box, body.appId, { secret, token, encodingAESKey, previousEncodingAESKey });
+  return { ...fields, kind: 'own', ...sealed, ...overrides } as NewStoredAccount;
+};

@@ -1,15 +1,20 @@
 import { loadConfig, type Config } from '../../src/config';
 import { startService, type Service } from '../../src/main/start-service';
-import { createServer } from 'node:net';
 import type { SimulatorAccount } from '../../src/simulator/config';
+import type { SimComponent } from '../../src/simulator/open-platform';
 import { createSimulator, type Simulator } from '../../src/simulator/create-simulator';
 import { deleteTopology, randomPrefix, TEST_RABBITMQ_URL } from './broker';
 import { APP_ID } from './builders';
 import { createTestDb, TEST_DATABASE_URL, type TestDb } from './db';
 import { silentLogger } from './logger';
+import { freePort } from './free-port';
+
+export { freePort };
 
 export { APP_ID };
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+/** The key sealing the accounts' secrets in every harness's schema. */
+export const ACCOUNTS_ENCRYPTION_KEY = Buffer.alloc(32, 'harness-key').toString('base64');
 const SECRET = 'test-secret';
 
 export interface Harness {
@@ -32,7 +37,14 @@ export interface Harness {
  */
 export async function createHarness(
   base: Record<string, string> = {},
-  opts: { enforceContactWindow?: boolean; simulatorAccounts?: SimulatorAccount[] } = {},
+  opts: {
+    enforceContactWindow?: boolean;
+    simulatorAccounts?: SimulatorAccount[];
+    /** The third-party platform whose Open Platform the simulator plays (no timer pushes: a day apart). */
+    simulatorComponent?: SimComponent;
+    /** The simulator's clock (epoch ms), for tests that move WeChat's time; default Date.now. */
+    simulatorNow?: () => number;
+  } = {},
 ): Promise<Harness> {
   const db = await createTestDb({ poolSize: 4 });
   // The api's port is chosen up front so that the simulator can push to its webhook.
@@ -44,6 +56,8 @@ export async function createHarness(
     logger: silentLogger,
     webhookBaseUrl: `http://127.0.0.1:${apiPort}`,
     enforceContactWindow: opts.enforceContactWindow ?? false,
+    ...(opts.simulatorNow ? { now: opts.simulatorNow } : {}),
+    ...(opts.simulatorComponent ? { component: opts.simulatorComponent, ticketIntervalMs: 86_400_000 } : {}),
   });
   const { url: simulatorUrl } = await simulator.listen(0, '127.0.0.1');
   const prefix = randomPrefix();
@@ -52,6 +66,7 @@ export async function createHarness(
     WECHAT_ACCOUNTS: JSON.stringify([
       { appId: APP_ID, secret: SECRET, sendRatePerSecond: 5000, windowPolicy: 'none' },
     ]),
+    ACCOUNTS_ENCRYPTION_KEY,
     WECHAT_API_BASE_URL: simulatorUrl,
     DATABASE_URL: TEST_DATABASE_URL,
     RABBITMQ_URL: TEST_RABBITMQ_URL,
@@ -128,16 +143,4 @@ export async function writtenRows(
             (SELECT count(*)::int FROM webhook_pushes) AS pushes`,
   );
   return rows[0];
-}
-
-/** A TCP port free right now on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }

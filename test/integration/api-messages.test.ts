@@ -260,14 +260,14 @@ describe('POST /v1/cancellations', () => {
 });
 
 describe('health', () => {
-  it('answers /healthz, and on the ops listener /readyz with Postgres, migrations, RabbitMQ and the transport', async () => {
+  it('answers /healthz, and on the ops listener /readyz with Postgres, migrations, RabbitMQ, the accounts and the transport', async () => {
     expect((await fetch(`${api.url}/healthz`)).status).toBe(200);
     const ready = await waitFor(async () => (await fetch(`${api.opsUrl}/readyz`)).status === 200, 5000);
     expect(ready).toBe(true);
     const body = (await (await fetch(`${api.opsUrl}/readyz`)).json()) as {
       checks: Record<string, { ok: boolean; detail?: string }>;
     };
-    expect(Object.keys(body.checks)).toEqual(['postgres', 'migrations', 'rabbitmq', 'transport']);
+    expect(Object.keys(body.checks)).toEqual(['postgres', 'migrations', 'rabbitmq', 'accounts', 'transport']);
     expect(body.checks.transport.detail).toMatch(/^levels/);
   });
 });

@@ -47,12 +47,12 @@ describe('the public port', () => {
 });
 
 describe('the ops listener', () => {
-  it('answers the detailed /readyz: Postgres, migrations, RabbitMQ and the transport', async () => {
+  it('answers the detailed /readyz: Postgres, migrations, RabbitMQ, the accounts and the transport', async () => {
     const res = await fetch(`${api.opsUrl}/readyz`);
     expect(res.status).toBe(200);
     const body = (await res.json()) as { ready: boolean; checks: Record<string, { detail?: string }> };
     expect(body.ready).toBe(true);
-    expect(Object.keys(body.checks)).toEqual(['postgres', 'migrations', 'rabbitmq', 'transport']);
+    expect(Object.keys(body.checks)).toEqual(['postgres', 'migrations', 'rabbitmq', 'accounts', 'transport']);
     expect(body.checks.transport.detail).toMatch(/^levels/);
   });
 

@@ -170,3 +170,44 @@ describe('simulator /__sim routes', () => {
     expect((await call('GET', '/__sim/nothing')).status).toBe(404);
   });
 });
+
+describe('simulator account registration', () => {
+  const token = (appid: string, secret: string) =>
+    call<{ access_token?: string; errcode?: number }>('POST', '/cgi-bin/stable_token', {
+      grant_type: 'client_credential',
+      appid,
+      secret,
+    });
+
+  it('POST /__sim/accounts makes an account known: it gets tokens, and a second registration replaces its secret', async () => {
+    const appId = 'wxctlregistered1';
+    expect((await token(appId, 'first')).json.errcode).toBe(40013);
+
+    const registered = await call('POST', '/__sim/accounts', { appId, secret: 'first', token: 'pushtoken1' });
+    expect(registered).toEqual({ status: 200, json: { registered: appId } });
+    expect((await token(appId, 'first')).json.access_token).toEqual(expect.any(String));
+
+    await call('POST', '/__sim/accounts', { appId, secret: 'second' });
+    expect((await token(appId, 'first')).json.errcode).toBe(40125);
+    expect((await token(appId, 'second')).json.access_token).toEqual(expect.any(String));
+  });
+
+  it('refuses a registration without a secret, or safe mode without a key, naming the field', async () => {
+    const noSecret = await call<{ error: { details: string[] } }>('POST', '/__sim/accounts', {
+      appId: 'wxctlbad',
+    });
+    const noKey = await call<{ error: { details: string[] } }>('POST', '/__sim/accounts', {
+      appId: 'wxctlbad',
+      secret: 's',
+      pushMode: 'safe',
+      pushFormat: 'yaml',
+    });
+    expect(noSecret.status).toBe(400);
+    expect(noSecret.json.error.details).toEqual([expect.stringMatching(/^secret:/)]);
+    expect(noKey.json.error.details).toEqual([
+      expect.stringMatching(/^encodingAESKey:/),
+      expect.stringMatching(/^pushFormat:/),
+    ]);
+    expect((await token('wxctlbad', 's')).json.errcode).toBe(40013);
+  });
+});

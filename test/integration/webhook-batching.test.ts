@@ -1,4 +1,3 @@
-import { loadConfig } from '../../src/config';
 import type { Pool } from '../../src/db/pool';
 import type { Service } from '../../src/main/start-service';
 import { type ProcessDeps, processPushes } from '../../src/webhook/process-push';
@@ -29,7 +28,7 @@ beforeAll(async () => {
   });
   expect(res.status).toBe(201);
   deps = {
-    config: loadConfig(h.env),
+    accounts: service.accounts,
     pool: service.pool,
     publisher: service.publisher,
     logger: silentLogger,

@@ -51,7 +51,7 @@ function tokenStore(opts: StoreOptions = {}) {
   return createTokenStore({
     pool: opts.pool ?? db.pool,
     baseUrl,
-    accounts: opts.accounts ?? [ACCOUNT],
+    secretOf: (appId: string) => (opts.accounts ?? [ACCOUNT]).find((a) => a.appId === appId)?.secret,
     refreshMarginMs: opts.refreshMarginMs ?? 240_000,
     timeoutMs: 2000,
     logger: silentLogger,

@@ -262,7 +262,7 @@ describe('docker/compose.yaml, as docker-compose config expands it', () => {
         rabbitmqUrl: 'amqp://drip:drip@rabbitmq:5672',
         wechatApiBaseUrl: 'http://simulator:4100',
       });
-      expect(config.wechatAccounts.map((a) => a.appId)).toEqual(['wxdemo0000000001']);
+      expect(config.bootstrapAccounts.map((a) => a.appId)).toEqual(['wxdemo0000000001']);
     }
     expect(loadMigrateConfig(service(c, 'migrate').environment).databaseUrl).toBe(
       service(c, 'api').environment!.DATABASE_URL,

@@ -1,6 +1,5 @@
 import { loadConfig, loadMigrateConfig } from '../../src/config';
 import { ConfigError } from '../../src/errors';
-import { WINDOW_PRESETS } from '../../src/wechat/window-policy';
 
 const minimal = {
   ADMIN_TOKEN: 'a-very-long-admin-token',
@@ -19,7 +18,7 @@ describe('loadConfig', () => {
       databaseUrl: 'postgres://postgres@127.0.0.1:5432/wechat_drip',
       rabbitmqUrl: 'amqp://guest:guest@127.0.0.1:5672',
     });
-    expect(config.wechatAccounts).toEqual([
+    expect(config.bootstrapAccounts).toEqual([
       {
         appId: 'wx0000000000000001',
         secret: 's',
@@ -29,7 +28,7 @@ describe('loadConfig', () => {
         encodingAESKey: null,
         previousEncodingAESKey: null,
         pushMode: 'plaintext',
-        windowPolicy: WINDOW_PRESETS.official,
+        windowPolicy: 'official',
       },
     ]);
     expect(Object.isFrozen(config)).toBe(true);
@@ -92,8 +91,33 @@ describe('loadConfig', () => {
     ).toThrow(/HTTP_HEADERS_TIMEOUT_MS: must not be above HTTP_REQUEST_TIMEOUT_MS/);
   });
 
-  it('requires the secrets and the accounts rather than inventing them', () => {
-    expect(() => loadConfig({})).toThrow(/ADMIN_TOKEN: is required[\s\S]*WECHAT_ACCOUNTS: is required/);
+  it('requires the admin token rather than inventing it, and starts with no accounts', () => {
+    expect(() => loadConfig({})).toThrow(/ADMIN_TOKEN: is required/);
+    const { WECHAT_ACCOUNTS: _, ...noAccounts } = minimal;
+    expect(loadConfig(noAccounts).bootstrapAccounts).toEqual([]);
+    expect(loadConfig(noAccounts).accountsEncryptionKey).toBeNull();
+  });
+
+  it('reads the accounts encryption keys, and names a malformed one without quoting it', () => {
+    const key = Buffer.alloc(32, 7).toString('base64');
+    const config = loadConfig({
+      ...minimal,
+      ACCOUNTS_ENCRYPTION_KEY: key,
+      ACCOUNTS_PREVIOUS_ENCRYPTION_KEYS: `${key}, ${key}`,
+    });
+    expect(config.accountsEncryptionKey).toEqual(Buffer.alloc(32, 7));
+    expect(config.accountsPreviousEncryptionKeys).toHaveLength(2);
+    expect(config.accountsRefreshMs).toBe(30_000);
+    const bad = () =>
+      loadConfig({
+        ...minimal,
+        ACCOUNTS_ENCRYPTION_KEY: 'tooShortKey',
+        ACCOUNTS_PREVIOUS_ENCRYPTION_KEYS: 'x',
+      });
+    expect(bad).toThrow(
+      /ACCOUNTS_ENCRYPTION_KEY: the key must be 32 bytes in base64[\s\S]*ACCOUNTS_PREVIOUS_ENCRYPTION_KEYS: key 1 must be/,
+    );
+    expect(bad).not.toThrow(/tooShortKey/);
   });
 
   it('refuses duplicate appIds and unknown account fields', () => {
@@ -117,9 +141,9 @@ describe('loadConfig', () => {
       loadConfig({
         ...minimal,
         WECHAT_ACCOUNTS: JSON.stringify([{ appId: 'wx1234', secret: 'a', ...extra }]),
-      }).wechatAccounts[0];
-    expect(account({ windowPolicy: 'legacy-48h' }).windowPolicy).toBe(WINDOW_PRESETS['legacy-48h']);
-    expect(account({ windowPolicy: 'none' }).windowPolicy).toBeNull();
+      }).bootstrapAccounts[0];
+    expect(account({ windowPolicy: 'legacy-48h' }).windowPolicy).toBe('legacy-48h');
+    expect(account({ windowPolicy: 'none' }).windowPolicy).toBe('none');
     const rule = { count: 2, windowMs: 10_000 };
     const custom = { message: rule, subscribe: rule, scan: rule, click: rule };
     expect(account({ windowPolicy: custom }).windowPolicy).toEqual(custom);
@@ -137,6 +161,73 @@ describe('loadConfig', () => {
 
   it('treats an empty variable as unset', () => {
     expect(loadConfig({ ...minimal, HTTP_PORT: '' }).httpPort).toBe(3000);
+  });
+});
+
+describe('loadConfig: the third-party platform', () => {
+  const platform = {
+    ACCOUNTS_ENCRYPTION_KEY: Buffer.alloc(32, 3).toString('base64'),
+    WECHAT_COMPONENT_APP_ID: 'wxcomponent00000001',
+    WECHAT_COMPONENT_SECRET: 'component-secret-value',
+    WECHAT_COMPONENT_TOKEN: 'componenttoken',
+    WECHAT_COMPONENT_ENCODING_AES_KEY: 'ComponentEncodingAESKey0123456789abcdefghij',
+  };
+
+  it('is off when no WECHAT_COMPONENT_* variable is set', () => {
+    expect(loadConfig(minimal).platform).toBeNull();
+  });
+
+  it('reads all four variables into a frozen platform', () => {
+    const config = loadConfig({ ...minimal, ...platform });
+    expect(config.platform).toEqual({
+      componentAppId: 'wxcomponent00000001',
+      componentSecret: 'component-secret-value',
+      componentToken: 'componenttoken',
+      componentEncodingAESKey: 'ComponentEncodingAESKey0123456789abcdefghij',
+      loginPageUrl: 'https://mp.weixin.qq.com/cgi-bin/componentloginpage',
+    });
+    expect(Object.isFrozen(config.platform)).toBe(true);
+  });
+
+  it('names every missing variable when only some are set, without quoting the ones given', () => {
+    const attempt = () =>
+      loadConfig({
+        ...minimal,
+        WECHAT_COMPONENT_APP_ID: platform.WECHAT_COMPONENT_APP_ID,
+        WECHAT_COMPONENT_SECRET: platform.WECHAT_COMPONENT_SECRET,
+      });
+    expect(attempt).toThrow(ConfigError);
+    try {
+      attempt();
+    } catch (err) {
+      const problems = (err as ConfigError).details as string[];
+      expect(problems.map((p) => p.split(':')[0])).toEqual([
+        'WECHAT_COMPONENT_TOKEN',
+        'WECHAT_COMPONENT_ENCODING_AES_KEY',
+      ]);
+      expect(problems.join('\n')).toMatch(/all four or none/);
+      expect(problems.join('\n')).not.toContain(platform.WECHAT_COMPONENT_SECRET);
+    }
+  });
+
+  it('needs ACCOUNTS_ENCRYPTION_KEY, since the platform stores its credentials sealed', () => {
+    expect(() => loadConfig({ ...minimal, ...platform, ACCOUNTS_ENCRYPTION_KEY: '' })).toThrow(
+      /ACCOUNTS_ENCRYPTION_KEY: is required with the platform/,
+    );
+  });
+
+  it('refuses a malformed token and EncodingAESKey, naming each and quoting neither', () => {
+    const attempt = () =>
+      loadConfig({
+        ...minimal,
+        ...platform,
+        WECHAT_COMPONENT_TOKEN: 'has space!',
+        WECHAT_COMPONENT_ENCODING_AES_KEY: 'short-key',
+      });
+    expect(attempt).toThrow(
+      /WECHAT_COMPONENT_TOKEN: must be 3–32 letters or digits[\s\S]*WECHAT_COMPONENT_ENCODING_AES_KEY: an EncodingAESKey is 43/,
+    );
+    expect(attempt).not.toThrow(/short-key|has space/);
   });
 });
 

@@ -84,3 +84,28 @@ export const aSequence = (overrides: Partial<SequenceRequest> = {}): SequenceReq
   steps: [aStep()],
   ...overrides,
 });
+
+/** The body of `POST /v1/accounts` (README "Accounts"): a fresh safe-mode account, secrets random. */
+export interface AccountRequest {
+  appId: string;
+  secret: string;
+  token: string;
+  encodingAESKey: string;
+  pushMode: 'plaintext' | 'compatible' | 'safe';
+  windowPolicy: unknown;
+  name?: string;
+  enabled?: boolean;
+}
+export const anAccountRequest = (overrides: Partial<AccountRequest> = {}): AccountRequest => ({
+  appId: `wx${randomBytes(8).toString('hex')}`,
+  secret: `secret${randomBytes(12).toString('hex')}`,
+  token: `token${randomBytes(8).toString('hex')}`,
+  encodingAESKey: randomBytes(40)
+    .toString('base64')
+    .replace(/[^A-Za-z0-9]/g, '')
+    .padEnd(43, 'K')
+    .slice(0, 43),
+  pushMode: 'safe',
+  windowPolicy: 'official',
+  ...overrides,
+});

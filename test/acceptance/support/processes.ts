@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
+export { freePort } from '../../helpers/free-port';
 
 const ROOT = path.resolve(__dirname, '../../..');
 /** Each child's stdout and stderr go here, one file per process, for reading after a failure. */
@@ -15,18 +15,6 @@ const running = new Set<ChildProcess>();
 process.once('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
-
-/** A port nobody listens on right now. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Starts `node dist/main/<program>.js` with exactly `env` (plus PATH), logging to LOG_DIR/<logName>.log. */
 export function startProgram(program: Program, env: Record<string, string>, logName: string): ChildProcess {

@@ -1,10 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createApiClient, type ApiClient } from './api-client';
 import { deleteBrokerObjects, RABBITMQ_URL, randomBrokerPrefix } from './broker';
 import { createDatabase } from './database';
 import { call } from './http';
-import { freePort, isRunning, runProgram, startProgram, stopProgram } from './processes';
+import { freePort, isRunning, LOG_DIR, runProgram, startProgram, stopProgram } from './processes';
 import { createSimulatorClient, type SimulatorClient } from './simulator-client';
 import type { Account } from './types';
 import { waitFor } from './wait-for';
@@ -37,6 +38,8 @@ export interface WorldOptions {
   readonly enforceWindow?: boolean;
   /** Run the api and the worker as two processes (ROLE=api, ROLE=worker) rather than one (ROLE=all). */
   readonly split?: boolean;
+  /** Added to the simulator's environment. */
+  readonly simEnv?: Record<string, string>;
 }
 
 /** One test file's running system: database, broker prefix, simulator and service, all its own. */
@@ -47,6 +50,10 @@ export interface World {
   readonly service: () => ChildProcess;
   /** Base URL of the worker process's /healthz, /readyz, /metrics (split worlds). */
   readonly workerUrl: string;
+  /** The world's own database (DATABASE_URL of its processes). */
+  readonly databaseUrl: string;
+  /** The log files of the world's processes (service, worker, simulator, migrate). */
+  readonly logFiles: () => string[];
   /** Starts the worker process again (split worlds). */
   startWorker(): Promise<void>;
   /** Stops the worker process with SIGTERM (split worlds). */
@@ -57,8 +64,12 @@ export interface World {
   close(): Promise<void>;
 }
 
+/** The key sealing the accounts' secrets; a test that greps for secrets in clear knows it. */
+export const ACCOUNTS_ENCRYPTION_KEY = Buffer.alloc(32, 'acceptance-key').toString('base64');
+
 const DEFAULT_ENV: Record<string, string> = {
   ADMIN_TOKEN,
+  ACCOUNTS_ENCRYPTION_KEY,
   DELAY_MODE: 'levels',
   // Short waits: a level-0 hop of 10 ms keeps sub-second delays exact; longer waits are chained.
   LEVELS_UNIT_MS: '10',
@@ -95,6 +106,8 @@ export async function startWorld(opts: WorldOptions): Promise<World> {
     ...opts.env,
     WECHAT_ACCOUNTS: accounts,
     WECHAT_API_BASE_URL: simUrl,
+    // Used only when a world configures the third-party platform: the simulator's authorization page.
+    WECHAT_COMPONENT_LOGIN_PAGE_URL: `${simUrl}/cgi-bin/componentloginpage`,
     DATABASE_URL: database.url,
     RABBITMQ_URL,
     BROKER_PREFIX: prefix,
@@ -140,6 +153,7 @@ export async function startWorld(opts: WorldOptions): Promise<World> {
         SIM_WEBHOOK_URL: apiUrl,
         SIM_ENFORCE_WINDOW: String(opts.enforceWindow ?? true),
         LOG_LEVEL: 'warn',
+        ...opts.simEnv,
       },
       log('simulator'),
     );
@@ -157,6 +171,11 @@ export async function startWorld(opts: WorldOptions): Promise<World> {
     sim: createSimulatorClient(simUrl, appId),
     service: () => service!,
     workerUrl,
+    databaseUrl: database.url,
+    logFiles: () =>
+      ['service', 'worker', 'simulator', 'migrate']
+        .map((what) => path.join(LOG_DIR, `${log(what)}.log`))
+        .filter((file) => existsSync(file)),
     startWorker,
     stopWorker: async () => {
       if (worker && isRunning(worker)) await stopProgram(worker);

@@ -14,8 +14,30 @@ describe('loadSimulatorConfig', () => {
       tokenTtlSeconds: 7200,
       webhookBaseUrl: 'http://127.0.0.1:3000',
       enforceContactWindow: true,
+      component: null,
+      ticketIntervalMs: 600_000,
       logLevel: 'info',
     });
+  });
+
+  it('plays the Open Platform of the service’s WECHAT_COMPONENT_* (all four or none), at SIM_TICKET_INTERVAL_MS', () => {
+    const component = {
+      WECHAT_COMPONENT_APP_ID: 'wxcomponent1',
+      WECHAT_COMPONENT_SECRET: 'component-secret',
+      WECHAT_COMPONENT_TOKEN: 'componenttoken',
+      WECHAT_COMPONENT_ENCODING_AES_KEY: 'B'.repeat(43),
+    };
+    const config = loadSimulatorConfig({ ...component, SIM_TICKET_INTERVAL_MS: '1000' });
+    expect(config.component).toEqual({
+      componentAppId: 'wxcomponent1',
+      secret: 'component-secret',
+      token: 'componenttoken',
+      encodingAESKey: 'B'.repeat(43),
+    });
+    expect(config.ticketIntervalMs).toBe(1000);
+    expect(() => loadSimulatorConfig({ WECHAT_COMPONENT_APP_ID: 'wxcomponent1' })).toThrow(
+      /all four or none/,
+    );
   });
 
   it('reads the push and window settings of each account, SIM_PUSH_FORMATS, SIM_WEBHOOK_URL and SIM_ENFORCE_WINDOW', () => {
@@ -109,6 +131,7 @@ describe('loadSimulatorConfig', () => {
     try {
       loadSimulatorConfig({
         SIM_PORT: '70000',
+        WECHAT_ACCOUNTS: '{}',
         SIM_TOKEN_TTL_S: 'soon',
         SIM_WEBHOOK_URL: 'ftp://x',
         SIM_PUSH_FORMATS: '{',
@@ -141,7 +164,8 @@ describe('loadSimulatorConfig', () => {
       return undefined;
     };
     expect(problem('[{')).toMatch(/not valid JSON/);
-    expect(problem('[]')).toMatch(/at least one account/);
+    expect(problem('[]')).toBeUndefined();
+    expect(loadSimulatorConfig({}).accounts).toEqual([]);
     expect(problem('[{"appId":"wx1","secret":"a"},{"appId":"wx1","secret":"b"}]')).toMatch(/unique/);
   });
 });

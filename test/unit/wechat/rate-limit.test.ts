@@ -77,10 +77,11 @@ describe('createAccountRateLimiters', () => {
   afterEach(() => jest.useRealTimers());
 
   it('gives each account its own bucket at its own rate', async () => {
-    const limiterFor = createAccountRateLimiters([
-      { appId: 'wxA', sendRatePerSecond: 1 },
-      { appId: 'wxB', sendRatePerSecond: 3 },
+    const rates = new Map([
+      ['wxA', 1],
+      ['wxB', 3],
     ]);
+    const limiterFor = createAccountRateLimiters((appId) => rates.get(appId));
     const a = acquireMany(limiterFor('wxA'), 3);
     const b = acquireMany(limiterFor('wxB'), 3);
     await advance(0);
@@ -88,8 +89,19 @@ describe('createAccountRateLimiters', () => {
     expect(limiterFor('wxA')).toBe(limiterFor('wxA'));
   });
 
+  it('follows a changed rate with a fresh bucket at the new rate', async () => {
+    let rate = 1;
+    const limiterFor = createAccountRateLimiters(() => rate);
+    const before = limiterFor('wxA');
+    rate = 5;
+    const after = acquireMany(limiterFor('wxA'), 5);
+    await advance(0);
+    expect(limiterFor('wxA')).not.toBe(before);
+    expect(after.length).toBe(5);
+  });
+
   it('refuses an account that is not configured', () => {
-    const limiterFor = createAccountRateLimiters([{ appId: 'wxA', sendRatePerSecond: 1 }]);
+    const limiterFor = createAccountRateLimiters((appId) => (appId === 'wxA' ? 1 : undefined));
     expect(() => limiterFor('wxZ')).toThrow(expect.objectContaining({ code: 'unknown_account' }) as AppError);
   });
 });

@@ -1,0 +1,184 @@
+import { ApiError, seg } from '../api.js';
+import { field, h, replace } from '../dom.js';
+import { clearErrors, showErrors } from '../editor/field-errors.js';
+import { secretField, type SecretField } from '../editor/secret-field.js';
+import { windowPolicyField } from '../editor/window-policy-field.js';
+import { BASE, type AppContext, type PageFactory } from '../router.js';
+import type { Account } from '../types.js';
+import { ACCOUNTS_TEXT as T } from './accounts-text.js';
+
+const PUSH_MODES = ['plaintext', 'compatible', 'safe'] as const;
+const SECRETS = [
+  { name: 'secret', label: T.fields.secret, has: 'hasSecret', clearable: false },
+  { name: 'token', label: T.fields.token, has: 'webhook', clearable: true, hint: T.fields.tokenHint },
+  { name: 'encodingAESKey', label: T.fields.encodingAESKey, has: 'hasEncodingAESKey', clearable: true },
+  {
+    name: 'previousEncodingAESKey',
+    label: T.fields.previousEncodingAESKey,
+    has: 'hasPreviousEncodingAESKey',
+    clearable: true,
+  },
+] as const;
+
+/**
+ * Creates an account (`accounts/new`) or edits one (`accounts/:appId/edit`). The secrets are write-only:
+ * the form shows whether each is set and sends only what was typed or removed. The API's 400 details
+ * land next to the fields they name; after a save the app's account list is read again.
+ */
+export const accountFormPage: PageFactory = (ctx, params) => {
+  const el = h('section', { id: 'account-form' }, h('p', { class: 'muted' }, '…'));
+  const appId = params.appId ?? null;
+  const load = appId
+    ? ctx.api.get<Account>(`/accounts/${seg(appId)}`)
+    : Promise.resolve<Account | null>(null);
+  load
+    .then((account) => replace(el, accountForm(ctx, account)))
+    .catch((err: unknown) =>
+      replace(
+        el,
+        h('h1', {}, T.title),
+        h(
+          'p',
+          { class: 'error' },
+          err instanceof ApiError && err.status === 404 ? T.notFound(appId ?? '') : String(err),
+        ),
+      ),
+    );
+  return { title: appId ? T.editTitle(appId) : T.newTitle, el };
+};
+
+function accountForm(ctx: AppContext, account: Account | null): HTMLElement {
+  const editing = account !== null;
+  const appIdInput = h('input', { type: 'text', name: 'appId', spellcheck: false, maxlength: 64 });
+  const name = h('input', { type: 'text', name: 'name', maxlength: 100 });
+  name.value = account?.name ?? '';
+  const secrets = SECRETS.map((s) => ({
+    name: s.name,
+    field: secretField({
+      name: s.name,
+      label: s.label,
+      known: account ? account[s.has] : null,
+      clearable: s.clearable,
+      words: T,
+      hint: 'hint' in s ? s.hint : undefined,
+    }),
+  }));
+  const pushMode = h(
+    'select',
+    { name: 'pushMode' },
+    PUSH_MODES.map((m) =>
+      h('option', { value: m, selected: m === (account?.pushMode ?? 'plaintext') }, T.pushModes[m]),
+    ),
+  );
+  const policy = windowPolicyField(
+    account ? { name: account.policyName, rules: account.windowPolicy } : null,
+    {
+      label: T.fields.windowPolicy,
+      presets: T.presets,
+      ruleFor: T.ruleFor,
+      ruleCount: T.ruleCount,
+      ruleWithin: T.ruleWithin,
+    },
+  );
+  const rate = h('input', { type: 'number', name: 'sendRatePerSecond', min: 1, step: 1 });
+  rate.value = String(account?.sendRatePerSecond ?? 1000);
+  const atLeastOnce = checkbox('atLeastOnce', account?.atLeastOnce ?? false);
+  const enabled = checkbox('enabled', account?.enabled ?? true);
+  const summary = h('div', { class: 'save-summary', role: 'status' });
+  const save = h(
+    'button',
+    { type: 'submit', class: 'primary', 'data-test': 'save-account' },
+    editing ? T.save : T.create,
+  );
+
+  const body = (): Record<string, unknown> => {
+    const out: Record<string, unknown> = {
+      name: name.value.trim() === '' ? null : name.value.trim(),
+      pushMode: pushMode.value,
+      windowPolicy: policy.value(),
+      // An empty rate is sent as it is (null), so that the API names the field.
+      sendRatePerSecond: rate.value === '' ? null : Number(rate.value),
+      atLeastOnce: atLeastOnce.checked,
+      enabled: enabled.checked,
+    };
+    if (!editing) out.appId = appIdInput.value.trim();
+    for (const s of secrets) writeSecret(out, s.name, s.field, editing);
+    return out;
+  };
+
+  const form = h(
+    'form',
+    { class: 'card account-form', novalidate: true },
+    editing ? null : field(T.fields.appId, appIdInput, { path: 'appId', hint: T.fields.appIdHint }),
+    field(T.fields.name, name, { path: 'name' }),
+    secrets.map((s) => s.field.el),
+    field(T.fields.pushMode, pushMode, { path: 'pushMode' }),
+    policy.el,
+    field(T.fields.sendRate, rate, { path: 'sendRatePerSecond' }),
+    h(
+      'div',
+      { class: 'field', 'data-path': 'atLeastOnce' },
+      h('label', { class: 'check' }, atLeastOnce, T.fields.atLeastOnce),
+    ),
+    h(
+      'div',
+      { class: 'field', 'data-path': 'enabled' },
+      h('label', { class: 'check' }, enabled, T.fields.enabled),
+    ),
+    summary,
+    h(
+      'div',
+      { class: 'actions' },
+      h('a', { class: 'button secondary', href: `${BASE}accounts` }, T.cancel),
+      save,
+    ),
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    save.disabled = true;
+    clearErrors(form);
+    replace(summary);
+    const request = account
+      ? ctx.api.patch<Account>(`/accounts/${seg(account.appId)}`, body())
+      : ctx.api.post<Account>('/accounts', body());
+    request
+      .then((saved) => {
+        ctx.forgetAccounts();
+        ctx.notify(editing ? T.saved(saved.appId) : T.created(saved.appId));
+        ctx.navigate('accounts');
+      })
+      .catch((err: unknown) => {
+        save.disabled = false;
+        const details = err instanceof ApiError ? err.details : [];
+        const unplaced = showErrors(form, details);
+        replace(
+          summary,
+          h(
+            'p',
+            { class: 'error' },
+            details.length ? T.notSaved(details.length) : T.notSavedBecause((err as Error).message),
+            unplaced.map((d) => h('span', { class: 'block' }, `${d.path}: ${d.message}`)),
+          ),
+        );
+      });
+  });
+  return h('div', {}, h('h1', {}, account ? T.editTitle(account.appId) : T.newTitle), form);
+}
+
+function checkbox(name: string, checked: boolean): HTMLInputElement {
+  const box = h('input', { type: 'checkbox', name });
+  box.checked = checked;
+  return box;
+}
+
+/**
+ * Puts a secret field into the body: when editing, only what changed (left out = keep); when creating,
+ * the AppSecret always (empty, so that the API names it as required) and the optional ones when typed.
+ */
+function writeSecret(out: Record<string, unknown>, name: string, f: SecretField, editing: boolean): void {
+  const value = f.value();
+  if (editing) {
+    if (value !== undefined) out[name] = value;
+  } else if (name === 'secret') out[name] = value ?? '';
+  else if (value !== null) out[name] = value;
+}

@@ -1,0 +1,94 @@
+import { plural } from '../format.js';
+import type { Account } from '../types.js';
+
+/**
+ * Every word the Accounts pages show, in one place, so that the translation (issue 15) moves one object
+ * into its catalog instead of hunting strings through the code.
+ */
+export const ACCOUNTS_TEXT = {
+  title: 'Accounts',
+  newAccount: 'New account',
+  editTitle: (appId: string) => `Edit account ${appId}`,
+  newTitle: 'New account',
+  empty: 'No accounts yet. Add the first one.',
+  loadFailed: (why: string) => `Could not load the accounts: ${why}`,
+  columns: ['App ID', 'Name', 'Kind', 'Status', 'Push mode', 'Window policy', 'Send rate', 'Sent today'],
+  webhookLabel: 'Server URL for WeChat’s console (服务器配置)',
+  noWebhook: 'no push token: the webhook refuses this account’s pushes',
+  copy: 'Copy',
+  copied: (url: string) => `Copied ${url}`,
+  copyFailed: 'This browser does not allow copying here: the URL is selected, press Ctrl+C (⌘C).',
+  ratePerSecond: (n: number) => `${n}/s`,
+  kind: { own: 'own AppSecret', platform: 'authorized (third-party platform)' },
+  status: {
+    active: 'active',
+    disabled: 'disabled',
+    paused: 'paused (daily quota)',
+    unauthorized: 'unauthorized',
+  },
+  edit: 'Edit',
+  disable: 'Disable',
+  enable: 'Enable',
+  remove: 'Delete',
+  check: 'Check',
+  checking: 'Checking…',
+  checkOk: 'OK',
+  checkFailed: 'Not OK',
+  disableTitle: (appId: string) => `Disable ${appId}?`,
+  disableBody:
+    'Messages that fall due while the account is disabled are not sent: they end skipped (account_disabled). ' +
+    'The webhook keeps accepting its pushes. Messages due after you enable it again go out as usual.',
+  disabled: (appId: string) => `${appId} is disabled.`,
+  enabled: (appId: string) => `${appId} is enabled.`,
+  deleteTitle: (appId: string) => `Delete ${appId}?`,
+  deleteBody: (a: Account) =>
+    `This cancels every pending message of ${a.name ?? a.appId} (the service counts them as it deletes), ` +
+    'refuses its pushes from then on and cannot be undone.',
+  deleted: (appId: string, cancelled: number) =>
+    `Deleted ${appId}: ${plural(cancelled, 'pending message')} cancelled.`,
+  // The form.
+  fields: {
+    appId: 'App ID (AppID)',
+    appIdHint: 'From WeChat’s console (设置与开发 → 基本配置); it cannot change later.',
+    name: 'Name',
+    secret: 'AppSecret',
+    token: 'Push token (Token)',
+    tokenHint: 'The Token set in WeChat’s console (服务器配置); without it the webhook refuses the pushes.',
+    encodingAESKey: 'EncodingAESKey',
+    previousEncodingAESKey: 'Previous EncodingAESKey (while rotating)',
+    pushMode: 'Push mode (消息加解密方式)',
+    windowPolicy: 'Contact window policy',
+    sendRate: 'Send rate (messages per second)',
+    atLeastOnce: 'At least once: resend a message whose outcome is unknown after a crash',
+    enabled: 'Enabled: send this account’s messages',
+  },
+  pushModes: {
+    plaintext: 'plaintext (明文模式)',
+    compatible: 'compatible (兼容模式)',
+    safe: 'safe (安全模式)',
+  },
+  presets: {
+    official: 'official (WeChat’s current table)',
+    'legacy-48h': 'legacy-48h (48 h after an interaction)',
+    none: 'none (the service does not check)',
+    custom: 'custom rules',
+  },
+  ruleFor: { message: 'A user message', subscribe: 'A follow', scan: 'A QR scan', click: 'A menu click' },
+  ruleCount: 'messages',
+  ruleWithin: 'within',
+  set: 'set',
+  notSet: 'not set',
+  willRemove: 'will be removed',
+  clear: 'Remove',
+  undo: 'Keep',
+  keepHint: 'Leave empty to keep it.',
+  save: 'Save',
+  create: 'Create account',
+  cancel: 'Cancel',
+  saved: (appId: string) => `Saved ${appId}.`,
+  created: (appId: string) => `Created ${appId}. Paste its server URL into WeChat’s console.`,
+  notSaved: (n: number) =>
+    `Not saved: ${plural(n, 'problem')}, shown next to ${n === 1 ? 'its field' : 'their fields'}.`,
+  notSavedBecause: (why: string) => `Not saved: ${why}`,
+  notFound: (appId: string) => `There is no account ${appId}.`,
+};

@@ -1,0 +1,71 @@
+import type { WechatAccount } from '../config';
+import type { Pool } from '../db/pool';
+import type { Logger } from '../logger';
+import { findAccount, insertAccount } from '../store/accounts';
+import { openAccount, sealAllSecrets } from './account';
+import { SecretKeyError, type SecretBox } from './secret-box';
+
+/**
+ * Imports WECHAT_ACCOUNTS into the accounts table, idempotently: an absent account is inserted (its
+ * secrets sealed); one already stored is left as it is — the table, changed through /v1/accounts, is the
+ * truth — and an env entry that differs from it is logged as a warning naming the fields (never their
+ * values). Every process may run it at once: the insert does nothing for an app id that exists.
+ */
+export async function importBootstrapAccounts(
+  deps: { pool: Pool; box: SecretBox; logger: Logger },
+  accounts: readonly WechatAccount[],
+): Promise<{ imported: string[]; kept: string[] }> {
+  const { pool, box, logger } = deps;
+  const imported: string[] = [];
+  const kept: string[] = [];
+  for (const a of accounts) {
+    if (box.keyId === null) {
+      throw new SecretKeyError(
+        `ACCOUNTS_ENCRYPTION_KEY is not set: it is required to store the secret of WECHAT_ACCOUNTS' account ${a.appId}`,
+      );
+    }
+    const inserted = await insertAccount(pool, {
+      appId: a.appId,
+      name: null,
+      kind: 'own',
+      enabled: true,
+      ...sealAllSecrets(box, a.appId, a),
+      pushMode: a.pushMode,
+      windowPolicy: a.windowPolicy,
+      sendRatePerSecond: a.sendRatePerSecond,
+      atLeastOnce: a.atLeastOnce,
+    });
+    if (inserted) {
+      imported.push(a.appId);
+      continue;
+    }
+    kept.push(a.appId);
+    const stored = await findAccount(pool, a.appId);
+    const differing = stored ? differingFields(a, openAccount(box, stored)) : [];
+    if (differing.length > 0) {
+      logger.warn(
+        { appId: a.appId, fields: differing },
+        'WECHAT_ACCOUNTS differs from the stored account, which is kept (change it through /v1/accounts)',
+      );
+    }
+  }
+  if (imported.length > 0) logger.info({ appIds: imported }, 'accounts imported from WECHAT_ACCOUNTS');
+  return { imported, kept };
+}
+
+const COMPARED = [
+  'secret',
+  'token',
+  'encodingAESKey',
+  'previousEncodingAESKey',
+  'pushMode',
+  'sendRatePerSecond',
+  'atLeastOnce',
+] as const;
+
+function differingFields(env: WechatAccount, stored: ReturnType<typeof openAccount>): string[] {
+  const fields: string[] = COMPARED.filter((f) => env[f] !== stored[f]);
+  if (JSON.stringify(env.windowPolicy) !== JSON.stringify(stored.windowPolicyInput))
+    fields.push('windowPolicy');
+  return fields;
+}

@@ -1,0 +1,82 @@
+import { Router } from 'express';
+import type { z } from 'zod';
+import type { Account } from '../accounts/account';
+import { createAccount, patchAccount, removeAccount } from '../accounts/manage-accounts';
+import { accountCreateSchema, type AccountDeleted, accountPatchSchema } from '../contract';
+import { NotFoundError, ValidationError } from '../errors';
+import { listPausedAccounts } from '../store/account-states';
+import { readableIssue, zodIssueDetails } from '../validation';
+import { checkCredentials } from '../wechat/check-credentials';
+import { accountView } from './account-view';
+import { guardPathParams } from './input-guard';
+import type { V1Deps } from './v1-deps';
+
+const ACTOR = 'api';
+
+/** The body parsed by `schema`, or a 400 naming every bad field (nothing is written). */
+export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
+  if (body === undefined) {
+    throw new ValidationError('the body must be a JSON object sent with Content-Type: application/json');
+  }
+  const parsed = schema.safeParse(body, { error: readableIssue });
+  if (!parsed.success) throw new ValidationError('invalid account', zodIssueDetails(parsed.error, ''));
+  return parsed.data;
+}
+
+/**
+ * `/v1/accounts…`: the accounts, managed as data. Secrets are write-only: every answer is the account
+ * view (`hasSecret`, …), never a secret.
+ */
+export function createAccountRouter(deps: V1Deps): Router {
+  const router = Router();
+  guardPathParams(router, ['appId']);
+  const known = (appId: string): Account => {
+    const account = deps.accounts.get(appId);
+    if (!account) throw new NotFoundError(`account ${appId}`);
+    return account;
+  };
+  const view = async (a: Account) => accountView(a, (await listPausedAccounts(deps.pool)).has(a.appId));
+
+  router.get('/', async (_req, res) => {
+    const paused = await listPausedAccounts(deps.pool);
+    res.json({ accounts: deps.accounts.all().map((a) => accountView(a, paused.has(a.appId))) });
+  });
+
+  router.post('/', async (req, res) => {
+    const created = await createAccount(deps, parseBody(accountCreateSchema, req.body));
+    res.status(201).json(await view(created));
+  });
+
+  router.get('/:appId', async (req, res) => {
+    res.json(await view(known(String(req.params.appId))));
+  });
+
+  router.patch('/:appId', async (req, res) => {
+    const patch = parseBody(accountPatchSchema, req.body);
+    res.json(await view(await patchAccount(deps, String(req.params.appId), patch)));
+  });
+
+  router.delete('/:appId', async (req, res) => {
+    const appId = String(req.params.appId);
+    const { cancelled } = await removeAccount(deps, appId, ACTOR);
+    res.json({ appId, deleted: true, cancelled } satisfies AccountDeleted);
+  });
+
+  router.post('/:appId/check', async (req, res) => {
+    const account = known(String(req.params.appId));
+    if (account.secret === null) {
+      throw new ValidationError('the account has no AppSecret to check', [
+        { path: 'secret', message: 'is not set' },
+      ]);
+    }
+    const baseUrl = deps.config.wechatApiBaseUrl;
+    res.json(
+      await checkCredentials(
+        { baseUrl, timeoutMs: deps.config.wechatTimeoutMs },
+        account.appId,
+        account.secret,
+      ),
+    );
+  });
+  return router;
+}

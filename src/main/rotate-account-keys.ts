@@ -1,0 +1,29 @@
+/**
+ * `npm run rotate-account-keys`: after ACCOUNTS_ENCRYPTION_KEY was replaced (the old key moved to
+ * ACCOUNTS_PREVIOUS_ENCRYPTION_KEYS), seals every account secret again with the new key.
+ */
+import { createSecretBox } from '../accounts/secret-box';
+import { rotateAccountKeys } from '../accounts/rotate-keys';
+import { loadAccountKeysConfig } from '../config';
+import { createPool } from '../db/pool';
+import { createLogger } from '../logger';
+
+async function main(): Promise<void> {
+  const config = loadAccountKeysConfig();
+  const logger = createLogger({ level: config.logLevel, name: 'wechat-drip-rotate-keys' });
+  if (!config.accountsEncryptionKey)
+    throw new Error('ACCOUNTS_ENCRYPTION_KEY is required: it is the key to seal with');
+  const box = createSecretBox(config.accountsEncryptionKey, config.accountsPreviousEncryptionKeys);
+  const pool = createPool({ connectionString: config.databaseUrl, max: 2, logger });
+  try {
+    const { resealed, read } = await rotateAccountKeys(pool, box);
+    process.stdout.write(`${resealed} of ${read} accounts re-sealed with key ${box.keyId ?? ''}\n`);
+  } finally {
+    await pool.end();
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`rotation failed: ${(err as Error).message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,224 @@
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '../logger';
+import { toComponentWirePush } from './component-push';
+import { readBody, sendBadRequest, sendJson } from './http-io';
+import { pushNonce, type PushField } from './push-format';
+import { createSimCipher } from './sim-crypto';
+import { type ComponentApiState, handleComponentApi } from './component-api';
+import { createAuthCodes, DEFAULT_FUNC_IDS, handleLoginPage } from './component-auth';
+import type { SimulatorAccount } from './config';
+import type { TokenRegistry } from './tokens';
+
+/** The third-party platform the simulated Open Platform knows (the service's WECHAT_COMPONENT_*). */
+export interface SimComponent {
+  readonly componentAppId: string;
+  /** Secret: never logged. */
+  readonly secret: string;
+  readonly token: string;
+  readonly encodingAESKey: string;
+}
+
+/** One push to the authorization-event URL and what the service answered (WeChat wants `success`). */
+export interface ComponentDelivery {
+  readonly infoType: string;
+  readonly authorizerAppId: string | null;
+  /** HTTP status; 0 when no answer came. */
+  readonly status: number;
+  readonly body: string;
+  readonly at: string;
+}
+
+export const AUTHORIZATION_ACTIONS = {
+  authorize: 'authorized',
+  update: 'updateauthorized',
+  unauthorize: 'unauthorized',
+} as const;
+export type AuthorizationAction = keyof typeof AUTHORIZATION_ACTIONS;
+
+export interface OpenPlatformOptions {
+  readonly component: SimComponent;
+  /** Issues the component and authorizer tokens (authorizer tokens are good for sends). */
+  readonly tokens: TokenRegistry;
+  /** Makes an account that authorized the platform known to the rest of the simulator (sends, pushes). */
+  readonly registerAccount: (account: SimulatorAccount) => void;
+  /** The authorization-event URL: `{webhookBaseUrl}/wechat/component`. */
+  readonly webhookBaseUrl: string;
+  /** How often a ticket is pushed, in ms (WeChat: every 10 minutes). */
+  readonly ticketIntervalMs: number;
+  readonly logger: Logger;
+  readonly now: () => number;
+}
+
+/** The simulated Open Platform: its ticket pushes and authorization events, and their control routes. */
+export interface OpenPlatform {
+  /** Pushes a new component_verify_ticket now. */
+  pushTicket(): Promise<ComponentDelivery>;
+  /** An account's admin authorizes, updates or revokes the platform: pushes the event. */
+  authorize(appId: string, action: AuthorizationAction): Promise<ComponentDelivery>;
+  /** The account's authorizer_refresh_token; null unless it authorized the platform (in-process tests). */
+  refreshTokenOf(appId: string): string | null;
+  /**
+   * The component APIs (`/cgi-bin/component/…`) and `/__sim/component/…`: answers and returns true, or
+   * false when the path is not one of them.
+   */
+  handle(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<boolean>;
+  close(): void;
+}
+
+/** WeChat gives up on a push after 5 s. */
+const PUSH_TIMEOUT_MS = 5000;
+const APP_ID = /^[A-Za-z0-9_-]{4,64}$/;
+
+export function createOpenPlatform(opts: OpenPlatformOptions): OpenPlatform {
+  const { component, logger, now, registerAccount } = opts;
+  const channel = {
+    componentAppId: component.componentAppId,
+    token: component.token,
+    cipher: createSimCipher(component.componentAppId, component.encodingAESKey),
+  };
+  const url = `${opts.webhookBaseUrl}/wechat/component`;
+  const deliveries: ComponentDelivery[] = [];
+  const tickets: { value: string; pushedAt: number }[] = [];
+  /** Each account's refresh token while it authorizes the platform. */
+  const refreshTokens = new Map<string, string>();
+  let ipRegistered = true;
+  const codes = createAuthCodes(now);
+  const api: ComponentApiState = {
+    codes,
+    component,
+    tokens: opts.tokens,
+    now,
+    tickets: () => tickets,
+    refreshTokenOf: (appId) => refreshTokens.get(appId) ?? null,
+    ipRegistered: () => ipRegistered,
+  };
+
+  async function deliver(fields: PushField[], authorizerAppId: string | null): Promise<ComponentDelivery> {
+    const push = toComponentWirePush(channel, fields, String(Math.floor(now() / 1000)), pushNonce());
+    let status = 0;
+    let body: string;
+    try {
+      const res = await fetch(`${url}?${push.query}`, {
+        method: 'POST',
+        headers: { 'content-type': push.contentType },
+        body: push.body,
+        signal: AbortSignal.timeout(PUSH_TIMEOUT_MS),
+      });
+      status = res.status;
+      body = await res.text();
+    } catch (err) {
+      body = (err as Error).message;
+    }
+    const infoType = fields.find(([n]) => n === 'InfoType')![1];
+    const delivery = { infoType, authorizerAppId, status, body, at: new Date(now()).toISOString() };
+    deliveries.push(delivery);
+    if (body !== 'success') logger.warn({ infoType, status }, 'component push not answered success');
+    return delivery;
+  }
+
+  const head = (infoType: string): PushField[] => [
+    ['AppId', component.componentAppId, 'text'],
+    ['CreateTime', String(Math.floor(now() / 1000)), 'number'],
+    ['InfoType', infoType, 'text'],
+  ];
+
+  /** Authorizes, updates or revokes, pushes the event, and gives its authorization code (null on revoke). */
+  async function authorizeWith(
+    appId: string,
+    action: AuthorizationAction,
+    opts: { preAuthCode?: string; funcIds?: readonly number[] } = {},
+  ): Promise<{ delivery: ComponentDelivery; code: string | null }> {
+    const infoType = AUTHORIZATION_ACTIONS[action];
+    // Authorizing again changes the refresh token; unauthorizing kills it (§1.6).
+    if (action === 'unauthorize') refreshTokens.delete(appId);
+    else if (action === 'authorize' || !refreshTokens.has(appId)) {
+      refreshTokens.set(appId, `refreshtoken@@@${randomBytes(24).toString('base64url')}`);
+      // Its followers' events now reach the service through the platform's URL and key.
+      registerAccount({
+        appId,
+        secret: randomBytes(16).toString('hex'),
+        token: component.token,
+        encodingAESKey: component.encodingAESKey,
+        pushMode: 'safe',
+        viaComponent: component.componentAppId,
+      });
+    }
+    const issued =
+      action === 'unauthorize' ? null : codes.issueAuthCode(appId, opts.funcIds ?? DEFAULT_FUNC_IDS);
+    const code: PushField[] = issued
+      ? [
+          ['AuthorizationCode', issued.code, 'text'],
+          ['AuthorizationCodeExpiredTime', String(Math.floor(now() / 1000) + issued.expiresInS), 'number'],
+          [
+            'PreAuthCode',
+            opts.preAuthCode ?? `preauthcode@@@${randomBytes(12).toString('base64url')}`,
+            'text',
+          ],
+        ]
+      : [];
+    const delivery = await deliver([...head(infoType), ['AuthorizerAppid', appId, 'text'], ...code], appId);
+    return { delivery, code: issued?.code ?? null };
+  }
+
+  const platform: OpenPlatform = {
+    pushTicket() {
+      const ticket = `ticket@@@${randomBytes(24).toString('base64url')}`;
+      tickets.push({ value: ticket, pushedAt: now() });
+      tickets.splice(0, tickets.length - 2);
+      return deliver([...head('component_verify_ticket'), ['ComponentVerifyTicket', ticket, 'text']], null);
+    },
+    authorize: async (appId, action) => (await authorizeWith(appId, action)).delivery,
+    refreshTokenOf: api.refreshTokenOf,
+    async handle(req, res, path, query) {
+      if (await handleComponentApi(api, req, res, path, query)) return true;
+      const route = `${req.method ?? ''} ${path}`;
+      if (route === 'GET /cgi-bin/componentloginpage') {
+        await handleLoginPage(res, query, {
+          componentAppId: component.componentAppId,
+          codes,
+          authorize: async (appId, opts) => (await authorizeWith(appId, 'authorize', opts)).code!,
+        });
+      } else if (route === 'POST /__sim/component/ip-whitelist') {
+        const registered = parseJson(await readBody(req))?.registered;
+        if (typeof registered !== 'boolean') sendBadRequest(res, 'registered (boolean) is required');
+        else sendJson(res, 200, { registered: (ipRegistered = registered) });
+      } else if (route === 'POST /__sim/component/ticket') {
+        sendJson(res, 200, await platform.pushTicket());
+      } else if (route === 'POST /__sim/component/authorizations') {
+        const body = parseAuthorization(await readBody(req));
+        if (typeof body === 'string') sendBadRequest(res, body);
+        else sendJson(res, 200, await platform.authorize(body.appId, body.action));
+      } else if (route === 'GET /__sim/component/pushes') {
+        sendJson(res, 200, { pushes: deliveries });
+      } else {
+        return false;
+      }
+      return true;
+    },
+    close: () => clearInterval(timer),
+  };
+  const timer = setInterval(() => void platform.pushTicket(), opts.ticketIntervalMs);
+  timer.unref();
+  return platform;
+}
+
+function parseJson(raw: string | null): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(raw ?? '');
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+function parseAuthorization(raw: string | null): { appId: string; action: AuthorizationAction } | string {
+  const value = parseJson(raw);
+  if (value === null) return 'body must be a JSON object';
+  const { appId, action } = value;
+  if (typeof appId !== 'string' || !APP_ID.test(appId)) return 'appId must be 4–64 letters, digits, _ or -';
+  if (typeof action !== 'string' || !Object.hasOwn(AUTHORIZATION_ACTIONS, action)) {
+    return `action must be one of ${Object.keys(AUTHORIZATION_ACTIONS).join(', ')}`;
+  }
+  return { appId, action: action as AuthorizationAction };
+}

@@ -1,0 +1,161 @@
+import {
+  aMessageRequest,
+  anAccountRequest,
+  anOpenid,
+  aSequence,
+  aStep,
+  aTextMessage,
+  type AccountRequest,
+} from './support/builders';
+import { leakEvidence } from './support/evidence';
+import { untilFinal, untilReceived, untilStatus } from './support/expectations';
+import { call } from './support/http';
+import { createSimulatorClient, type SimulatorClient } from './support/simulator-client';
+import { waitFor } from './support/wait-for';
+import { anAccount, startWorld, type World } from './support/world';
+
+// README "Accounts": accounts created, changed, disabled and deleted through /v1/accounts while the
+// service runs, as two processes (api and worker) that each see every change without a restart.
+const BOOTSTRAP = anAccount();
+let world: World;
+/** Every secret this file configures, through WECHAT_ACCOUNTS or the API. */
+const secrets: string[] = [BOOTSTRAP.secret, BOOTSTRAP.token!, BOOTSTRAP.encodingAESKey!];
+
+beforeAll(async () => {
+  world = await startWorld({
+    name: 'accounts',
+    split: true,
+    enforceWindow: false,
+    env: { LOG_LEVEL: 'debug' },
+  });
+}, 60_000);
+afterAll(() => world?.close(), 30_000);
+
+/** Creates the account through the API and registers it with the simulator (WeChat's side of it). */
+async function createAccount(
+  overrides: Partial<AccountRequest> = {},
+): Promise<{ body: AccountRequest; sim: SimulatorClient }> {
+  const body = anAccountRequest(overrides);
+  secrets.push(body.secret, body.token, body.encodingAESKey);
+  const res = await world.api('/v1/accounts', { json: body });
+  expect(`${res.status} ${res.text.slice(0, 300)}`).toMatch(/^201 /);
+  const { windowPolicy, appId, secret, token, encodingAESKey, pushMode } = body;
+  const registered = await call(`${world.sim.url}/__sim/accounts`, {
+    json: { appId, secret, token, encodingAESKey, pushMode, windowPolicy },
+  });
+  expect(registered.status).toBe(200);
+  return { body, sim: createSimulatorClient(world.sim.url, appId) };
+}
+
+const patch = (appId: string, json: object) => world.api(`/v1/accounts/${appId}`, { method: 'PATCH', json });
+
+describe('Accounts', () => {
+  it('an account created through the API, with no restart, receives a signed follow and its drip', async () => {
+    const { body, sim } = await createAccount();
+    const sequence = await world.api('/v1/sequences', {
+      json: aSequence({
+        appId: body.appId,
+        steps: [aStep({ message: aTextMessage('welcome, new account') })],
+      }),
+    });
+    expect(sequence.status).toBe(201);
+    const openid = anOpenid();
+
+    const push = await sim.follow(openid);
+
+    expect(push.pushes).toEqual([expect.objectContaining({ status: 200, body: 'success' })]);
+    await untilReceived(sim, openid, 'welcome, new account');
+  });
+
+  it('a PATCH is seen by the api and the worker process within 2 s', async () => {
+    // With the official policy a follower who never interacted has no open window: the worker skips
+    // the message. Policy `none` (no local check) lets it through: which messages went out tells when
+    // the worker saw the change.
+    const { body } = await createAccount({ windowPolicy: 'official' });
+    const before = await world.api.schedule(aMessageRequest({ appId: body.appId, delayMs: 0 }));
+    expect((await untilFinal(world.api, before.id)).statusReason).toBe('window_closed');
+
+    const changedAt = Date.now();
+    const answer = await patch(body.appId, { windowPolicy: 'none' });
+    const delays = [250, 500, 750, 1000, 1500, 2000, 2500];
+    const probes = await Promise.all(
+      delays.map((delayMs) => world.api.schedule(aMessageRequest({ appId: body.appId, delayMs }))),
+    );
+    const finals = await Promise.all(probes.map((p) => untilFinal(world.api, p.id)));
+
+    expect(answer.body).toMatchObject({ policyName: 'none', windowPolicy: null });
+    const firstSent = finals.findIndex((m) => m.status === 'sent');
+    process.stdout.write(
+      `accounts: the worker saw the PATCH within ${delays[firstSent]} ms (scheduled ${Date.now() - changedAt} ms ago)\n`,
+    );
+    expect(firstSent).toBeGreaterThanOrEqual(0);
+    expect(delays[firstSent]).toBeLessThanOrEqual(2000);
+    expect(finals.slice(firstSent).every((m) => m.status === 'sent')).toBe(true);
+  });
+
+  it('disabling skips the messages that fall due meanwhile as account_disabled; re-enabled, new ones go out', async () => {
+    const { body, sim } = await createAccount({ windowPolicy: 'none' });
+    expect((await patch(body.appId, { enabled: false })).body).toMatchObject({
+      enabled: false,
+      status: 'disabled',
+    });
+    const openid = anOpenid();
+    const whileDisabled = await world.api.schedule(
+      aMessageRequest({ appId: body.appId, openid, delayMs: 200 }),
+    );
+    expect(await untilFinal(world.api, whileDisabled.id)).toMatchObject({
+      status: 'skipped',
+      statusReason: 'account_disabled',
+    });
+
+    await patch(body.appId, { enabled: true });
+    const afterwards = await world.api.schedule(
+      aMessageRequest({ appId: body.appId, openid, delayMs: 200, message: aTextMessage('enabled again') }),
+    );
+    expect(await untilFinal(world.api, afterwards.id)).toMatchObject({ status: 'sent' });
+    expect(await sim.texts(openid)).toEqual(['enabled again']);
+  });
+
+  it('deleting cancels the pending messages with one answer, and the account’s pushes are refused afterwards', async () => {
+    const { body, sim } = await createAccount({ windowPolicy: 'none' });
+    const openid = anOpenid();
+    const pending = await world.api.schedule(aMessageRequest({ appId: body.appId, openid, delayMs: 1500 }));
+
+    const deleted = await world.api(`/v1/accounts/${body.appId}`, { method: 'DELETE' });
+
+    expect(deleted.body).toEqual({ appId: body.appId, deleted: true, cancelled: 1 });
+    await untilStatus(world.api, pending.id, 'cancelled');
+    expect((await world.api(`/v1/accounts/${body.appId}`)).status).toBe(404);
+    const push = await sim.follow(openid);
+    expect(push.pushes.map((p) => p.status)).toEqual([404]);
+    expect(await sim.messages(openid)).toEqual([]);
+  });
+
+  it('never returns a secret: not in the list, not for one account, not after a PATCH', async () => {
+    const { body } = await createAccount();
+    const answers = [
+      await world.api('/v1/accounts'),
+      await world.api(`/v1/accounts/${body.appId}`),
+      await patch(body.appId, { secret: `${body.secret}x`, previousEncodingAESKey: body.encodingAESKey }),
+    ];
+    secrets.push(`${body.secret}x`);
+    for (const answer of answers) {
+      expect(answer.status).toBe(200);
+      for (const secret of secrets) expect(answer.text).not.toContain(secret);
+    }
+    expect(answers[2].body).toMatchObject({ hasSecret: true, hasPreviousEncodingAESKey: true });
+  });
+
+  it('keeps no configured secret in clear: not in a dump of the database, not in the processes’ logs', async () => {
+    // Something to find: the worker fetched tokens and sent, the api recorded pushes, at debug level.
+    await waitFor(async () => (await world.sim.stats()).tokens.issued > 0, 'a token to have been issued');
+    const { dump, logs } = leakEvidence(world);
+
+    expect(dump).toContain('COPY public.accounts');
+    expect(logs.join('').length).toBeGreaterThan(0);
+    for (const secret of secrets) {
+      expect(dump.includes(secret) ? `${secret} in the dump` : 'absent').toBe('absent');
+      for (const log of logs) expect(log.includes(secret) ? `${secret} in a log` : 'absent').toBe('absent');
+    }
+  });
+});

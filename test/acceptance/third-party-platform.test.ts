@@ -1,0 +1,136 @@
+import { leakEvidence } from './support/evidence';
+import { aTextMessage } from './support/builders';
+import { untilFinal } from './support/expectations';
+import { call } from './support/http';
+import { createSimulatorClient } from './support/simulator-client';
+import { waitFor } from './support/wait-for';
+import { startWorld, type World } from './support/world';
+
+// README "Accounts through the third-party platform": the simulated Open Platform pushes its ticket on a
+// timer and on demand, and an account's authorization events, to the authorization-event URL; the
+// service answers each `success`, refuses a forged push, and keeps the platform's secrets out of clear.
+const PLATFORM = {
+  WECHAT_COMPONENT_APP_ID: 'wxcomponentaccept01',
+  WECHAT_COMPONENT_SECRET: 'acceptance-component-secret',
+  WECHAT_COMPONENT_TOKEN: 'acceptancecomponenttoken',
+  WECHAT_COMPONENT_ENCODING_AES_KEY: 'AcceptanceComponentAESKey0123456789abcdefgh',
+};
+let world: World;
+
+interface Delivery {
+  infoType: string;
+  authorizerAppId: string | null;
+  status: number;
+  body: string;
+}
+
+beforeAll(async () => {
+  world = await startWorld({
+    name: 'platform',
+    env: { ...PLATFORM, LOG_LEVEL: 'debug' },
+    simEnv: { ...PLATFORM, SIM_TICKET_INTERVAL_MS: '1000' },
+  });
+}, 60_000);
+afterAll(() => world?.close(), 30_000);
+
+const simPushes = async () =>
+  (await call<{ pushes: Delivery[] }>(`${world.sim.url}/__sim/component/pushes`)).body.pushes;
+
+describe('Accounts through the third-party platform', () => {
+  it('the Open Platform’s ticket pushes, on its timer and on demand, are answered `success`', async () => {
+    // The first may have found the service not started yet, as WeChat can: the next comes 1 s later.
+    const timed = await waitFor(
+      async () =>
+        (await simPushes()).find((p) => p.infoType === 'component_verify_ticket' && p.status === 200),
+      'the simulator to push a ticket on its 1 s timer, answered',
+    );
+    expect(timed.body).toBe('success');
+
+    const now = await call<Delivery>(`${world.sim.url}/__sim/component/ticket`, { method: 'POST' });
+    expect(now.body).toMatchObject({ infoType: 'component_verify_ticket', status: 200, body: 'success' });
+  });
+
+  it('an account authorizing, updating and revoking the platform: each event is answered `success`', async () => {
+    for (const action of ['authorize', 'update', 'unauthorize']) {
+      const res = await call<Delivery>(`${world.sim.url}/__sim/component/authorizations`, {
+        json: { appId: 'wxauthorizedaccount1', action },
+      });
+      expect(res.body).toMatchObject({
+        authorizerAppId: 'wxauthorizedaccount1',
+        status: 200,
+        body: 'success',
+      });
+    }
+    expect((await simPushes()).map((p) => p.infoType)).toEqual(
+      expect.arrayContaining(['authorized', 'updateauthorized', 'unauthorized']),
+    );
+  });
+
+  it('an account connected through the simulated Open Platform receives its follower’s push and sends in its window; unauthorizing it cancels what is pending', async () => {
+    const appId = 'wxconnectedaccount1';
+    const started = await world.api('/v1/platform/authorizations', {
+      json: { redirectUri: `${world.api.url}/wechat/platform/callback` },
+    });
+    expect(started.status).toBe(201);
+    const page = new URL(started.body.authorizationUrl as string);
+    page.searchParams.set('sim_appid', appId); // the account's admin scans and consents
+    const consented = await fetch(page, { redirect: 'manual' });
+    expect(consented.status).toBe(302);
+    const callback = await call(consented.headers.get('location')!);
+    expect(callback.body).toEqual({ appId, outcome: 'created', permissions: [1, 7] });
+    // The follower follows: WeChat pushes it to the platform's URL for this account, and the contact
+    // window it opens is what lets the message through, on both sides.
+    const sim = createSimulatorClient(world.sim.url, appId);
+    const follow = await sim.follow('o-platform');
+    expect(follow.pushes.map((p) => `${p.status} ${p.body}`)).toEqual(['200 success']);
+
+    const now = await world.api.schedule({
+      appId,
+      openid: 'o-platform',
+      message: aTextMessage('via the platform'),
+    });
+    expect((await untilFinal(world.api, now.id)).status).toBe('sent');
+    expect(await createSimulatorClient(world.sim.url, appId).texts('o-platform')).toEqual([
+      'via the platform',
+    ]);
+
+    const later = await world.api.schedule({
+      appId,
+      openid: 'o-platform',
+      message: aTextMessage('never'),
+      delayMs: 60_000,
+    });
+    const revoked = await call<{ body: string }>(`${world.sim.url}/__sim/component/authorizations`, {
+      json: { appId, action: 'unauthorize' },
+    });
+    expect(revoked.body.body).toBe('success');
+    expect((await world.api.message(later.id)).status).toBe('cancelled');
+    expect((await world.api(`/v1/accounts/${appId}`)).body).toMatchObject({
+      enabled: false,
+      status: 'unauthorized',
+    });
+  });
+
+  it('refuses a push the platform did not sign, with 401', async () => {
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const query = `timestamp=${timestamp}&nonce=1&encrypt_type=aes&msg_signature=${'0'.repeat(40)}`;
+    const res = await call(`${world.api.url}/wechat/component?${query}`, {
+      body: `<xml><AppId>${PLATFORM.WECHAT_COMPONENT_APP_ID}</AppId><Encrypt>AAAA</Encrypt></xml>`,
+      headers: { 'content-type': 'text/xml' },
+    });
+    expect(res.status).toBe(401);
+  });
+
+  it('keeps the tickets, codes and platform secrets out of clear: not in a database dump, not in the logs', async () => {
+    const evidence = leakEvidence(world);
+    const [dump, logs] = [evidence.dump, evidence.logs.join('')];
+
+    expect(dump).toContain('COPY public.component_tickets');
+    expect(logs).toContain('platform push taken');
+    const secrets = ['ticket@@@', 'queryauthcode@@@', 'refreshtoken@@@', ...Object.values(PLATFORM).slice(1)];
+    for (const secret of secrets) {
+      expect(dump.includes(secret) ? `${secret} in the dump` : 'absent').toBe('absent');
+      expect(logs.includes(secret) ? `${secret} in a log` : 'absent').toBe('absent');
+    }
+  });
+});

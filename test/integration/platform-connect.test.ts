@@ -1,0 +1,209 @@
+import type { Service } from '../../src/main/start-service';
+import type { OpenPlatform } from '../../src/simulator/open-platform';
+import { anAppId, aSequence, aStep, aTextMessage } from '../helpers/builders';
+import { createHarness, type Harness, waitFor, writtenRows } from '../helpers/harness';
+import { aPlatform, aTextSentThrough } from '../helpers/platform';
+
+const PLATFORM = aPlatform();
+let h: Harness;
+let service: Service;
+let sim: OpenPlatform;
+/** WeChat's clock runs this far ahead of ours (an authorization code left to expire). */
+let wechatAheadMs = 0;
+
+beforeAll(async () => {
+  h = await createHarness(
+    { ...PLATFORM.env },
+    { simulatorComponent: PLATFORM, simulatorNow: () => Date.now() + wechatAheadMs },
+  );
+  service = await h.start({
+    WECHAT_COMPONENT_LOGIN_PAGE_URL: `${h.simulatorUrl}/cgi-bin/componentloginpage`,
+  });
+  sim = h.simulator.openPlatform!;
+  expect((await sim.pushTicket()).body).toBe('success');
+});
+afterAll(() => h.close());
+
+const start = async (redirectUri = `${service.url}/wechat/platform/callback`) =>
+  h.api(service, '/v1/platform/authorizations', { method: 'POST', body: JSON.stringify({ redirectUri }) });
+
+/** The admin of `appId` opens the link and consents: the page answers a redirect to the callback. */
+async function consent(authorizationUrl: string, appId: string, func?: string): Promise<Response> {
+  const url = new URL(authorizationUrl);
+  url.searchParams.set('sim_appid', appId);
+  if (func) url.searchParams.set('sim_func', func);
+  return fetch(url, { redirect: 'manual' });
+}
+
+async function connect(appId: string): Promise<{ callback: string; answer: Response }> {
+  const { authorizationUrl } = (await (await start()).json()) as { authorizationUrl: string };
+  const page = await consent(authorizationUrl, appId);
+  expect(page.status).toBe(302);
+  const callback = page.headers.get('location')!;
+  return { callback, answer: await fetch(callback) };
+}
+const errorOf = async (res: Response) =>
+  `${res.status} ${((await res.json()) as { error: { code: string } }).error.code}`;
+const accountCount = async () =>
+  (await h.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM accounts')).rows[0].n;
+
+describe('connecting an official account through the platform', () => {
+  it('gives a pre-auth code and the authorization link for official accounts', async () => {
+    const res = await start();
+    expect(res.status).toBe(201);
+    const body = (await res.json()) as { preAuthCode: string; expiresInS: number; authorizationUrl: string };
+    const url = new URL(body.authorizationUrl);
+    expect(`${url.origin}${url.pathname}`).toBe(`${h.simulatorUrl}/cgi-bin/componentloginpage`);
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      component_appid: PLATFORM.componentAppId,
+      pre_auth_code: body.preAuthCode,
+      redirect_uri: `${service.url}/wechat/platform/callback`,
+      auth_type: '1',
+    });
+    expect(body.expiresInS).toBe(600);
+  });
+
+  it('the callback creates the account with its permissions, and its messages go out through the platform', async () => {
+    const appId = anAppId();
+    const { answer } = await connect(appId);
+
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toEqual({ appId, outcome: 'created', permissions: [1, 7] });
+    expect(await (await h.api(service, `/v1/accounts/${appId}`)).json()).toMatchObject({
+      kind: 'platform',
+      status: 'active',
+      hasSecret: false,
+      webhook: true,
+      webhookUrl: `/wechat/platform/${appId}`,
+      permissions: [1, 7],
+      missingPermissions: [],
+    });
+    // No follower interaction in this test: the contact window is not checked for it.
+    const patched = await h.api(service, `/v1/accounts/${appId}`, {
+      method: 'PATCH',
+      body: JSON.stringify({ windowPolicy: 'none' }),
+    });
+    expect(patched.status).toBe(200);
+    expect((await aTextSentThrough(h, service, appId, 'hello from the platform')).status).toBe(201);
+    expect(await waitFor(() => h.simulator.messages({ appId }).length === 1, 10_000)).toBe(true);
+  });
+
+  it('refuses the same code again (400 auth_code_invalid) and a used pre-auth code, writing nothing', async () => {
+    const appId = anAppId();
+    const { callback } = await connect(appId);
+    const before = { accounts: await accountCount(), ...(await writtenRows(h.db)) };
+
+    expect(await errorOf(await fetch(callback))).toBe('400 auth_code_invalid');
+    expect({ accounts: await accountCount(), ...(await writtenRows(h.db)) }).toEqual(before);
+    const preAuthCode = new URL(callback).searchParams.get('auth_code');
+    expect(preAuthCode).toMatch(/^queryauthcode@@@/);
+  });
+
+  it('refuses a code left to expire (400 auth_code_expired), writing nothing', async () => {
+    const { authorizationUrl } = (await (await start()).json()) as { authorizationUrl: string };
+    const callback = (await consent(authorizationUrl, anAppId())).headers.get('location')!;
+    const before = { accounts: await accountCount(), ...(await writtenRows(h.db)) };
+    wechatAheadMs = 601_000;
+    try {
+      expect(await errorOf(await fetch(callback))).toBe('400 auth_code_expired');
+    } finally {
+      wechatAheadMs = 0;
+    }
+    expect({ accounts: await accountCount(), ...(await writtenRows(h.db)) }).toEqual(before);
+  });
+
+  it('refuses a pre-auth code used once at the authorization page, a bad redirectUri, a callback without code', async () => {
+    const { authorizationUrl } = (await (await start()).json()) as { authorizationUrl: string };
+    expect((await consent(authorizationUrl, anAppId())).status).toBe(302);
+    expect((await consent(authorizationUrl, anAppId())).status).toBe(400);
+
+    expect(await errorOf(await start('not a url'))).toBe('400 validation_error');
+    expect(await errorOf(await fetch(`${service.url}/wechat/platform/callback`))).toBe(
+      '400 validation_error',
+    );
+  });
+
+  it('an account authorizing again is enabled again with its new permissions, a missing one shown on it', async () => {
+    const appId = anAppId();
+    await connect(appId);
+    await sim.authorize(appId, 'unauthorize');
+    expect(await (await h.api(service, `/v1/accounts/${appId}`)).json()).toMatchObject({
+      status: 'unauthorized',
+    });
+
+    const { authorizationUrl } = (await (await start()).json()) as { authorizationUrl: string };
+    const again = await fetch((await consent(authorizationUrl, appId, '1')).headers.get('location')!);
+    expect(await again.json()).toEqual({ appId, outcome: 'updated', permissions: [1] });
+    expect(await (await h.api(service, `/v1/accounts/${appId}`)).json()).toMatchObject({
+      enabled: true,
+      status: 'active',
+      permissions: [1],
+      missingPermissions: ['template'],
+    });
+  });
+
+  it('refuses at save time a step whose channel the account did not grant, naming the step, writing nothing', async () => {
+    const appId = anAppId();
+    const { authorizationUrl } = (await (await start()).json()) as { authorizationUrl: string };
+    await fetch((await consent(authorizationUrl, appId, '7')).headers.get('location')!);
+    expect(await (await h.api(service, `/v1/accounts/${appId}`)).json()).toMatchObject({
+      missingPermissions: ['custom'],
+    });
+    const before = await writtenRows(h.db);
+
+    const res = await h.api(service, '/v1/sequences', {
+      method: 'POST',
+      body: JSON.stringify(aSequence({ appId })),
+    });
+
+    expect(res.status).toBe(400);
+    const { error } = (await res.json()) as { error: { details: { path: string; message: string }[] } };
+    expect(error.details).toEqual([
+      {
+        path: 'steps.0.message',
+        message: expect.stringMatching(/customer-service messages \(permission set 1/),
+      },
+    ]);
+    expect(await writtenRows(h.db)).toEqual(before);
+  });
+
+  describe('the connected accounts’ pushes at /wechat/platform/:appId', () => {
+    it('a follow, pushed in safe mode with the platform’s key, starts the account’s drip', async () => {
+      const appId = anAppId();
+      await connect(appId);
+      const sequence = await h.api(service, '/v1/sequences', {
+        method: 'POST',
+        body: JSON.stringify(
+          aSequence({ appId, steps: [aStep({ message: aTextMessage('welcome via the platform') })] }),
+        ),
+      });
+      expect(sequence.status).toBe(201);
+
+      const follow = await h.simulator.push('follow', 'o-platform-follower', { appId });
+
+      expect(follow.pushes.map((p) => `${p.status} ${p.body}`)).toEqual(['200 success']);
+      expect(
+        await waitFor(
+          () => h.simulator.messages({ appId, openid: 'o-platform-follower' }).length === 1,
+          10_000,
+        ),
+      ).toBe(true);
+    });
+
+    it('refuses an own account’s app id (404) and an account that revoked the platform (403), recording nothing', async () => {
+      const appId = anAppId();
+      await connect(appId);
+      await sim.authorize(appId, 'unauthorize');
+      const before = await writtenRows(h.db);
+
+      const revoked = await h.simulator.push('follow', 'o-revoked', { appId });
+      expect(revoked.pushes.map((p) => p.status)).toEqual([403]);
+      const own = await fetch(`${service.url}/wechat/platform/wxtest0000000001?timestamp=1&nonce=1`, {
+        method: 'POST',
+        body: '<xml/>',
+      });
+      expect(own.status).toBe(404);
+      expect(await writtenRows(h.db)).toEqual(before);
+    });
+  });
+});
