@@ -123,8 +123,12 @@ export const accountViewSchema = z.object({
   windowPolicy: windowPolicySchema,
   sendRatePerSecond: z.number(),
   atLeastOnce: z.boolean(),
-  /** Messages sent today against WeChat's daily quota; null while the service does not count them. */
-  sentToday: z.number().nullable(),
+  /**
+   * The sends of WeChat's current day (Asia/Shanghai), by channel, as every worker process counts them:
+   * each is one call against WeChat's daily quota of the interface (reference/wechat.md §1: 500,000
+   * customer-service sends a day for an account; a 45009 answer pauses the account until the next day).
+   */
+  sentToday: z.object({ custom: z.number(), template: z.number() }),
   /** A platform account's permission set ids (func_info) as it last authorized; null for an own account. */
   permissions: z.array(z.number()).nullable(),
   /**

@@ -5,6 +5,7 @@ import { createAccount, patchAccount, removeAccount } from '../accounts/manage-a
 import { accountCreateSchema, type AccountDeleted, accountPatchSchema } from '../contract';
 import { NotFoundError, ValidationError } from '../errors';
 import { listPausedAccounts } from '../store/account-states';
+import { sentToday } from '../store/send-pacing';
 import { readableIssue, zodIssueDetails } from '../validation';
 import { checkCredentials } from '../wechat/check-credentials';
 import { accountView } from './account-view';
@@ -35,11 +36,15 @@ export function createAccountRouter(deps: V1Deps): Router {
     if (!account) throw new NotFoundError(`account ${appId}`);
     return account;
   };
-  const view = async (a: Account) => accountView(a, (await listPausedAccounts(deps.pool)).has(a.appId));
+  /** What the views need beside the accounts: which are paused, and each one's sends today. */
+  const stateOf = async () => {
+    const [paused, sent] = await Promise.all([listPausedAccounts(deps.pool), sentToday(deps.pool)]);
+    return (a: Account) => accountView(a, { paused: paused.has(a.appId), sentToday: sent.get(a.appId) });
+  };
+  const view = async (a: Account) => (await stateOf())(a);
 
   router.get('/', async (_req, res) => {
-    const paused = await listPausedAccounts(deps.pool);
-    res.json({ accounts: deps.accounts.all().map((a) => accountView(a, paused.has(a.appId))) });
+    res.json({ accounts: deps.accounts.all().map(await stateOf()) });
   });
 
   router.post('/', async (req, res) => {

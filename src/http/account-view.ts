@@ -6,7 +6,11 @@ import type { AccountStatus, AccountView } from '../contract';
 export const webhookPath = (appId: string): string => `/wechat/${encodeURIComponent(appId)}`;
 
 /** An account as the API answers it: never a secret, only whether each is set. */
-export function accountView(a: Account, paused = false): AccountView {
+export function accountView(
+  a: Account,
+  state: { paused: boolean; sentToday?: { custom: number; template: number } },
+): AccountView {
+  const { paused } = state;
   const status: AccountStatus =
     a.unauthorizedAt !== null ? 'unauthorized' : !a.enabled ? 'disabled' : paused ? 'paused' : 'active';
   return {
@@ -26,7 +30,7 @@ export function accountView(a: Account, paused = false): AccountView {
     windowPolicy: a.windowPolicy,
     sendRatePerSecond: a.sendRatePerSecond,
     atLeastOnce: a.atLeastOnce,
-    sentToday: null,
+    sentToday: state.sentToday ?? { custom: 0, template: 0 },
     permissions: a.funcInfo === null ? null : [...a.funcInfo],
     missingPermissions: missingPermissions(a),
     createdAt: a.createdAt.toISOString(),

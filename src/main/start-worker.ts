@@ -1,4 +1,3 @@
-import { createAwaitSendRate } from '../accounts/await-send-rate';
 import { appIdsWhere, derivedFrom } from '../accounts/derived';
 import type { AccountRegistry } from '../accounts/registry';
 import type { AmqpConnectionManager } from '../broker/connection';
@@ -13,10 +12,10 @@ import { createDbGate } from '../worker/db-gate';
 import { createDeliverDue } from '../worker/deliver-due';
 import { createDeliveryStore } from '../worker/delivery-store';
 import { createRelay, type Relay } from '../scheduling/relay';
+import { createPaceSends } from '../worker/pace-sends';
 import { createSendSlots } from '../worker/send-slots';
 import { createWechatClient } from '../wechat/client';
 import { createJudgedSender } from '../wechat/judged-sender';
-import { createAccountRateLimiters } from '../wechat/rate-limit';
 import { createServiceTokens } from '../accounts/service-tokens';
 import type { SecretBox } from '../accounts/secret-box';
 import { processStalePushes } from '../webhook/process-push';
@@ -61,8 +60,6 @@ export function startWorker(deps: {
     logger,
   });
   // Everything derived from the accounts follows their changes: read through the registry at each use.
-  const rateOf = (appId: string) => accounts.get(appId)?.sendRatePerSecond;
-  const limiterFor = createAccountRateLimiters(rateOf);
   const atLeastOnce = derivedFrom(
     accounts,
     appIdsWhere((a) => a.atLeastOnce),
@@ -77,11 +74,12 @@ export function startWorker(deps: {
     onUp: () => void consumer?.resume(),
     logger,
   });
+  const store = createDeliveryStore(pool);
   const deliverDue = createDeliverDue({
-    store: createDeliveryStore(pool),
+    store,
     publisher,
     sender: createJudgedSender(wechat, logger),
-    awaitSendRate: createAwaitSendRate(accounts, limiterFor),
+    paceSends: createPaceSends({ reserve: store.reserveSends, accounts }),
     gate,
     policy: {
       maxAttempts: config.retryMaxAttempts,

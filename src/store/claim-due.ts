@@ -2,6 +2,11 @@ import { type Pool, withTransaction } from '../db/pool';
 import { ACCOUNTS_OF_MESSAGES_IN_LOCK_ORDER, CLAIM_LOCK_KEY, LEDGER_COVERS } from './ledger';
 import { type Channel, isOpenSql, MESSAGE_STATUS } from './message-status';
 import type { Message } from './message-store';
+import { SEND_RATE_HORIZON_MS } from './send-pacing';
+
+/** Why the claim re-delays a message: not due yet (or its account paused), or its account's rate is taken. */
+export const EARLY_REASON = { notDue: 'early', sendRate: 'send_rate' } as const;
+export type EarlyReason = (typeof EARLY_REASON)[keyof typeof EARLY_REASON];
 
 /** How the claim let a message through. */
 export const CLAIMED_AS = { unchecked: 'send', window: 'send:window', fallback: 'send:fallback' } as const;
@@ -39,8 +44,11 @@ export interface ClaimedMessage extends Pick<
 /** What the claim did with a batch of wake-ups, by kind. */
 export interface ClaimResult {
   readonly claimed: ClaimedMessage[];
-  /** Open but not due yet (early arrival, or its account is paused): re-delay by `remainingMs`. */
-  readonly early: { id: string; dueAt: Date; remainingMs: number }[];
+  /**
+   * Re-delay by `remainingMs`: not due yet (early arrival, or its account is paused), or due while its
+   * account's send rate is reserved further ahead than the horizon (`send_rate`; spread at the rate).
+   */
+  readonly early: { id: string; dueAt: Date; remainingMs: number; reason: EarlyReason }[];
   /** Found covered by the ledger and marked `cancelled` by this claim. */
   readonly cancelled: string[];
   /** Marked `skipped` by this claim: account disabled, stale, follower unsubscribed, or window closed. */
@@ -98,7 +106,12 @@ export async function claimDue(
     else if (r.verdict === CLAIM_ROW.skipped)
       result.skipped.push({ id: r.id, reason: r.reason as ClaimSkipReason });
     else if (r.verdict === CLAIM_ROW.early)
-      result.early.push({ id: r.id, dueAt: r.due_at!, remainingMs: r.remaining_ms! });
+      result.early.push({
+        id: r.id,
+        dueAt: r.due_at!,
+        remainingMs: Number(r.remaining_ms),
+        reason: r.reason === EARLY_REASON.sendRate ? EARLY_REASON.sendRate : EARLY_REASON.notDue,
+      });
     else {
       result.claimed.push({
         id: r.id,
@@ -141,14 +154,18 @@ const CLAIM_SQL = `
 WITH cand AS (
   SELECT m.id, m.app_id, m.openid, m.channel, m.fallback IS NOT NULL AS has_fallback, m.due_at,
          m.intended_at + m.max_lateness_ms * interval '1 millisecond' < now() AS stale,
-         ${LEDGER_COVERS('m')} AS covered, a.paused_until, acc.enabled IS FALSE AS disabled
+         ${LEDGER_COVERS('m')} AS covered, a.paused_until, acc.enabled IS FALSE AS disabled,
+         sp.next_at AS rate_busy_until, acc.send_rate_per_second AS rate
   FROM scheduled_messages m
   LEFT JOIN account_states a ON a.app_id = m.app_id AND a.paused_until > now()
   LEFT JOIN accounts acc ON acc.app_id = m.app_id
+  LEFT JOIN send_pacing sp ON sp.app_id = m.app_id
+    AND sp.next_at > now() + ${SEND_RATE_HORIZON_MS} * interval '1 millisecond'
   WHERE m.id = ANY($1::uuid[]) AND ${OPEN}
 ), due AS (
   SELECT *, row_number() OVER (PARTITION BY app_id, openid, channel ORDER BY due_at, id) AS rank
-  FROM cand WHERE NOT covered AND paused_until IS NULL AND due_at <= now() + $2 * interval '1 millisecond'
+  FROM cand WHERE NOT covered AND paused_until IS NULL AND rate_busy_until IS NULL
+    AND due_at <= now() + $2 * interval '1 millisecond'
 ), locked AS (
   SELECT f.app_id, f.openid, f.subscribed, f.window_expires_at, f.window_remaining FROM followers f
   WHERE (f.app_id, f.openid) IN (SELECT app_id, openid FROM due)
@@ -196,4 +213,10 @@ UNION ALL SELECT '${CLAIM_ROW.skipped}', id, NULL, NULL, status_reason, NULL, NU
 UNION ALL SELECT '${CLAIM_ROW.early}', id, due_at, extract(epoch FROM due_at - now()) * 1000, NULL, NULL, NULL, NULL, NULL, NULL,
   NULL FROM paused
 UNION ALL SELECT '${CLAIM_ROW.early}', id, due_at, extract(epoch FROM due_at - now()) * 1000, NULL, NULL, NULL, NULL, NULL, NULL,
-  NULL FROM cand WHERE NOT covered AND paused_until IS NULL AND due_at > now() + $2 * interval '1 millisecond'`;
+  NULL FROM cand WHERE NOT covered AND paused_until IS NULL AND due_at > now() + $2 * interval '1 millisecond'
+UNION ALL SELECT '${CLAIM_ROW.early}', id, due_at,
+  extract(epoch FROM rate_busy_until - now()) * 1000 - ${SEND_RATE_HORIZON_MS}
+    + (row_number() OVER (PARTITION BY app_id ORDER BY due_at, id) - 1) * 1000.0 / rate,
+  '${EARLY_REASON.sendRate}', NULL, NULL, NULL, NULL, NULL, NULL
+  FROM cand WHERE NOT covered AND paused_until IS NULL AND rate_busy_until IS NOT NULL
+    AND due_at <= now() + $2 * interval '1 millisecond'`;

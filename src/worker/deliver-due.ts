@@ -13,6 +13,7 @@ import type { ClaimedMessage } from '../store/claim-due';
 import { MESSAGE_STATUS } from '../store/message-status';
 import type { Outcome } from '../store/record-outcomes';
 import type { RetryPolicy } from './retry-policy';
+import type { AwaitTurn } from './pace-sends';
 import type { SendSlots } from './send-slots';
 
 export interface DeliverDueDeps {
@@ -22,10 +23,12 @@ export interface DeliverDueDeps {
   /** The WeChat side: every send resolves with WeChat's verdict, translated at the WeChat boundary. */
   readonly sender: Sender;
   /**
-   * Waits for the account's rate limit to allow one more send. Called after the claim (a wake-up does not
-   * say which account its rows belong to), inside the row's send slot, so the wait is bounded too.
+   * Reserves the claimed messages' turns under their accounts' deployment-wide send rates
+   * (`createPaceSends`). Called after the claim (a wake-up does not say which account its rows belong
+   * to); each message then waits for its turn inside its send slot, and the claim keeps the reservations
+   * within a short horizon, so the wait is bounded too.
    */
-  readonly awaitSendRate: (appId: string) => Promise<void>;
+  readonly paceSends: (claimed: readonly ClaimedMessage[]) => Promise<AwaitTurn>;
   readonly gate: DbGate;
   readonly policy: RetryPolicy;
   readonly earlyToleranceMs: number;
@@ -64,8 +67,8 @@ export function createDeliverDue(
     }
   }
 
-  async function send(message: ClaimedMessage): Promise<JudgedSend> {
-    await deps.awaitSendRate(message.appId);
+  async function send(message: ClaimedMessage, awaitTurn: AwaitTurn): Promise<JudgedSend> {
+    await awaitTurn(message);
     return message.channel === 'template'
       ? deps.sender.sendTemplate(
           message.appId,
@@ -137,7 +140,7 @@ export function createDeliverDue(
         deps.store.claimDue(ids, deps.earlyToleranceMs, deps.uncheckedAppIds),
       );
       holdOnly(claim.claimed.length);
-      const early = claim.early.map((e) => republish(e.id, Date.now() + e.remainingMs, acks, 'early'));
+      const early = claim.early.map((e) => republish(e.id, Date.now() + e.remainingMs, acks, e.reason));
       const claimedIds = new Set(claim.claimed.map((m) => m.id));
       const earlyIds = new Set(claim.early.map((e) => e.id));
       let settled = 0;
@@ -148,9 +151,10 @@ export function createDeliverDue(
       }
       countClaim(deps.metrics, claim, settled - claim.cancelled.length - claim.skipped.length);
 
+      const awaitTurn = await deps.gate.run('reserve send rate', () => deps.paceSends(claim.claimed));
       const sent = await Promise.all(
         claim.claimed.map(async (message) => {
-          const judged = await send(message);
+          const judged = await send(message, awaitTurn);
           const readyAt = acks.readyAt(message.id);
           if (readyAt) deps.metrics.pipeline.observe(Math.max(0, judged.at.getTime() - readyAt) / 1000);
           return judged;

@@ -3,6 +3,7 @@ import { pauseAccount } from '../store/account-states';
 import { claimDue, type ClaimResult } from '../store/claim-due';
 import { closeWindow } from '../store/follower-window';
 import { type Outcome, recordOutcomes } from '../store/record-outcomes';
+import { reserveSends, type SendCount, type SendReservation } from '../store/send-pacing';
 
 /**
  * The statements deliverDue runs, bound to a pool: passed in, so that its loop (slices, send slots, stops
@@ -21,6 +22,8 @@ export interface DeliveryStore {
   pauseAccount(appId: string, until: Date, reason: string): Promise<void>;
   /** `closeWindow`: the follower's contact window has no allowance left. */
   closeWindow(appId: string, openid: string): Promise<void>;
+  /** `reserveSends`: the next slots of each account's deployment-wide send rate, one round-trip. */
+  reserveSends(counts: readonly SendCount[]): Promise<SendReservation[]>;
 }
 
 /** The delivery statements on `pool`. */
@@ -30,5 +33,6 @@ export function createDeliveryStore(pool: Pool): DeliveryStore {
     recordOutcomes: (outcomes) => recordOutcomes(pool, outcomes),
     pauseAccount: (appId, until, reason) => pauseAccount(pool, appId, until, reason),
     closeWindow: (appId, openid) => closeWindow(pool, appId, openid),
+    reserveSends: (counts) => reserveSends(pool, counts),
   };
 }

@@ -49,7 +49,7 @@ describe('/v1/accounts', () => {
       hasPreviousEncodingAESKey: false,
       policyName: 'official',
       sendRatePerSecond: 1000,
-      sentToday: null,
+      sentToday: { custom: 0, template: 0 },
     });
     for (const key of SECRET_KEYS) expect(Object.keys(JSON.parse(text) as object)).not.toContain(key);
     for (const secret of [body.secret, body.token!, body.encodingAESKey!]) expect(text).not.toContain(secret);

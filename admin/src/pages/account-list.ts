@@ -74,7 +74,7 @@ export const accountListPage: PageFactory = (ctx) => {
         h('td', {}, a.pushMode),
         h('td', {}, a.policyName),
         h('td', { class: 'num' }, T.ratePerSecond(a.sendRatePerSecond)),
-        h('td', { class: 'num' }, a.sentToday === null ? '—' : a.sentToday),
+        h('td', { class: 'num', 'data-sent-today': '' }, T.sentToday(a.sentToday)),
         h(
           'td',
           { class: 'row-actions' },

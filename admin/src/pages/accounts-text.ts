@@ -19,6 +19,9 @@ export const ACCOUNTS_TEXT = {
   copied: (url: string) => `Copied ${url}`,
   copyFailed: 'This browser does not allow copying here: the URL is selected, press Ctrl+C (⌘C).',
   ratePerSecond: (n: number) => `${n}/s`,
+  /** WeChat's daily quota of customer-service sends (reference/wechat.md §1); templates have their own. */
+  sentToday: (s: { custom: number; template: number }) =>
+    `${s.custom.toLocaleString('en')} of 500,000 customer-service · ${s.template.toLocaleString('en')} template`,
   kind: { own: 'own AppSecret', platform: 'authorized (third-party platform)' },
   status: {
     active: 'active',

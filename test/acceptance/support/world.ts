@@ -38,6 +38,8 @@ export interface WorldOptions {
   readonly enforceWindow?: boolean;
   /** Run the api and the worker as two processes (ROLE=api, ROLE=worker) rather than one (ROLE=all). */
   readonly split?: boolean;
+  /** How many worker processes a split world runs. Default 1. */
+  readonly workers?: number;
   /** Added to the simulator's environment. */
   readonly simEnv?: Record<string, string>;
 }
@@ -48,15 +50,17 @@ export interface World {
   readonly sim: SimulatorClient;
   /** The api process (ROLE=all, or ROLE=api when split). */
   readonly service: () => ChildProcess;
-  /** Base URL of the worker process's /healthz, /readyz, /metrics (split worlds). */
+  /** Base URL of the worker process's /healthz, /readyz, /metrics (split worlds; the first worker's). */
   readonly workerUrl: string;
+  /** Base URLs of every worker process's ops listener (split worlds). */
+  readonly workerUrls: readonly string[];
   /** The world's own database (DATABASE_URL of its processes). */
   readonly databaseUrl: string;
   /** The log files of the world's processes (service, worker, simulator, migrate). */
   readonly logFiles: () => string[];
-  /** Starts the worker process again (split worlds). */
+  /** Starts the worker processes again (split worlds). */
   startWorker(): Promise<void>;
-  /** Stops the worker process with SIGTERM (split worlds). */
+  /** Stops the worker processes with SIGTERM (split worlds). */
   stopWorker(): Promise<void>;
   /** Starts the api (or all-in-one) process again after it was stopped. */
   startService(): Promise<void>;
@@ -92,12 +96,9 @@ async function ready(url: string, what: string): Promise<void> {
  */
 export async function startWorld(opts: WorldOptions): Promise<World> {
   const accounts = JSON.stringify(opts.accounts ?? [anAccount()]);
-  const [apiPort, apiOpsPort, workerPort, simPort] = [
-    await freePort(),
-    await freePort(),
-    await freePort(),
-    await freePort(),
-  ];
+  const [apiPort, apiOpsPort, simPort] = [await freePort(), await freePort(), await freePort()];
+  const workerPorts: number[] = [];
+  for (let i = 0; i < (opts.workers ?? 1); i++) workerPorts.push(await freePort());
   const database = await createDatabase();
   const prefix = randomBrokerPrefix();
   const simUrl = `http://127.0.0.1:${simPort}`;
@@ -115,11 +116,11 @@ export async function startWorld(opts: WorldOptions): Promise<World> {
     HTTP_PORT: String(apiPort),
   };
   const apiUrl = `http://127.0.0.1:${apiPort}`;
-  const workerUrl = `http://127.0.0.1:${workerPort}`;
+  const workerUrls = workerPorts.map((port) => `http://127.0.0.1:${port}`);
   const log = (what: string) => `${opts.name}-${path.basename(prefix)}-${what}`;
   let simulator: ChildProcess | undefined;
   let service: ChildProcess | undefined;
-  let worker: ChildProcess | undefined;
+  let workers: ChildProcess[] = [];
   let closed = false;
 
   const startService = async () => {
@@ -131,13 +132,15 @@ export async function startWorld(opts: WorldOptions): Promise<World> {
     await ready(`${apiUrl}/readyz`, 'the service');
   };
   const startWorker = async () => {
-    worker = startProgram('all', { ...env, ROLE: 'worker', OPS_PORT: String(workerPort) }, log('worker'));
-    await ready(`${workerUrl}/readyz`, 'the worker');
+    workers = workerPorts.map((port, i) =>
+      startProgram('all', { ...env, ROLE: 'worker', OPS_PORT: String(port) }, log(`worker${i || ''}`)),
+    );
+    for (const url of workerUrls) await ready(`${url}/readyz`, 'the worker');
   };
   const close = async () => {
     if (closed) return;
     closed = true;
-    for (const child of [service, worker, simulator]) if (child) await stopProgram(child);
+    for (const child of [service, ...workers, simulator]) if (child) await stopProgram(child);
     await database.drop();
     await deleteBrokerObjects(prefix, Number(env.LEVELS_UNIT_MS ?? 100), Number(env.LEVELS_COUNT ?? 26));
   };
@@ -170,15 +173,16 @@ export async function startWorld(opts: WorldOptions): Promise<World> {
     api: createApiClient(apiUrl, env.ADMIN_TOKEN),
     sim: createSimulatorClient(simUrl, appId),
     service: () => service!,
-    workerUrl,
+    workerUrl: workerUrls[0],
+    workerUrls,
     databaseUrl: database.url,
     logFiles: () =>
-      ['service', 'worker', 'simulator', 'migrate']
+      ['service', 'simulator', 'migrate', ...workerPorts.map((_, i) => `worker${i || ''}`)]
         .map((what) => path.join(LOG_DIR, `${log(what)}.log`))
         .filter((file) => existsSync(file)),
     startWorker,
     stopWorker: async () => {
-      if (worker && isRunning(worker)) await stopProgram(worker);
+      for (const worker of workers) if (isRunning(worker)) await stopProgram(worker);
     },
     startService,
     close,

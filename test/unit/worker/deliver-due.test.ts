@@ -3,6 +3,7 @@ import type { Pool } from '../../../src/db/pool';
 import { createMetrics } from '../../../src/metrics';
 import type { ClaimedMessage, ClaimResult } from '../../../src/store/claim-due';
 import type { Outcome } from '../../../src/store/record-outcomes';
+import type { SendReservation } from '../../../src/store/send-pacing';
 import { ANSWER_LOST, classifyErrcode } from '../../../src/wechat/errcodes';
 import type { CustomMessage } from '../../../src/wechat/message-schema';
 import type { JudgedSend, Sender } from '../../../src/wechat/judged-sender';
@@ -57,6 +58,9 @@ class FakeStore implements DeliveryStore {
   }
   async pauseAccount(): Promise<void> {}
   async closeWindow(): Promise<void> {}
+  async reserveSends(): Promise<SendReservation[]> {
+    return [];
+  }
 }
 
 /** A WeChat whose sends answer when the test lets them (`answerAll`), or at once when `held` is false. */
@@ -98,7 +102,7 @@ function setUp(opts: { capacity: number; batchSize: number }) {
       publishDead: async () => undefined,
     },
     sender,
-    awaitSendRate: async () => undefined,
+    paceSends: async () => async () => undefined,
     gate: { run: (_what, fn) => fn(), close: () => undefined },
     policy: { maxAttempts: 3, baseDelayMs: 1000, maxDelayMs: 60_000, atLeastOnceAppIds: [] },
     earlyToleranceMs: 50,
@@ -246,12 +250,15 @@ describe('deliverDue', () => {
     expect(slots.inUse).toBe(0);
   });
 
-  it('re-delays an early arrival for its remainder and acks its wake-up once that is published', async () => {
+  it('re-delays an early arrival (or one whose account has no send rate left) for its remainder and acks its wake-up once that is published', async () => {
     const { store, sender, published, deliverDue, channel, wakeUps } = setUp({ capacity: 4, batchSize: 4 });
-    const { ids, batch } = wakeUps(2);
+    const { ids, batch } = wakeUps(3);
     store.decide = (claimIds) => ({
       claimed: [aClaimed(claimIds[0])],
-      early: [{ id: claimIds[1], dueAt: new Date(Date.now() + 5000), remainingMs: 5000 }],
+      early: [
+        { id: claimIds[1], dueAt: new Date(Date.now() + 5000), remainingMs: 5000, reason: 'early' },
+        { id: claimIds[2], dueAt: new Date(), remainingMs: 800, reason: 'send_rate' },
+      ],
       cancelled: [],
       skipped: [],
     });
@@ -259,8 +266,11 @@ describe('deliverDue', () => {
     await deliverDue(batch);
 
     expect(sender.sent).toEqual([ids[0]]);
-    expect(published).toEqual([{ ids: [ids[1]], reason: 'early' }]);
-    expect(outcomes(channel)).toEqual(['ack', 'ack']);
+    expect(published).toEqual([
+      { ids: [ids[1]], reason: 'early' },
+      { ids: [ids[2]], reason: 'send_rate' },
+    ]);
+    expect(outcomes(channel)).toEqual(['ack', 'ack', 'ack']);
   });
 
   it('when the worker stops between slices, claims nothing more, requeues the rest and frees every slot', async () => {
