@@ -33,6 +33,7 @@ const ROUTES: readonly Route[] = [
   { pattern: 'accounts', page: accountListPage },
   { pattern: 'accounts/new', page: accountFormPage },
   { pattern: 'accounts/:appId/edit', page: accountFormPage },
+  { pattern: 'accounts/:appId', page: accountListPage },
 ];
 
 const NAV: readonly [string, string][] = [

@@ -7,7 +7,9 @@ import type { SequenceBody as SequenceRequest, StepView } from '../../src/contra
 
 export type {
   AccountCheck,
+  AccountConnected,
   AccountView as Account,
+  AuthorizationStarted,
   DeliveryAttempt,
   ErrorDetail,
   FollowerTimeline,
@@ -15,6 +17,7 @@ export type {
   /** A message as `GET /v1/messages/:id` answers it, with its delivery attempts. */
   MessageDetail as Message,
   MessageView,
+  PlatformView,
   SequenceResults,
   SequenceStatus,
   SequenceView as Sequence,

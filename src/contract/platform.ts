@@ -28,3 +28,14 @@ export const accountConnectedSchema = z.object({
   permissions: z.array(z.number()),
 });
 export type AccountConnected = z.infer<typeof accountConnectedSchema>;
+
+/**
+ * `GET /v1/platform`: whether the service runs as a third-party platform, and the path (after the
+ * service's public origin) of the callback to give `POST /v1/platform/authorizations` as `redirectUri`.
+ */
+export const platformViewSchema = z.object({
+  configured: z.boolean(),
+  /** `/wechat/platform/callback`; null when the platform is not configured. */
+  callbackPath: z.string().nullable(),
+});
+export type PlatformView = z.infer<typeof platformViewSchema>;

@@ -27,6 +27,9 @@ function findRoot(candidates: readonly string[]): string | null {
   return candidates.find((dir) => existsSync(path.join(dir, 'index.html'))) ?? null;
 }
 
+/** Where the api process mounts the admin app. */
+export const ADMIN_PATH = '/admin';
+
 const securityHeaders: RequestHandler = (_req, res, next) => {
   res.set({
     'Content-Security-Policy': CONTENT_SECURITY_POLICY,

@@ -1,6 +1,6 @@
 import express, { type Express } from 'express';
 import type { Logger } from '../logger';
-import { createAdminRouter } from './admin-routes';
+import { ADMIN_PATH, createAdminRouter } from './admin-routes';
 import { requireBearer } from './auth';
 import { requestId } from './request-id';
 import { errorMiddleware, notFound } from './error-middleware';
@@ -55,16 +55,17 @@ export function createApp(deps: AppDeps): Express {
 
   // Liveness and a bare readiness only: metrics and the readiness detail are on the ops listener.
   app.use(publicHealthRoutes(deps));
-  app.use('/admin', createAdminRouter());
+  app.use(ADMIN_PATH, createAdminRouter());
 
+  const connect = deps.config.platform ? deps.connect : null;
+  app.use(
+    '/v1/platform',
+    requireBearer(deps.config.adminToken),
+    createPlatformV1Router(connect, deps.config.httpBodyLimitBytes),
+  );
   // Before the accounts' webhooks: `component` and `platform` are no WeChat app ids (wx + 16 hex digits).
-  if (deps.config.platform && deps.connect) {
-    app.use('/wechat', createPlatformCallbackRouter(deps.connect));
-    app.use(
-      '/v1/platform',
-      requireBearer(deps.config.adminToken),
-      createPlatformV1Router(deps.connect, deps.config.httpBodyLimitBytes),
-    );
+  if (deps.config.platform && connect) {
+    app.use('/wechat', createPlatformCallbackRouter(connect));
     app.use(
       '/wechat',
       createComponentRouter({

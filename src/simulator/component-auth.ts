@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+import { sendConsentPage } from './consent-page';
 import { sendBadRequest } from './http-io';
 import type { WechatError } from './wechat-errors';
 
@@ -80,7 +81,8 @@ export interface LoginPageDeps {
 /**
  * `GET /cgi-bin/componentloginpage`: the authorization page, where an account's admin consents. The
  * simulator stands in for the admin's scan and choice with `sim_appid` (and `sim_func`, the permission
- * set ids granted, default 1,7); it pushes `authorized`, then redirects to `redirect_uri` with the code.
+ * set ids granted, default 1,7), asked for in a form when the link has no `sim_appid`; it pushes
+ * `authorized`, then redirects to `redirect_uri` with the code.
  * A wrong component, a used or expired pre-auth code, or a bad redirect_uri is answered 400.
  */
 export async function handleLoginPage(
@@ -96,18 +98,24 @@ export async function handleLoginPage(
   } catch {
     // Answered below.
   }
-  const problem =
+  const linkProblem =
     query.get('component_appid') !== deps.componentAppId
       ? 'component_appid is not this platform'
       : redirect === null
         ? 'redirect_uri must be an absolute URL'
-        : !APP_ID.test(appId)
-          ? 'sim_appid (the account whose admin consents) is required'
-          : funcIds.some((id) => !Number.isInteger(id))
-            ? 'sim_func must be comma-separated permission set ids'
-            : !deps.codes.takePreAuthCode(query.get('pre_auth_code') ?? '')
-              ? 'pre_auth_code is invalid, used or expired'
-              : null;
+        : null;
+  if (linkProblem === null && !query.has('sim_appid')) {
+    return sendConsentPage(res, query, DEFAULT_FUNC_IDS);
+  }
+  const problem =
+    linkProblem ??
+    (!APP_ID.test(appId)
+      ? 'sim_appid (the account whose admin consents) is required'
+      : funcIds.some((id) => !Number.isInteger(id))
+        ? 'sim_func must be comma-separated permission set ids'
+        : !deps.codes.takePreAuthCode(query.get('pre_auth_code') ?? '')
+          ? 'pre_auth_code is invalid, used or expired'
+          : null);
   if (problem !== null || redirect === null) return sendBadRequest(res, problem ?? 'bad request');
   const code = await deps.authorize(appId, { preAuthCode: query.get('pre_auth_code')!, funcIds });
   redirect.searchParams.set('auth_code', code);

@@ -111,6 +111,38 @@ describe('Accounts through the third-party platform', () => {
     });
   });
 
+  it('says where its callback is; the callback sends a browser (Accept: text/html) to the account on the admin page, and answers an API caller JSON', async () => {
+    const platform = await world.api('/v1/platform');
+    expect(platform.body).toEqual({ configured: true, callbackPath: '/wechat/platform/callback' });
+    /** The account's admin consents on the authorization page; answers the callback URL WeChat redirects to. */
+    const consentedCallback = async (appId: string) => {
+      const started = await world.api('/v1/platform/authorizations', {
+        json: { redirectUri: `${world.api.url}${platform.body.callbackPath}` },
+      });
+      const page = new URL(started.body.authorizationUrl as string);
+      page.searchParams.set('sim_appid', appId);
+      return (await fetch(page, { redirect: 'manual' })).headers.get('location')!;
+    };
+    const html = { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' };
+
+    const browserCallback = await consentedCallback('wxconnectedbybrowser');
+    const browser = await fetch(browserCallback, { headers: html, redirect: 'manual' });
+    expect(browser.status).toBe(303);
+    expect(browser.headers.get('location')).toBe('/admin/accounts/wxconnectedbybrowser?connected=created');
+    expect((await world.api('/v1/accounts/wxconnectedbybrowser')).body).toMatchObject({ kind: 'platform' });
+    const usedAgain = await fetch(browserCallback, { headers: html, redirect: 'manual' });
+    expect(usedAgain.status).toBe(303);
+    expect(usedAgain.headers.get('location')).toBe('/admin/accounts?connect_error=auth_code_invalid');
+
+    const apiCallback = await consentedCallback('wxconnectedbyapi');
+    const json = await call(apiCallback, { headers: { accept: 'application/json' } });
+    expect(json.status).toBe(200);
+    expect(json.body).toEqual({ appId: 'wxconnectedbyapi', outcome: 'created', permissions: [1, 7] });
+    const refused = await call(apiCallback, { headers: { accept: 'application/json' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe('auth_code_invalid');
+  });
+
   it('refuses a push the platform did not sign, with 401', async () => {
     const timestamp = String(Math.floor(Date.now() / 1000));
     const query = `timestamp=${timestamp}&nonce=1&encrypt_type=aes&msg_signature=${'0'.repeat(40)}`;

@@ -4,6 +4,7 @@ import {
   followerTimelineSchema,
   messageDetailSchema,
   messageViewSchema,
+  platformViewSchema,
   sequenceResultsSchema,
   sequenceViewSchema,
 } from '../../src/contract';
@@ -46,6 +47,12 @@ describe('the /v1 answers match the contract the admin app is typed by', () => {
     const { accounts } = (await answer('/v1/accounts')) as { accounts: unknown[] };
     expect(accounts).toHaveLength(1);
     for (const account of accounts) expectShape(accountViewSchema, account);
+  });
+
+  it('GET /v1/platform has the platform shape: not configured here', async () => {
+    const platform = await answer('/v1/platform');
+    expectShape(platformViewSchema, platform);
+    expect(platform).toEqual({ configured: false, callbackPath: null });
   });
 
   it('a message created, read and looked up through its follower has the message shapes', async () => {

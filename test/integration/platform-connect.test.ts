@@ -42,6 +42,10 @@ async function connect(appId: string): Promise<{ callback: string; answer: Respo
   const callback = page.headers.get('location')!;
   return { callback, answer: await fetch(callback) };
 }
+/** What Chromium sends when it follows WeChat's redirect to the callback. */
+const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+const fromBrowser = (callback: string) =>
+  fetch(callback, { headers: { accept: BROWSER_ACCEPT }, redirect: 'manual' });
 const errorOf = async (res: Response) =>
   `${res.status} ${((await res.json()) as { error: { code: string } }).error.code}`;
 const accountCount = async () =>
@@ -121,6 +125,51 @@ describe('connecting an official account through the platform', () => {
     expect(await errorOf(await fetch(`${service.url}/wechat/platform/callback`))).toBe(
       '400 validation_error',
     );
+  });
+
+  it('GET /v1/platform says the platform is configured and where its callback is', async () => {
+    const res = await h.api(service, '/v1/platform');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ configured: true, callbackPath: '/wechat/platform/callback' });
+  });
+
+  describe('the callback, opened by a browser', () => {
+    it('creates the account and redirects (303) to it on the admin page with the outcome', async () => {
+      const appId = anAppId();
+      const { authorizationUrl } = (await (await start()).json()) as { authorizationUrl: string };
+      const callback = (await consent(authorizationUrl, appId)).headers.get('location')!;
+
+      const res = await fromBrowser(callback);
+
+      expect(res.status).toBe(303);
+      expect(res.headers.get('location')).toBe(`/admin/accounts/${appId}?connected=created`);
+      expect(await (await h.api(service, `/v1/accounts/${appId}`)).json()).toMatchObject({
+        kind: 'platform',
+        permissions: [1, 7],
+      });
+    });
+
+    it('sends a used, an expired or a missing code to the Accounts page with the error’s code, writing nothing', async () => {
+      const { callback: used } = await connect(anAppId());
+      const { authorizationUrl } = (await (await start()).json()) as { authorizationUrl: string };
+      const expiring = (await consent(authorizationUrl, anAppId())).headers.get('location')!;
+      const before = { accounts: await accountCount(), ...(await writtenRows(h.db)) };
+
+      const answers = [await fromBrowser(used), await fromBrowser(`${service.url}/wechat/platform/callback`)];
+      wechatAheadMs = 601_000;
+      try {
+        answers.push(await fromBrowser(expiring));
+      } finally {
+        wechatAheadMs = 0;
+      }
+
+      expect(answers.map((a) => `${a.status} ${a.headers.get('location')}`)).toEqual([
+        '303 /admin/accounts?connect_error=auth_code_invalid',
+        '303 /admin/accounts?connect_error=validation_error',
+        '303 /admin/accounts?connect_error=auth_code_expired',
+      ]);
+      expect({ accounts: await accountCount(), ...(await writtenRows(h.db)) }).toEqual(before);
+    });
   });
 
   it('an account authorizing again is enabled again with its new permissions, a missing one shown on it', async () => {

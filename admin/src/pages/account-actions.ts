@@ -5,7 +5,8 @@ import { BASE, type AppContext } from '../router.js';
 import type { Account, AccountCheck as CheckAnswer } from '../types.js';
 import { ACCOUNTS_TEXT as T } from './accounts-text.js';
 
-const failure = (err: unknown): string => (err instanceof ApiError ? err.message : String(err));
+/** An error of the API in its own words; anything else as it says itself. */
+export const failure = (err: unknown): string => (err instanceof ApiError ? err.message : String(err));
 
 /**
  * An account row's buttons: Disable / Enable (asks first before disabling), Delete (asks first; says

@@ -3,14 +3,19 @@ import { when } from '../format.js';
 import { BASE, type PageFactory } from '../router.js';
 import type { Account, AccountCheck } from '../types.js';
 import { accountActions } from './account-actions.js';
+import { connectAction, connectNotice } from './account-connect.js';
 import { ACCOUNTS_TEXT as T } from './accounts-text.js';
 
 /**
  * The accounts, with the server URL to paste into WeChat's console (built from the page's own origin:
  * the API gives the path, the browser knows where it reached the service), and the row actions.
+ * At `accounts/<appId>` that account's row is marked; there the platform's callback reports a
+ * connected account, and here a refused one.
  */
-export const accountListPage: PageFactory = (ctx) => {
+export const accountListPage: PageFactory = (ctx, params, query) => {
   const list = h('div', { id: 'accounts' });
+  const notice = h('div', { id: 'connect-notice' });
+  const connect = connectAction(ctx);
   /** The last check of each account, kept across redraws. */
   const checks = new Map<string, AccountCheck>();
 
@@ -62,7 +67,7 @@ export const accountListPage: PageFactory = (ctx) => {
     return [
       h(
         'tr',
-        { 'data-account': a.appId },
+        { 'data-account': a.appId, class: a.appId === params.appId ? 'focused' : null },
         h('td', {}, h('code', {}, a.appId)),
         h('td', {}, a.name ?? '—'),
         h('td', {}, T.kind[a.kind]),
@@ -92,6 +97,7 @@ export const accountListPage: PageFactory = (ctx) => {
   async function draw(): Promise<void> {
     try {
       const accounts = await ctx.accounts();
+      replace(notice, connectNotice(query, params.appId, accounts));
       replace(
         list,
         h(
@@ -134,8 +140,15 @@ export const accountListPage: PageFactory = (ctx) => {
       'div',
       { class: 'page-head' },
       h('h1', {}, T.title),
-      h('a', { class: 'button primary', href: `${BASE}accounts/new` }, T.newAccount),
+      h(
+        'div',
+        { class: 'actions' },
+        connect.button,
+        h('a', { class: 'button primary', href: `${BASE}accounts/new` }, T.newAccount),
+      ),
     ),
+    notice,
+    connect.panel,
     list,
   );
   return { title: T.title, el };

@@ -94,4 +94,39 @@ export const ACCOUNTS_TEXT = {
     `Not saved: ${plural(n, 'problem')}, shown next to ${n === 1 ? 'its field' : 'their fields'}.`,
   notSavedBecause: (why: string) => `Not saved: ${why}`,
   notFound: (appId: string) => `There is no account ${appId}.`,
+  // Connecting an official account through the third-party platform.
+  connect: 'Connect an official account',
+  connecting: 'Asking WeChat…',
+  connectUnavailable:
+    'Connecting official accounts (they authorize this service instead of handing over their AppSecret) ' +
+    'needs the service to run as a WeChat third-party platform: the WECHAT_COMPONENT_* settings.',
+  connectReady: (until: string, left: string) =>
+    'Open WeChat’s authorization page: the official account’s admin scans its QR code with WeChat and ' +
+    `consents, and WeChat brings you back here. The link works once, until ${until} (${left}).`,
+  authorize: 'Open WeChat’s authorization page',
+  connectFailed: (why: string) => `Could not start connecting: ${why}`,
+  connected: (appId: string, outcome: 'created' | 'updated') =>
+    outcome === 'created'
+      ? `Connected ${appId}: a new account, through the platform.`
+      : `Connected ${appId} again: it is enabled with its new authorization.`,
+  granted: (ids: readonly number[]) =>
+    ids.length === 0 ? 'It granted no permission sets.' : `Permission sets granted: ${ids.join(', ')}.`,
+  allChannels: 'It can be sent customer-service and template messages.',
+  missingChannels: (channels: readonly string[]) =>
+    `Not granted: ${channels.join('; ')}. Sequences cannot use that for it until its admin authorizes ` +
+    'again, granting it.',
+  channels: {
+    custom: 'customer-service messages (set 1 消息管理, or 6, 19, 100–101)',
+    template: 'template messages (set 7 群发与通知, or 100–101)',
+  },
+  connectErrors: {
+    auth_code_invalid: 'The authorization code is unknown or was used already: connect again.',
+    auth_code_expired: 'The authorization code expired before it reached the service: connect again.',
+    account_exists:
+      'An own account (with its AppSecret) has that app id here: delete it first, then connect again.',
+    validation_error:
+      'WeChat’s answer gave the service no API access to the account: connect again, granting the permissions.',
+  } as Record<string, string | undefined>,
+  connectError: (code: string) =>
+    `Connecting the account failed (${code}): connect again; the service’s log says more.`,
 };

@@ -1,0 +1,143 @@
+import type { Page } from 'playwright-core';
+import type { Service } from '../../src/main/start-service';
+import { anAppId } from '../helpers/builders';
+import { ADMIN_TOKEN, createHarness, freePort, type Harness } from '../helpers/harness';
+import { aPlatform } from '../helpers/platform';
+import { adminUrl, apiJsonOf, expectText, launchBrowser, type TestBrowser } from './browser';
+
+// The service runs as a third-party platform whose Open Platform the simulator plays: its authorization
+// page is where the admin's browser goes from "Connect an official account", and comes back from.
+const PLATFORM = aPlatform();
+const CONNECTED = anAppId();
+
+jest.setTimeout(60_000);
+
+/** WeChat's clock runs this far ahead of ours (an authorization code left to expire). */
+let wechatAheadMs = 0;
+let world: { h: Harness; service: Service; browser: TestBrowser; page: Page };
+/** The callback WeChat sent the browser to in the first test, its code used. */
+let usedCallback = '';
+
+async function signIn(page: Page, service: Service): Promise<void> {
+  await page.goto(adminUrl(service, 'sign-in'));
+  await page.fill('input[name="token"]', ADMIN_TOKEN);
+  await page.click('button[type="submit"]');
+  await page.waitForSelector('#sequences');
+}
+
+beforeAll(async () => {
+  const h = await createHarness(
+    {},
+    { simulatorComponent: PLATFORM, simulatorNow: () => Date.now() + wechatAheadMs },
+  );
+  const service = await h.start({
+    ...PLATFORM.env,
+    WECHAT_COMPONENT_LOGIN_PAGE_URL: `${h.simulatorUrl}/cgi-bin/componentloginpage`,
+  });
+  expect((await h.simulator.openPlatform!.pushTicket()).body).toBe('success');
+  const browser = await launchBrowser();
+  world = { h, service, browser, page: browser.page };
+  await signIn(browser.page, service);
+});
+afterAll(async () => {
+  await world?.browser.close();
+  await world?.h.close();
+});
+
+const page = () => world.page;
+const accountCount = async () =>
+  (await world.h.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM accounts')).rows[0].n;
+
+describe('"Connect an official account" on the Accounts page', () => {
+  it('goes through WeChat’s authorization page and back to the new account, listed with its permissions', async () => {
+    await page().click('nav >> text=Accounts');
+    await page().click('[data-action="connect"]');
+    await expectText(page().locator('#connect'), 'The link works once');
+    await world.browser.screenshot('account-connect');
+    const link = page().locator('[data-action="authorize"]');
+    expect(await link.getAttribute('href')).toMatch(`${world.h.simulatorUrl}/cgi-bin/componentloginpage?`);
+
+    const opened = page().waitForRequest((r) => r.url().startsWith(world.h.simulatorUrl));
+    const callback = page().waitForRequest((r) => r.url().includes('/wechat/platform/callback'));
+    await link.click();
+    // WeChat checks that the link was clicked on the platform's registered domain.
+    expect((await opened).headers().referer).toBe(`${world.service.url}/`);
+    await page().fill('input[name="sim_appid"]', CONNECTED);
+    await page().fill('input[name="sim_func"]', '1');
+    await page().click('button[type="submit"]');
+    usedCallback = (await callback).url();
+
+    await page().waitForURL(new RegExp(`/admin/accounts/${CONNECTED}\\?connected=created$`));
+    const notice = page().locator('[data-connect="created"]');
+    await expectText(notice, `Connected ${CONNECTED}: a new account`);
+    await expectText(notice, 'Permission sets granted: 1.');
+    await expectText(notice, 'Not granted: template messages');
+    const row = page().locator(`tr[data-account="${CONNECTED}"]`);
+    await expectText(row, 'authorized (third-party platform)');
+    await expectText(row.locator('[data-status]'), 'active');
+    await world.browser.screenshot('account-connected');
+    expect(await apiJsonOf(world.h, world.service, `/v1/accounts/${CONNECTED}`)).toMatchObject({
+      kind: 'platform',
+      permissions: [1],
+      missingPermissions: ['template'],
+    });
+  });
+
+  it('a code used already, or expired, lands on the Accounts page with the error in words, writing nothing', async () => {
+    const before = await accountCount();
+    await page().goto(usedCallback);
+    await page().waitForURL(/\/admin\/accounts\?connect_error=auth_code_invalid$/);
+    await expectText(page().locator('[data-connect="error"]'), 'unknown or was used already');
+
+    await page().click('[data-action="connect"]');
+    await page().locator('[data-action="authorize"]').click();
+    await page().fill('input[name="sim_appid"]', anAppId());
+    // WeChat issues the code and redirects; by the time the browser follows, its clock is 10 min on.
+    await page().route(/[?&]sim_appid=/, async (route) => {
+      const response = await route.fetch({ maxRedirects: 0 });
+      wechatAheadMs = 601_000;
+      await route.fulfill({ response });
+    });
+    try {
+      await page().click('button[type="submit"]');
+      await page().waitForURL(/\/admin\/accounts\?connect_error=auth_code_expired$/);
+    } finally {
+      wechatAheadMs = 0;
+      await page().unrouteAll();
+    }
+    await expectText(page().locator('[data-connect="error"]'), 'The authorization code expired');
+    await world.browser.screenshot('account-connect-error');
+    expect(await accountCount()).toBe(before);
+  });
+
+  it('when WeChat refuses a pre-auth code, says why and shows no link', async () => {
+    const whitelist = (registered: boolean) =>
+      fetch(`${world.h.simulatorUrl}/__sim/component/ip-whitelist`, {
+        method: 'POST',
+        body: JSON.stringify({ registered }),
+      });
+    await page().click('nav >> text=Accounts');
+    expect((await whitelist(false)).status).toBe(200);
+    try {
+      await page().click('[data-action="connect"]');
+      await expectText(page().locator('#connect .error'), 'Could not start connecting: ');
+    } finally {
+      await whitelist(true);
+    }
+    expect(await page().locator('[data-action="authorize"]').count()).toBe(0);
+    await world.browser.screenshot('account-connect-refused');
+  });
+
+  it('without the platform configured, the page says what connecting needs and offers no button', async () => {
+    const plain = await world.h.start({ HTTP_PORT: String(await freePort()) });
+    await signIn(page(), plain);
+    await page().click('nav >> text=Accounts');
+    await expectText(page().locator('[data-connect="unavailable"]'), 'WECHAT_COMPONENT_*');
+    expect(await page().locator('[data-action="connect"]').count()).toBe(0);
+    await world.browser.screenshot('account-connect-unavailable');
+  });
+
+  it('ran without script errors or Content-Security-Policy violations', () => {
+    expect(world.browser.problems).toEqual([]);
+  });
+});
