@@ -60,6 +60,12 @@ cat <<MSG
 MSG
 if [ "${START_SIMULATOR:-false}" = "true" ]; then
   echo "    simulator    ${WECHAT_API_BASE_URL}   (what it received: ${WECHAT_API_BASE_URL}/__sim/messages)"
+  # The simulated Open Platform pushes a component_verify_ticket every 10 minutes, as WeChat does; one now,
+  # so that "Connect an official account" works at once.
+  if [ -n "${WECHAT_COMPONENT_APP_ID:-}" ] &&
+    curl -fsS -X POST "${WECHAT_API_BASE_URL}/__sim/component/ticket" >/dev/null 2>&1; then
+    echo "    platform     ${WECHAT_COMPONENT_APP_ID}: ticket pushed; Accounts → Connect an official account"
+  fi
 fi
 echo
 if [ "${1:-}" = "--demo" ]; then

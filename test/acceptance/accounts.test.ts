@@ -131,6 +131,35 @@ describe('Accounts', () => {
     expect(await sim.messages(openid)).toEqual([]);
   });
 
+  it('deleted while its messages are being sent: those in flight go out once and are recorded sent, the rest are cancelled', async () => {
+    const { body, sim } = await createAccount({ windowPolicy: 'none' });
+    const openid = anOpenid();
+    // WeChat answering slowly keeps the first three in flight when the account is deleted.
+    await world.sim.setFaults({ latencyMs: 3000 });
+    try {
+      const inFlight = await Promise.all(
+        [1, 2, 3].map(() => world.api.schedule(aMessageRequest({ appId: body.appId, openid }))),
+      );
+      const later = await world.api.schedule(aMessageRequest({ appId: body.appId, openid, delayMs: 60_000 }));
+      await waitFor(
+        async () =>
+          (await Promise.all(inFlight.map((m) => world.api.message(m.id)))).every(
+            (m) => m.status === 'sending',
+          ),
+        'the three to be in flight',
+      );
+
+      const deleted = await world.api(`/v1/accounts/${body.appId}`, { method: 'DELETE' });
+
+      expect(deleted.body).toEqual({ appId: body.appId, deleted: true, cancelled: 1 });
+      for (const m of inFlight) await untilStatus(world.api, m.id, 'sent');
+      await untilStatus(world.api, later.id, 'cancelled');
+      expect(await sim.messages(openid)).toHaveLength(3);
+    } finally {
+      await world.sim.clearFaults();
+    }
+  });
+
   it('never returns a secret: not in the list, not for one account, not after a PATCH', async () => {
     const { body } = await createAccount();
     const answers = [

@@ -1,4 +1,5 @@
 import { envExample } from './support/env-example';
+import { call } from './support/http';
 import type { Account } from './support/types';
 import { waitFor } from './support/wait-for';
 import { ACCOUNTS_ENCRYPTION_KEY, startWorld, type World } from './support/world';
@@ -12,7 +13,19 @@ const DEMO_APP_ID = 'wxdemo0000000001';
 let world: World;
 beforeAll(async () => {
   // `make run` fills the empty ACCOUNTS_ENCRYPTION_KEY of .env.example with a fresh key.
-  world = await startWorld({ name: 'try-it', accounts, baseEnv: example, env: { ACCOUNTS_ENCRYPTION_KEY } });
+  // The simulator reads the demo platform's four WECHAT_COMPONENT_* from the same .env.
+  const platform = Object.fromEntries(
+    Object.entries(example).filter(
+      ([name]) => name.startsWith('WECHAT_COMPONENT_') && !name.endsWith('_URL'),
+    ),
+  );
+  world = await startWorld({
+    name: 'try-it',
+    accounts,
+    baseEnv: example,
+    env: { ACCOUNTS_ENCRYPTION_KEY },
+    simEnv: platform,
+  });
 }, 60_000);
 afterAll(() => world?.close(), 30_000);
 
@@ -21,6 +34,24 @@ describe('The two commands: Try it', () => {
     expect(accounts).toEqual([
       expect.objectContaining({ appId: DEMO_APP_ID, pushMode: 'safe', windowPolicy: 'official' }),
     ]);
+  });
+
+  it('.env.example configures the demo third-party platform, which the simulator plays: an account connects through it', async () => {
+    expect(await world.api('/v1/platform')).toMatchObject({ status: 200, body: { configured: true } });
+    // scripts/run-local.sh pushes the first ticket once the service is up, as here.
+    expect((await call(`${world.sim.url}/__sim/component/ticket`, { method: 'POST' })).body).toMatchObject({
+      status: 200,
+      body: 'success',
+    });
+    const started = await world.api('/v1/platform/authorizations', {
+      json: { redirectUri: `${world.api.url}/wechat/platform/callback` },
+    });
+    expect(started.status).toBe(201);
+    const page = new URL(started.body.authorizationUrl as string);
+    page.searchParams.set('sim_appid', 'wxdemoconnected01');
+    const consented = await fetch(page, { redirect: 'manual' });
+    const callback = await call(consented.headers.get('location')!);
+    expect(callback.body).toMatchObject({ appId: 'wxdemoconnected01', outcome: 'created' });
   });
 
   it('after o-demo writes in, the message scheduled with delayMs 5000 is in the simulator record within ~6 s', async () => {

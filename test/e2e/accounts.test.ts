@@ -71,6 +71,7 @@ describe('the Accounts page', () => {
     await page().waitForURL(/\/admin\/accounts$/);
     await expectText(page().locator('#notice'), `Created ${NEW.appId}.`);
     await expectText(row().locator('[data-status]'), 'active');
+    await expectText(row().locator('[data-sent-today]'), '0 of 500,000');
     const webhook = `${world.service.url}/wechat/${NEW.appId}`;
     await expectText(page().locator(`[data-webhook-url="${NEW.appId}"]`), webhook);
     const copy = page().locator(`[data-account-detail="${NEW.appId}"] [data-action="copy"]`);

@@ -79,7 +79,12 @@ export const accountListPage: PageFactory = (ctx, params, query) => {
         h('td', {}, a.pushMode),
         h('td', {}, a.policyName),
         h('td', { class: 'num' }, T.ratePerSecond(a.sendRatePerSecond)),
-        h('td', { class: 'num', 'data-sent-today': '' }, T.sentToday(a.sentToday)),
+        h(
+          'td',
+          { class: 'num', 'data-sent-today': '', title: T.sentTitle },
+          T.sentCustom(a.sentToday.custom),
+          h('div', { class: 'muted small' }, T.sentTemplate(a.sentToday.template)),
+        ),
         h(
           'td',
           { class: 'row-actions' },

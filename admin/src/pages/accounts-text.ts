@@ -20,8 +20,10 @@ export const ACCOUNTS_TEXT = {
   copyFailed: 'This browser does not allow copying here: the URL is selected, press Ctrl+C (⌘C).',
   ratePerSecond: (n: number) => `${n}/s`,
   /** WeChat's daily quota of customer-service sends (reference/wechat.md §1); templates have their own. */
-  sentToday: (s: { custom: number; template: number }) =>
-    `${s.custom.toLocaleString('en')} of 500,000 customer-service · ${s.template.toLocaleString('en')} template`,
+  sentCustom: (n: number) => `${n.toLocaleString('en')} of 500,000`,
+  sentTemplate: (n: number) => `templates: ${n.toLocaleString('en')}`,
+  sentTitle:
+    'Sends today (Asia/Shanghai) by every worker: customer-service messages against WeChat’s daily quota of 500,000, and template messages',
   kind: { own: 'own AppSecret', platform: 'authorized (third-party platform)' },
   status: {
     active: 'active',
