@@ -60,6 +60,12 @@ const rateSchema = z.number().int().min(1).max(100_000);
  * returns them. `token` is the push Token set in WeChat's console (服务器配置); without it the webhook
  * refuses the account's pushes.
  */
+/**
+ * The frequency cap: at most this many drip messages per follower per calendar day across all sequences
+ * (API reminders only when they ask, `frequencyCapped: true`); null for none.
+ */
+const frequencyCapSchema = z.number().int().min(1).max(100);
+
 export const accountCreateSchema = z
   .object({
     appId: appIdSchema,
@@ -72,6 +78,7 @@ export const accountCreateSchema = z
     windowPolicy: windowPolicyInputSchema.default('official'),
     sendRatePerSecond: rateSchema.default(1000),
     atLeastOnce: z.boolean().default(false),
+    frequencyCapPerDay: frequencyCapSchema.nullable().default(null),
     enabled: z.boolean().default(true),
   })
   .strict()
@@ -96,6 +103,7 @@ export const accountPatchSchema = z
     windowPolicy: windowPolicyInputSchema,
     sendRatePerSecond: rateSchema,
     atLeastOnce: z.boolean(),
+    frequencyCapPerDay: frequencyCapSchema.nullable(),
     enabled: z.boolean(),
   })
   .partial()
@@ -123,6 +131,8 @@ export const accountViewSchema = z.object({
   windowPolicy: windowPolicySchema,
   sendRatePerSecond: z.number(),
   atLeastOnce: z.boolean(),
+  /** At most this many capped messages (sequence steps; API messages that ask) per follower per day; null: no cap. */
+  frequencyCapPerDay: z.number().nullable(),
   /**
    * The sends of WeChat's current day (Asia/Shanghai), by channel, as every worker process counts them:
    * each is one call against WeChat's daily quota of the interface (reference/wechat.md §1: 500,000

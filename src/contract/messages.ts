@@ -36,6 +36,8 @@ export const messageRequestSchema = z
     idempotencyKey: z.string().min(1).max(200).optional(),
     cancelKey: z.string().min(1).max(200).optional(),
     maxLatenessMs: maxLatenessMsSchema.optional(),
+    /** Counts against the account's frequency cap, as a sequence step does (default false: not capped). */
+    frequencyCapped: z.boolean().optional(),
   })
   .strict()
   .refine((r) => r.sendAt === undefined || r.delayMs === undefined, {

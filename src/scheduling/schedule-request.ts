@@ -58,6 +58,7 @@ export function parseScheduleRequest(input: unknown, ctx: ScheduleContext): NewM
     idempotencyKey: r.idempotencyKey ?? null,
     cancelKey: r.cancelKey ?? null,
     maxLatenessMs: r.maxLatenessMs ?? null,
+    frequencyCapped: r.frequencyCapped ?? false,
     requestHash: r.idempotencyKey
       ? createHash('sha256')
           .update(
@@ -70,6 +71,8 @@ export function parseScheduleRequest(input: unknown, ctx: ScheduleContext): NewM
               r.delayMs,
               r.cancelKey,
               r.maxLatenessMs,
+              // Only when set: the hashes of requests from before the option stay as they were.
+              ...(r.frequencyCapped ? [true] : []),
             ]),
           )
           .digest('base64url')

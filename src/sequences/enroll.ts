@@ -94,6 +94,7 @@ function stepsOf(input: Enrollee, sequence: Sequence, enrollmentId: string): New
     requestHash: null,
     cancelKey: null,
     maxLatenessMs: step.maxLatenessMs ?? null,
+    frequencyCapped: true,
     requestId: input.requestId,
     fallback: step.fallback,
     step: { sequenceId: sequence.id, enrollmentId, index },

@@ -16,6 +16,8 @@ export interface StoredAccount {
   readonly windowPolicy: WindowPolicyInput;
   readonly sendRatePerSecond: number;
   readonly atLeastOnce: boolean;
+  /** At most this many capped messages per follower per day; null: no cap. */
+  readonly frequencyCapPerDay: number | null;
   /** When the platform's authorization was revoked (the account was then disabled); null otherwise. */
   readonly unauthorizedAt: Date | null;
   /** A platform account's permission set ids (func_info) as it last authorized; null for an own account. */
@@ -25,7 +27,10 @@ export interface StoredAccount {
 }
 
 /** What an insert writes; the times are the database's. */
-export type NewStoredAccount = Omit<StoredAccount, 'createdAt' | 'updatedAt' | 'unauthorizedAt' | 'funcInfo'>;
+export type NewStoredAccount = Omit<
+  StoredAccount,
+  'createdAt' | 'updatedAt' | 'unauthorizedAt' | 'funcInfo' | 'frequencyCapPerDay'
+> & { readonly frequencyCapPerDay?: number | null };
 /** The fields an update may change (the app id and the kind never change). */
 export type StoredAccountChanges = Partial<Omit<NewStoredAccount, 'appId' | 'kind'>>;
 
@@ -42,6 +47,7 @@ interface AccountRow {
   window_policy: WindowPolicyInput;
   send_rate_per_second: number;
   at_least_once: boolean;
+  frequency_cap_per_day: number | null;
   unauthorized_at: Date | null;
   func_info: number[] | null;
   created_at: Date;
@@ -60,6 +66,7 @@ const COLUMN: Record<keyof StoredAccountChanges, string> = {
   windowPolicy: 'window_policy',
   sendRatePerSecond: 'send_rate_per_second',
   atLeastOnce: 'at_least_once',
+  frequencyCapPerDay: 'frequency_cap_per_day',
 };
 
 const toAccount = (r: AccountRow): StoredAccount => ({
@@ -75,6 +82,7 @@ const toAccount = (r: AccountRow): StoredAccount => ({
   windowPolicy: r.window_policy,
   sendRatePerSecond: r.send_rate_per_second,
   atLeastOnce: r.at_least_once,
+  frequencyCapPerDay: r.frequency_cap_per_day,
   unauthorizedAt: r.unauthorized_at,
   funcInfo: r.func_info,
   createdAt: r.created_at,
@@ -92,8 +100,9 @@ export async function insertAccount(
 ): Promise<StoredAccount | null> {
   const { rows } = await db.query<AccountRow>(
     `INSERT INTO accounts (app_id, name, kind, enabled, secret_sealed, token_sealed, encoding_aes_key_sealed,
-       previous_encoding_aes_key_sealed, push_mode, window_policy, send_rate_per_second, at_least_once)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12)
+       previous_encoding_aes_key_sealed, push_mode, window_policy, send_rate_per_second, at_least_once,
+       frequency_cap_per_day)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13)
      ON CONFLICT (app_id) DO NOTHING RETURNING *`,
     [
       a.appId,
@@ -108,6 +117,7 @@ export async function insertAccount(
       JSON.stringify(a.windowPolicy),
       a.sendRatePerSecond,
       a.atLeastOnce,
+      a.frequencyCapPerDay ?? null,
     ],
   );
   return rows[0] ? toAccount(rows[0]) : null;

@@ -1,32 +1,19 @@
 import { type Pool, withTransaction } from '../db/pool';
-import { ACCOUNTS_OF_MESSAGES_IN_LOCK_ORDER, CLAIM_LOCK_KEY, LEDGER_COVERS } from './ledger';
-import { type Channel, isOpenSql, MESSAGE_STATUS } from './message-status';
+import {
+  CLAIM_LOCKS_SQL,
+  CLAIM_ROW,
+  CLAIM_SQL,
+  type ClaimedAs,
+  type ClaimRow,
+  type ClaimSkipReason,
+  EARLY_REASON,
+  type EarlyReason,
+} from './claim-sql';
+import type { Channel } from './message-status';
 import type { Message } from './message-store';
-import { SEND_RATE_HORIZON_MS } from './send-pacing';
 
-/** Why the claim re-delays a message: not due yet (or its account paused), or its account's rate is taken. */
-export const EARLY_REASON = { notDue: 'early', sendRate: 'send_rate' } as const;
-export type EarlyReason = (typeof EARLY_REASON)[keyof typeof EARLY_REASON];
-
-/** How the claim let a message through. */
-export const CLAIMED_AS = { unchecked: 'send', window: 'send:window', fallback: 'send:fallback' } as const;
-export type ClaimedAs = (typeof CLAIMED_AS)[keyof typeof CLAIMED_AS];
-
-/** Why the claim skipped a message (its `status_reason`). */
-export const CLAIM_SKIP_REASON = {
-  stale: 'stale',
-  unsubscribed: 'unsubscribed',
-  windowClosed: 'window_closed',
-  accountDisabled: 'account_disabled',
-} as const;
-export type ClaimSkipReason = (typeof CLAIM_SKIP_REASON)[keyof typeof CLAIM_SKIP_REASON];
-
-/** Which list of ClaimResult a row of the claim's result belongs to. */
-const CLAIM_ROW = { claimed: 'claimed', early: 'early', cancelled: 'cancelled', skipped: 'skipped' } as const;
-type ClaimRow = (typeof CLAIM_ROW)[keyof typeof CLAIM_ROW];
-
-/** A skip verdict inside the claim: `skip:` and the reason, which the `skipped` step cuts off (substr 6). */
-const skip = (reason: ClaimSkipReason): string => `skip:${reason}`;
+export { CLAIM_SKIP_REASON, CLAIMED_AS, EARLY_REASON } from './claim-sql';
+export type { ClaimedAs, ClaimSkipReason, EarlyReason } from './claim-sql';
 
 /** A message the worker now owns (`sending`) and must send. */
 export interface ClaimedMessage extends Pick<
@@ -65,7 +52,10 @@ export interface ClaimResult {
  *   unit each (the follower rows are locked, in key order, so concurrent workers cannot overspend);
  * - otherwise it goes out on its template fallback, or is `skipped` (`window_closed`, `unsubscribed`);
  * - a message later than its `max_lateness_ms` is `skipped` (`stale`) instead of sent late;
- * - a message of a disabled account (`enabled: false`) is `skipped` (`account_disabled`) once due.
+ * - a message of a disabled account (`enabled: false`) is `skipped` (`account_disabled`) once due;
+ * - a capped message (a sequence step, or an API message that asked) over its account's frequency cap for
+ *   the follower's day moves to the next day when it can still go out then, else is `skipped`
+ *   (`frequency_cap`).
  * Every status change is guarded on the latest row version, so two workers, or a worker and a
  * redelivery, can never both claim a row. Remaining waits use the database clock.
  *
@@ -110,7 +100,7 @@ export async function claimDue(
         id: r.id,
         dueAt: r.due_at!,
         remainingMs: Number(r.remaining_ms),
-        reason: r.reason === EARLY_REASON.sendRate ? EARLY_REASON.sendRate : EARLY_REASON.notDue,
+        reason: (r.reason as EarlyReason | null) ?? EARLY_REASON.notDue,
       });
     else {
       result.claimed.push({
@@ -128,95 +118,3 @@ export async function claimDue(
   }
   return result;
 }
-
-const OPEN = isOpenSql('m.status');
-/** Shared claim locks on the batch's accounts, in account order (a claim never waits holding a later one). */
-const CLAIM_LOCKS_SQL = `
-SELECT pg_advisory_xact_lock_shared(${CLAIM_LOCK_KEY('s.app_id')}) FROM ${ACCOUNTS_OF_MESSAGES_IN_LOCK_ORDER} s`;
-/**
- * The claim: one statement, one round-trip for a whole batch of wake-ups (see `claimDue` for what it
- * decides). Run after CLAIM_LOCKS_SQL in the same transaction.
- *
- * Parameters:
- * - `$1 uuid[]`  the ids of the batch's wake-ups;
- * - `$2 int`     tolerance (ms): a row due within it counts as due now;
- * - `$3 text[]`  accounts whose contact window is not checked here (every message of theirs is `send`).
- *
- * Result, one row per open id of the batch, `verdict` saying which list of ClaimResult it belongs to:
- * - `claimed`:   id, due_at, reason (`send` | `send:window` | `send:fallback`), app_id, openid, channel,
- *                payload, attempts (this one included), request_id;
- * - `cancelled`: id (covered by the ledger, now `cancelled`);
- * - `skipped`:   id, reason (`account_disabled` | `stale` | `unsubscribed` | `window_closed`);
- * - `early`:     id, due_at, remaining_ms (not due yet, or its account is paused until due_at).
- * Ids absent from the result are gone, finished, or being sent by someone else.
- */
-const CLAIM_SQL = `
-WITH cand AS (
-  SELECT m.id, m.app_id, m.openid, m.channel, m.fallback IS NOT NULL AS has_fallback, m.due_at,
-         m.intended_at + m.max_lateness_ms * interval '1 millisecond' < now() AS stale,
-         ${LEDGER_COVERS('m')} AS covered, a.paused_until, acc.enabled IS FALSE AS disabled,
-         sp.next_at AS rate_busy_until, acc.send_rate_per_second AS rate
-  FROM scheduled_messages m
-  LEFT JOIN account_states a ON a.app_id = m.app_id AND a.paused_until > now()
-  LEFT JOIN accounts acc ON acc.app_id = m.app_id
-  LEFT JOIN send_pacing sp ON sp.app_id = m.app_id
-    AND sp.next_at > now() + ${SEND_RATE_HORIZON_MS} * interval '1 millisecond'
-  WHERE m.id = ANY($1::uuid[]) AND ${OPEN}
-), due AS (
-  SELECT *, row_number() OVER (PARTITION BY app_id, openid, channel ORDER BY due_at, id) AS rank
-  FROM cand WHERE NOT covered AND paused_until IS NULL AND rate_busy_until IS NULL
-    AND due_at <= now() + $2 * interval '1 millisecond'
-), locked AS (
-  SELECT f.app_id, f.openid, f.subscribed, f.window_expires_at, f.window_remaining FROM followers f
-  WHERE (f.app_id, f.openid) IN (SELECT app_id, openid FROM due)
-  ORDER BY f.app_id, f.openid FOR UPDATE
-), judged AS (
-  SELECT d.id, d.app_id, d.openid, CASE
-      WHEN d.disabled THEN '${skip(CLAIM_SKIP_REASON.accountDisabled)}'
-      WHEN d.stale THEN '${skip(CLAIM_SKIP_REASON.stale)}'
-      WHEN l.subscribed = false THEN '${skip(CLAIM_SKIP_REASON.unsubscribed)}'
-      WHEN d.channel = 'template' OR d.app_id = ANY($3::text[]) THEN '${CLAIMED_AS.unchecked}'
-      WHEN l.window_expires_at > now() AND d.rank <= l.window_remaining THEN '${CLAIMED_AS.window}'
-      WHEN d.has_fallback THEN '${CLAIMED_AS.fallback}'
-      ELSE '${skip(CLAIM_SKIP_REASON.windowClosed)}' END AS verdict
-  FROM due d LEFT JOIN locked l ON l.app_id = d.app_id AND l.openid = d.openid
-), consumed AS (
-  UPDATE followers f SET window_remaining = f.window_remaining - c.n, updated_at = now()
-  FROM (SELECT app_id, openid, count(*) AS n FROM judged WHERE verdict = '${CLAIMED_AS.window}' GROUP BY 1, 2) c
-  WHERE f.app_id = c.app_id AND f.openid = c.openid
-  RETURNING f.openid
-), cancelled AS (
-  UPDATE scheduled_messages m SET status = '${MESSAGE_STATUS.cancelled}', status_reason = 'ledger', updated_at = now()
-  FROM cand WHERE m.id = cand.id AND cand.covered AND ${OPEN}
-  RETURNING m.id
-), paused AS (
-  UPDATE scheduled_messages m SET due_at = cand.paused_until, status = '${MESSAGE_STATUS.queued}', updated_at = now()
-  FROM cand WHERE m.id = cand.id AND NOT cand.covered AND cand.paused_until IS NOT NULL AND ${OPEN}
-  RETURNING m.id, m.due_at
-), skipped AS (
-  UPDATE scheduled_messages m SET status = '${MESSAGE_STATUS.skipped}', status_reason = substr(j.verdict, 6), updated_at = now()
-  FROM judged j WHERE m.id = j.id AND j.verdict LIKE 'skip:%' AND ${OPEN}
-  RETURNING m.id, m.status_reason
-), claimed AS (
-  UPDATE scheduled_messages m
-  SET status = '${MESSAGE_STATUS.sending}', attempts = m.attempts + 1, claimed_at = now(), updated_at = now(),
-      channel = CASE WHEN j.verdict = '${CLAIMED_AS.fallback}' THEN 'template' ELSE m.channel END,
-      payload = CASE WHEN j.verdict = '${CLAIMED_AS.fallback}' THEN m.fallback ELSE m.payload END,
-      status_reason = CASE WHEN j.verdict = '${CLAIMED_AS.fallback}' THEN 'fallback:${CLAIM_SKIP_REASON.windowClosed}' END
-  FROM judged j WHERE m.id = j.id AND j.verdict LIKE 'send%' AND ${OPEN}
-  RETURNING m.id, m.due_at, m.app_id, m.openid, m.channel, m.payload, m.attempts, j.verdict, m.request_id
-)
-SELECT '${CLAIM_ROW.claimed}' AS verdict, id, due_at, NULL::float8 AS remaining_ms, verdict AS reason, app_id, openid, channel,
-       payload, attempts, request_id FROM claimed
-UNION ALL SELECT '${CLAIM_ROW.cancelled}', id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM cancelled
-UNION ALL SELECT '${CLAIM_ROW.skipped}', id, NULL, NULL, status_reason, NULL, NULL, NULL, NULL, NULL, NULL FROM skipped
-UNION ALL SELECT '${CLAIM_ROW.early}', id, due_at, extract(epoch FROM due_at - now()) * 1000, NULL, NULL, NULL, NULL, NULL, NULL,
-  NULL FROM paused
-UNION ALL SELECT '${CLAIM_ROW.early}', id, due_at, extract(epoch FROM due_at - now()) * 1000, NULL, NULL, NULL, NULL, NULL, NULL,
-  NULL FROM cand WHERE NOT covered AND paused_until IS NULL AND due_at > now() + $2 * interval '1 millisecond'
-UNION ALL SELECT '${CLAIM_ROW.early}', id, due_at,
-  extract(epoch FROM rate_busy_until - now()) * 1000 - ${SEND_RATE_HORIZON_MS}
-    + (row_number() OVER (PARTITION BY app_id ORDER BY due_at, id) - 1) * 1000.0 / rate,
-  '${EARLY_REASON.sendRate}', NULL, NULL, NULL, NULL, NULL, NULL
-  FROM cand WHERE NOT covered AND paused_until IS NULL AND rate_busy_until IS NOT NULL
-    AND due_at <= now() + $2 * interval '1 millisecond'`;

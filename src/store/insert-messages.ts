@@ -26,6 +26,7 @@ const INSERT_COLUMNS: readonly (readonly [
   ['fallback', 'jsonb', (m) => (m.fallback ? JSON.stringify(m.fallback) : null)],
   ['max_lateness_ms', 'int', (m) => m.maxLatenessMs ?? null],
   ['request_id', 'text', (m) => m.requestId ?? null],
+  ['frequency_capped', 'bool', (m) => m.frequencyCapped ?? false],
 ];
 
 /**

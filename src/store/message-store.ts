@@ -34,6 +34,8 @@ export interface NewMessage extends Pick<
   readonly requestId?: string | null;
   /** Template payload sent instead when the contact window is closed at due time. */
   readonly fallback?: Record<string, unknown> | null;
+  /** Counts against the account's frequency cap (every sequence step; an API message that asks). */
+  readonly frequencyCapped?: boolean;
   /** Set for the steps of a sequence enrollment. */
   readonly step?: { readonly sequenceId: string; readonly enrollmentId: string; readonly index: number };
 }

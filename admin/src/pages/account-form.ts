@@ -82,6 +82,8 @@ function accountForm(ctx: AppContext, account: Account | null): HTMLElement {
   );
   const rate = h('input', { type: 'number', name: 'sendRatePerSecond', min: 1, step: 1 });
   rate.value = String(account?.sendRatePerSecond ?? 1000);
+  const cap = h('input', { type: 'number', name: 'frequencyCapPerDay', min: 1, max: 100, step: 1 });
+  cap.value = account?.frequencyCapPerDay == null ? '' : String(account.frequencyCapPerDay);
   const atLeastOnce = checkbox('atLeastOnce', account?.atLeastOnce ?? false);
   const enabled = checkbox('enabled', account?.enabled ?? true);
   const summary = h('div', { class: 'save-summary', role: 'status' });
@@ -98,6 +100,7 @@ function accountForm(ctx: AppContext, account: Account | null): HTMLElement {
       windowPolicy: policy.value(),
       // An empty rate is sent as it is (null), so that the API names the field.
       sendRatePerSecond: rate.value === '' ? null : Number(rate.value),
+      frequencyCapPerDay: cap.value === '' ? null : Number(cap.value),
       atLeastOnce: atLeastOnce.checked,
       enabled: enabled.checked,
     };
@@ -115,6 +118,7 @@ function accountForm(ctx: AppContext, account: Account | null): HTMLElement {
     field(T.fields.pushMode, pushMode, { path: 'pushMode' }),
     policy.el,
     field(T.fields.sendRate, rate, { path: 'sendRatePerSecond' }),
+    field(T.fields.frequencyCap, cap, { path: 'frequencyCapPerDay' }),
     h(
       'div',
       { class: 'field', 'data-path': 'atLeastOnce' },

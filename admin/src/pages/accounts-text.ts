@@ -64,6 +64,7 @@ export const ACCOUNTS_TEXT = {
     pushMode: 'Push mode (消息加解密方式)',
     windowPolicy: 'Contact window policy',
     sendRate: 'Send rate (messages per second)',
+    frequencyCap: 'Frequency cap (drip messages per follower per day; empty: none)',
     atLeastOnce: 'At least once: resend a message whose outcome is unknown after a crash',
     enabled: 'Enabled: send this account’s messages',
   },

@@ -32,6 +32,7 @@ export interface MessageRequest {
   idempotencyKey?: string;
   cancelKey?: string;
   maxLatenessMs?: number;
+  frequencyCapped?: boolean;
 }
 
 /** A valid create request for a fresh follower, due now; `overrides` replace whole fields. */

@@ -25,6 +25,7 @@ describe('insertMessages', () => {
       cancelKey: 'key-1',
       maxLatenessMs: 4321,
       requestId: 'req-1',
+      frequencyCapped: true,
       fallback: aTemplateMessage('the fallback'),
       step: { sequenceId: randomUUID(), enrollmentId: randomUUID(), index: 7 },
     });
@@ -35,7 +36,7 @@ describe('insertMessages', () => {
     expect(existing).toEqual([]);
     const { rows } = await db.pool.query(
       `SELECT app_id, openid, channel, payload, due_at, idempotency_key, request_hash, cancel_key, sequence_id,
-              enrollment_id, step_index, fallback, max_lateness_ms, request_id, status
+              enrollment_id, step_index, fallback, max_lateness_ms, request_id, status, frequency_capped
        FROM scheduled_messages WHERE id = $1`,
       [message.id],
     );
@@ -56,6 +57,7 @@ describe('insertMessages', () => {
         max_lateness_ms: 4321,
         request_id: 'req-1',
         status: 'queued',
+        frequency_capped: true,
       },
     ]);
   });

@@ -11,7 +11,7 @@ function problems(
 }
 
 describe('the accounts contract', () => {
-  it('fills a create body with its defaults: plaintext pushes, the official policy, 1000/s, enabled', () => {
+  it('fills a create body with its defaults: plaintext pushes, the official policy, 1000/s, no frequency cap, enabled', () => {
     const body = anAccountBody();
     expect(accountCreateSchema.parse(body)).toEqual({
       ...body,
@@ -22,6 +22,7 @@ describe('the accounts contract', () => {
       windowPolicy: 'official',
       sendRatePerSecond: 1000,
       atLeastOnce: false,
+      frequencyCapPerDay: null,
       enabled: true,
     });
   });
