@@ -12,11 +12,14 @@ export function describeTrigger(t: Trigger): string {
       return `Menu click “${t.key}”`;
     case 'keyword':
       return `Message containing “${t.keyword}”`;
+    case 'api':
+      return 'Only through the API (POST …/enrollments)';
   }
 }
 
-/** The interaction a trigger is, for the window rules (the API's `triggerKind`). */
-export function triggerKind(t: Trigger): InteractionKind {
+/** The interaction a trigger is, for the window rules (the API's `triggerKind`); null for `api`. */
+export function triggerKind(t: Trigger): InteractionKind | null {
+  if (t.type === 'api') return null;
   return t.type === 'keyword' ? 'message' : t.type;
 }
 

@@ -12,12 +12,17 @@ export const createStatusSchema = z.enum(['draft', 'active']);
 
 const token = z.string().min(1).max(64);
 
-/** What starts a sequence. A `subscribe` with a scene matches a follow from that QR code (`qrscene_<scene>`). */
+/**
+ * What starts a sequence. A `subscribe` with a scene matches a follow from that QR code (`qrscene_<scene>`);
+ * `api`: no push starts it, only `POST /v1/sequences/:id/enrollments` (which can enroll into any active
+ * sequence).
+ */
 export const triggerSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('subscribe'), scene: token.optional() }).strict(),
   z.object({ type: z.literal('scan'), scene: token }).strict(),
   z.object({ type: z.literal('click'), key: token }).strict(),
   z.object({ type: z.literal('keyword'), keyword: z.string().min(1).max(30) }).strict(),
+  z.object({ type: z.literal('api') }).strict(),
 ]);
 
 /** One step as sent; its message and fallback are checked against the WeChat message schemas after this. */
@@ -41,10 +46,46 @@ export const sequenceDefinitionSchema = z
   })
   .strict();
 
+/** Values of a step's `{{name}}` variables: text, up to 1,000 characters each, 50 of them. */
+export const varsSchema = z
+  .record(
+    z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'a variable name is a letter or _, then letters, digits or _'),
+    z.string().max(1000),
+  )
+  .refine((v) => Object.keys(v).length <= 50, 'at most 50 variables');
+
 /** `POST /v1/sequences/:id/test-send`: one step to one follower, now. */
 export const testSendSchema = z
-  .object({ openid: z.string().regex(OPENID_PATTERN), stepIndex: z.number().int().min(0) })
+  .object({
+    openid: z.string().regex(OPENID_PATTERN),
+    stepIndex: z.number().int().min(0),
+    vars: varsSchema.optional(),
+  })
   .strict();
+
+/**
+ * `POST /v1/sequences/:id/enrollments` (and each line of its NDJSON batch): enrolls the follower now; a
+ * repeated `idempotencyKey` (per follower) answers the first enrollment and changes nothing.
+ */
+export const enrollmentRequestSchema = z
+  .object({
+    openid: z.string().regex(OPENID_PATTERN),
+    vars: varsSchema.default({}),
+    idempotencyKey: z.string().min(1).max(200).optional(),
+  })
+  .strict();
+
+/** The answer: the enrollment and the steps it scheduled (`created: false` for a repeat). */
+export const enrollmentViewSchema = z.object({
+  enrollmentId: z.string(),
+  sequenceId: z.string(),
+  openid: z.string(),
+  created: z.boolean(),
+  messages: z.array(z.object({ id: z.string(), stepIndex: z.number(), dueAt: z.string() })),
+});
+export type EnrollmentView = z.output<typeof enrollmentViewSchema>;
 
 /** A template message as the service stores it (fields beyond these pass through). */
 const templateMessageViewSchema = z.looseObject({

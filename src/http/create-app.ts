@@ -80,11 +80,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(
     '/v1',
     requireBearer(deps.config.adminToken),
-    // The NDJSON batch route streams its own body; everything else is one bounded JSON document.
-    jsonBodies(
-      deps.config.httpBodyLimitBytes,
-      (path) => path !== '/messages/batch' && path !== '/cancellations',
-    ),
+    // The NDJSON batch routes stream their own bodies; everything else is one bounded JSON document.
+    jsonBodies(deps.config.httpBodyLimitBytes, (path) => !isNdjsonRoute(path) && path !== '/cancellations'),
     jsonBodies(
       Math.max(deps.config.httpBodyLimitBytes, CANCELLATIONS_BODY_LIMIT_BYTES),
       (path) => path === '/cancellations',
@@ -96,3 +93,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(errorMiddleware(deps.logger));
   return app;
 }
+
+/** The /v1 routes whose NDJSON body is read as a stream by the route itself. */
+const isNdjsonRoute = (path: string): boolean =>
+  path === '/messages/batch' || /^\/sequences\/[^/]+\/enrollments\/batch$/.test(path);

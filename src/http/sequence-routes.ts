@@ -13,21 +13,19 @@ import { missingPermissions } from '../accounts/permissions';
 import { findSequence, listSequences } from '../store/sequence-store';
 import { sequenceResults } from '../store/sequence-results';
 import { scheduleMessages } from '../scheduling/schedule-messages';
-import { readableIssue, zodIssueDetails } from '../validation';
+import { type IssueDetail, readableIssue, zodIssueDetails } from '../validation';
 import { createStatusSchema, testSendSchema } from '../contract';
+import { addEnrollmentRoutes } from './enrollment-routes';
+import { renderStep } from '../sequences/render-step';
 import { messageView } from './message-view';
 import { sequenceView } from './sequence-view';
 import { guardPathParams } from './input-guard';
+import { uuidParam } from './uuid-param';
 import type { V1Deps } from './v1-deps';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ACTIONS: readonly SequenceAction[] = ['activate', 'pause', 'resume', 'archive'];
 
-function sequenceId(raw: string | string[] | undefined): string {
-  const id = String(raw ?? '');
-  if (!UUID.test(id)) throw new NotFoundError(`sequence ${id}`);
-  return id.toLowerCase();
-}
+const sequenceId = (raw: string | string[] | undefined): string => uuidParam(raw, 'sequence');
 
 /** `/v1/sequences…`: marketing's drip sequences (the admin page calls these too). */
 export function createSequenceRouter(deps: V1Deps): Router {
@@ -101,6 +99,9 @@ export function createSequenceRouter(deps: V1Deps): Router {
         },
       ]);
     }
+    const issues: IssueDetail[] = [];
+    const rendered = renderStep(step, parsed.data.stepIndex, parsed.data.vars ?? {}, issues);
+    if (issues.length > 0) throw new ValidationError('invalid test send', issues);
     // Through the normal path (outbox, broker, claim, window check), not part of the sequence's results.
     const [result] = await scheduleMessages(deps, [
       {
@@ -108,8 +109,8 @@ export function createSequenceRouter(deps: V1Deps): Router {
         appId: sequence.appId,
         openid: parsed.data.openid,
         channel: 'custom',
-        payload: step.message,
-        fallback: step.fallback,
+        payload: rendered.message,
+        fallback: rendered.fallback,
         dueAt: new Date(),
         idempotencyKey: null,
         requestHash: null,
@@ -120,6 +121,8 @@ export function createSequenceRouter(deps: V1Deps): Router {
     if (!result.ok) throw result.error;
     res.status(201).json(messageView(result.message));
   });
+
+  addEnrollmentRoutes(router, deps);
 
   router.post('/:id/:action', async (req, res) => {
     const action = req.params.action as SequenceAction;

@@ -15,10 +15,10 @@ import { createAccountRouter } from './account-routes';
 import { messageDetailView, messageView } from './message-view';
 import { createSequenceRouter } from './sequence-routes';
 import { handleNdjsonBatch } from './ndjson-batch';
+import { uuidParam } from './uuid-param';
 import { guardBodyAndQuery, guardPathEncoding, guardPathParams } from './input-guard';
 import type { V1Deps } from './v1-deps';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ACTOR = 'api';
 /** The parsed JSON body; absent when the client did not send `Content-Type: application/json`. */
 function jsonBody(body: unknown): unknown {
@@ -28,11 +28,7 @@ function jsonBody(body: unknown): unknown {
   return body;
 }
 
-function messageId(raw: string | string[] | undefined): string {
-  const id = String(raw ?? '');
-  if (!UUID.test(id)) throw new NotFoundError(`message ${id}`);
-  return id.toLowerCase();
-}
+const messageId = (raw: string | string[] | undefined): string => uuidParam(raw, 'message');
 
 /** `/v1/messages…`, `/v1/cancellations` and `/v1/sequences…`: thin adapters from HTTP to the use cases. */
 export function createV1Router(deps: V1Deps): Router {

@@ -4,6 +4,7 @@ import { insertEnrollments } from '../store/enrollments';
 import type { NewMessage } from '../store/message-store';
 import type { Trigger } from '../contract';
 import { listActive, type Sequence } from '../store/sequence-store';
+import { type RenderedStep, renderStep } from './render-step';
 
 /** What a push offers to the triggers: its kind and key (scene, menu key, message text). */
 export type TriggerEvent =
@@ -22,6 +23,8 @@ function matches(trigger: Trigger, event: TriggerEvent): boolean {
       return event.type === 'click' && trigger.key === event.key;
     case 'keyword':
       return event.type === 'message' && event.text.toLowerCase().includes(trigger.keyword.toLowerCase());
+    case 'api':
+      return false;
   }
 }
 
@@ -82,13 +85,22 @@ export async function enrollFollowers(
   return steps;
 }
 
-function stepsOf(input: Enrollee, sequence: Sequence, enrollmentId: string): NewMessage[] {
+/**
+ * The rows of one enrollment: each step due at the enrollment time plus its offset, its variables filled
+ * from `steps` (rendered by the caller) or, for a push's enrollment, from their defaults.
+ */
+export function stepsOf(
+  input: Pick<Enrollee, 'appId' | 'openid' | 'at' | 'requestId'>,
+  sequence: Sequence,
+  enrollmentId: string,
+  rendered: readonly RenderedStep[] = sequence.steps.map((step, i) => renderStep(step, i, {}, null)),
+): NewMessage[] {
   return sequence.steps.map((step, index): NewMessage => ({
     id: randomUUID(),
     appId: input.appId,
     openid: input.openid,
     channel: 'custom',
-    payload: step.message,
+    payload: rendered[index].message,
     dueAt: new Date(input.at.getTime() + step.offsetMs),
     idempotencyKey: null,
     requestHash: null,
@@ -96,7 +108,7 @@ function stepsOf(input: Enrollee, sequence: Sequence, enrollmentId: string): New
     maxLatenessMs: step.maxLatenessMs ?? null,
     frequencyCapped: true,
     requestId: input.requestId,
-    fallback: step.fallback,
+    fallback: rendered[index].fallback,
     step: { sequenceId: sequence.id, enrollmentId, index },
   }));
 }

@@ -2,6 +2,7 @@ import { missingPermissionMessage, type PermissionChannel } from '../accounts/pe
 import { ValidationError } from '../errors';
 import { sequenceDefinitionSchema, type Trigger } from '../contract';
 import { type IssueDetail, readableIssue, zodIssueDetails } from '../validation';
+import { placeholdersOf } from './template-vars';
 import {
   parseCustomMessage,
   parseTemplateMessage,
@@ -34,9 +35,27 @@ export interface SequenceDefinition {
   readonly oncePerFollower: boolean;
 }
 
-/** The interaction a trigger is, for the contact-window rules. */
-export function triggerKind(trigger: Trigger): InteractionKind {
+/**
+ * The interaction a trigger is, for the contact-window rules; null for `api` (no interaction: the window is
+ * whatever the follower's is when a step falls due, so no step is refused for it).
+ */
+export function triggerKind(trigger: Trigger): InteractionKind | null {
+  if (trigger.type === 'api') return null;
   return trigger.type === 'keyword' ? 'message' : trigger.type;
+}
+
+/**
+ * A push carries no variables: in a sequence a push starts, every `{{name}}` needs a default
+ * (`{{name|默认值}}`). Only an `api` sequence may have variables its enrollments must give.
+ */
+function placeholderIssues(trigger: Trigger, payload: unknown, path: string): IssueDetail[] {
+  if (trigger.type === 'api') return [];
+  return placeholdersOf(payload)
+    .filter((p) => !p.hasDefault)
+    .map((p) => ({
+      path,
+      message: `{{${p.name}}} has no default, and a ${trigger.type} trigger gives no variables: write {{${p.name}|默认值}}, or start the sequence through the API (trigger api)`,
+    }));
 }
 
 /**
@@ -85,8 +104,10 @@ export function parseSequenceDefinition(
         message: 'steps must be in order: this one is earlier than the step before',
       });
     }
-    if (policy && !fallback) {
-      const kind = triggerKind(d.trigger);
+    details.push(...placeholderIssues(d.trigger, s.message, `${at}.message`));
+    if (s.fallback) details.push(...placeholderIssues(d.trigger, s.fallback, `${at}.fallback`));
+    const kind = triggerKind(d.trigger);
+    if (policy && !fallback && kind) {
       const rule = policy[kind];
       const where = `step ${i + 1} at +${formatDuration(s.offsetMs) || '0 s'}`;
       if (s.offsetMs >= rule.windowMs) {

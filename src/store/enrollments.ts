@@ -1,4 +1,4 @@
-import type { PoolClient } from '../db/pool';
+import type { Pool, PoolClient } from '../db/pool';
 
 /** An enrollment to record: `dedupe` is what makes a second one for the same follower and trigger a no-op. */
 export interface NewEnrollment {
@@ -37,4 +37,33 @@ export async function insertEnrollments(
   );
   const ids = new Map(inserted.rows.map((r) => [`${r.sequence_id}\u0000${r.dedupe}`, r.id]));
   return enrollments.map((e) => (first.get(keyOf(e)) === e ? (ids.get(keyOf(e)) ?? null) : null));
+}
+
+/** The enrollments some dedupe keys made in a sequence, by key, each with its steps' rows in step order. */
+export async function findEnrollments(
+  db: Pool | PoolClient,
+  sequenceId: string,
+  dedupes: readonly string[],
+): Promise<Map<string, { id: string; messages: { id: string; stepIndex: number; dueAt: Date }[] }>> {
+  const found = new Map<string, { id: string; messages: { id: string; stepIndex: number; dueAt: Date }[] }>();
+  if (dedupes.length === 0) return found;
+  const { rows } = await db.query<{
+    id: string;
+    dedupe: string;
+    message_id: string | null;
+    step_index: number;
+    due_at: Date;
+  }>(
+    `SELECT e.id, e.dedupe, m.id AS message_id, m.step_index, m.due_at
+     FROM enrollments e LEFT JOIN scheduled_messages m ON m.enrollment_id = e.id
+     WHERE e.sequence_id = $1 AND e.dedupe = ANY($2::text[]) ORDER BY e.dedupe, m.step_index`,
+    [sequenceId, dedupes],
+  );
+  for (const r of rows) {
+    const entry = found.get(r.dedupe) ?? { id: r.id, messages: [] };
+    if (r.message_id !== null)
+      entry.messages.push({ id: r.message_id, stepIndex: r.step_index, dueAt: r.due_at });
+    found.set(r.dedupe, entry);
+  }
+  return found;
 }

@@ -15,6 +15,7 @@ const TRIGGERS = [
   ['scan', 'QR code scan', 'QR scene'],
   ['click', 'Menu click', 'Menu key (EventKey)'],
   ['keyword', 'Message containing a keyword', 'Keyword, e.g. 课程'],
+  ['api', 'Only through the API (enrollments with variables)', ''],
 ] as const;
 
 export function createGeneralFields(accounts: readonly Account[], initial: Sequence | null): GeneralFields {
@@ -42,12 +43,20 @@ export function createGeneralFields(accounts: readonly Account[], initial: Seque
     TRIGGERS.map(([v, label]) => h('option', { value: v, selected: v === (t?.type ?? 'subscribe') }, label)),
   );
   const param = h('input', { type: 'text', name: 'trigger-param' });
-  param.value = !t ? '' : t.type === 'click' ? t.key : t.type === 'keyword' ? t.keyword : (t.scene ?? '');
+  param.value =
+    !t || t.type === 'api'
+      ? ''
+      : t.type === 'click'
+        ? t.key
+        : t.type === 'keyword'
+          ? t.keyword
+          : (t.scene ?? '');
   const paramRow = field('', param);
   const paramLabel = paramRow.querySelector('.label')!;
   const syncParam = () => {
     const spec = TRIGGERS.find(([v]) => v === type.value) ?? TRIGGERS[0];
     paramLabel.textContent = spec[2];
+    paramRow.hidden = type.value === 'api';
     paramRow.dataset.path = `trigger.${type.value === 'click' ? 'key' : type.value === 'keyword' ? 'keyword' : 'scene'}`;
   };
   type.addEventListener('change', syncParam);
@@ -85,6 +94,8 @@ export function createGeneralFields(accounts: readonly Account[], initial: Seque
           return { type: 'click', key: p };
         case 'keyword':
           return { type: 'keyword', keyword: p };
+        case 'api':
+          return { type: 'api' };
         default:
           return p ? { type: 'subscribe', scene: p } : { type: 'subscribe' };
       }

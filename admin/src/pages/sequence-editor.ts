@@ -91,15 +91,17 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
 
   const drawAside = (body: SequenceBody) => {
     const account = accounts.find((a) => a.appId === body.appId);
-    const kind = triggerKind(body.trigger);
+    // An API enrollment opens no window: the follower's own decides at send time, so nothing is checked.
+    const kind = triggerKind(body.trigger) ?? 'message';
+    const policy = triggerKind(body.trigger) ? (account?.windowPolicy ?? null) : null;
     const verdicts = checkSteps(
       body.steps.map((s) => ({ offsetMs: s.offsetMs, hasFallback: Boolean(s.fallback) })),
-      account?.windowPolicy ?? null,
+      policy,
       kind,
     );
     replace(
       aside,
-      windowTimeline(verdicts, account?.windowPolicy ?? null, kind, account?.policyName ?? 'unknown'),
+      windowTimeline(verdicts, policy, kind, account?.policyName ?? 'unknown'),
       phonePreview(
         body.steps.map((s, i) => ({
           message: s.message,

@@ -49,7 +49,8 @@ export type Trigger =
   | { type: 'subscribe'; scene?: string }
   | { type: 'scan'; scene: string }
   | { type: 'click'; key: string }
-  | { type: 'keyword'; keyword: string };
+  | { type: 'keyword'; keyword: string }
+  | { type: 'api' };
 
 /** One step of a sequence. */
 export interface Step {

@@ -1,0 +1,67 @@
+import { aSequence, aStep, aTextMessage } from './support/builders';
+import { waitFor } from './support/wait-for';
+import { APP_ID, startWorld, type World } from './support/world';
+
+// README "API enrollment and variables": another system enrolls followers into a sequence with
+// variables; each step arrives with them filled in, as text.
+let world: World;
+beforeAll(async () => {
+  world = await startWorld({ name: 'enrollments', enforceWindow: false });
+}, 60_000);
+afterAll(() => world?.close(), 30_000);
+
+describe('API enrollment and variables', () => {
+  it('1,000 followers enrolled in one NDJSON batch each receive their step with their {{course}}', async () => {
+    const created = await world.api('/v1/sequences', {
+      json: aSequence({
+        trigger: { type: 'api' },
+        steps: [aStep({ message: aTextMessage('{{name|同学}}，《{{course}}》明天 9:00 开课') })],
+      }),
+    });
+    expect(created.status).toBe(201);
+    const lines = Array.from({ length: 1000 }, (_, i) =>
+      JSON.stringify({
+        openid: `o-enrol-${i}`,
+        vars: { course: `课程 ${i}` },
+        idempotencyKey: `signup-${i}`,
+      }),
+    );
+    const answer = await world.api(`/v1/sequences/${created.body.id}/enrollments/batch`, {
+      body: lines.join('\n'),
+      headers: { 'content-type': 'application/x-ndjson' },
+    });
+    expect(answer.text.trim().split('\n').at(-1)).toBe(
+      JSON.stringify({ summary: { lines: 1000, accepted: 1000, rejected: 0 } }),
+    );
+
+    const received = await waitFor(
+      async () => {
+        const all = await world.sim.messages();
+        return all.length >= 1000 ? all : undefined;
+      },
+      'all 1,000 steps at the simulator',
+      { timeoutMs: 30_000, intervalMs: 500 },
+    );
+    expect(received).toHaveLength(1000);
+    for (const m of received) {
+      const i = Number(m.openid.slice('o-enrol-'.length));
+      expect(m.body.text.content).toBe(`同学，《课程 ${i}》明天 9:00 开课`);
+    }
+  });
+
+  it('refuses an enrollment whose variable has neither value nor default, naming it, and sends nothing', async () => {
+    const { body: sequence } = await world.api('/v1/sequences', {
+      json: aSequence({
+        appId: APP_ID,
+        trigger: { type: 'api' },
+        steps: [aStep({ message: aTextMessage('《{{course}}》') })],
+      }),
+    });
+    const res = await world.api(`/v1/sequences/${sequence.id}/enrollments`, { json: { openid: 'o-novar' } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual([
+      { path: 'vars.course', message: expect.stringContaining('{{course}}') },
+    ]);
+    expect(await world.sim.messages('o-novar')).toEqual([]);
+  });
+});
