@@ -12,6 +12,7 @@ type PlainFields =
   | 'pushMode'
   | 'sendRatePerSecond'
   | 'atLeastOnce'
+  | 'timeZone'
   | 'unauthorizedAt'
   | 'funcInfo'
   | 'createdAt'
@@ -66,6 +67,7 @@ export function openAccount(box: SecretBox, stored: StoredAccount): Account {
     windowPolicy: resolveWindowPolicy(stored.windowPolicy),
     sendRatePerSecond: stored.sendRatePerSecond,
     atLeastOnce: stored.atLeastOnce,
+    timeZone: stored.timeZone,
     unauthorizedAt: stored.unauthorizedAt,
     funcInfo: stored.funcInfo,
     createdAt: stored.createdAt,

@@ -30,6 +30,7 @@ export function accountView(
     windowPolicy: a.windowPolicy,
     sendRatePerSecond: a.sendRatePerSecond,
     atLeastOnce: a.atLeastOnce,
+    timeZone: a.timeZone,
     sentToday: state.sentToday ?? { custom: 0, template: 0 },
     permissions: a.funcInfo === null ? null : [...a.funcInfo],
     missingPermissions: missingPermissions(a),

@@ -16,6 +16,8 @@ export interface StoredAccount {
   readonly windowPolicy: WindowPolicyInput;
   readonly sendRatePerSecond: number;
   readonly atLeastOnce: boolean;
+  /** The IANA zone the admin page shows the account's times in. */
+  readonly timeZone: string;
   /** When the platform's authorization was revoked (the account was then disabled); null otherwise. */
   readonly unauthorizedAt: Date | null;
   /** A platform account's permission set ids (func_info) as it last authorized; null for an own account. */
@@ -42,6 +44,7 @@ interface AccountRow {
   window_policy: WindowPolicyInput;
   send_rate_per_second: number;
   at_least_once: boolean;
+  time_zone: string;
   unauthorized_at: Date | null;
   func_info: number[] | null;
   created_at: Date;
@@ -60,6 +63,7 @@ const COLUMN: Record<keyof StoredAccountChanges, string> = {
   windowPolicy: 'window_policy',
   sendRatePerSecond: 'send_rate_per_second',
   atLeastOnce: 'at_least_once',
+  timeZone: 'time_zone',
 };
 
 const toAccount = (r: AccountRow): StoredAccount => ({
@@ -75,6 +79,7 @@ const toAccount = (r: AccountRow): StoredAccount => ({
   windowPolicy: r.window_policy,
   sendRatePerSecond: r.send_rate_per_second,
   atLeastOnce: r.at_least_once,
+  timeZone: r.time_zone,
   unauthorizedAt: r.unauthorized_at,
   funcInfo: r.func_info,
   createdAt: r.created_at,
@@ -92,8 +97,9 @@ export async function insertAccount(
 ): Promise<StoredAccount | null> {
   const { rows } = await db.query<AccountRow>(
     `INSERT INTO accounts (app_id, name, kind, enabled, secret_sealed, token_sealed, encoding_aes_key_sealed,
-       previous_encoding_aes_key_sealed, push_mode, window_policy, send_rate_per_second, at_least_once)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12)
+       previous_encoding_aes_key_sealed, push_mode, window_policy, send_rate_per_second, at_least_once,
+       time_zone)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13)
      ON CONFLICT (app_id) DO NOTHING RETURNING *`,
     [
       a.appId,
@@ -108,6 +114,7 @@ export async function insertAccount(
       JSON.stringify(a.windowPolicy),
       a.sendRatePerSecond,
       a.atLeastOnce,
+      a.timeZone,
     ],
   );
   return rows[0] ? toAccount(rows[0]) : null;
