@@ -37,7 +37,7 @@ export function messageBadge(status: string): HTMLElement {
 }
 
 /** A code of the API (a reason, a kind) shown as it is, for people who look it up. */
-export const codeOf = (code: string): HTMLElement => h('code', { class: 'code-word' }, code);
+export const codeOf = (code: string): HTMLElement => h('code', {}, code);
 
 /** Why a message was skipped or failed: the API's reason code with its explanation, when there is one. */
 export function reasonLabel(reason: string): HTMLElement {
