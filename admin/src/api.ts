@@ -1,3 +1,4 @@
+import { t } from './i18n/index.js';
 import { clearToken, readToken } from './session.js';
 import type { ErrorDetail } from './types.js';
 
@@ -45,7 +46,7 @@ export function createApi(onUnauthorized: () => void, token: () => string | null
         cache: 'no-store',
       });
     } catch {
-      throw new ApiError(0, 'network', 'The service cannot be reached. Is it running?');
+      throw new ApiError(0, 'network', t().common.unreachable);
     }
     const payload = (await res.json().catch(() => null)) as unknown;
     if (res.status === 401) {
@@ -77,7 +78,7 @@ function toApiError(status: number, payload: unknown): ApiError {
   return new ApiError(
     status,
     typeof error?.code === 'string' ? error.code : `http_${status}`,
-    typeof error?.message === 'string' ? error.message : `The service answered ${status}.`,
+    typeof error?.message === 'string' ? error.message : t().common.answered(status),
     details,
   );
 }

@@ -1,4 +1,6 @@
 import { h, s } from './dom.js';
+import { hourMinute, when } from './format.js';
+import { t } from './i18n/index.js';
 import type { SeriesPoint } from './types.js';
 
 // About the width it is shown at on a laptop, so the 11 px labels are not scaled up.
@@ -7,11 +9,7 @@ const H = 220;
 const LEFT = 40;
 const BOTTOM = 28;
 const TOP = 12;
-const SERIES = [
-  ['sent', 'Sent'],
-  ['skipped', 'Skipped'],
-  ['failed', 'Failed'],
-] as const;
+const SERIES = ['sent', 'skipped', 'failed'] as const;
 
 /** A round axis maximum (1, 2, 5 × 10^n) so the gridlines fall on readable numbers. */
 function niceMax(n: number): number {
@@ -25,16 +23,16 @@ const MIN_SPAN_MS = 3600_000;
 
 /**
  * Outcomes per minute as stacked bars (sent, skipped, failed), from the first bucket the API returned
- * (minutes with activity in the last 24 h) or an hour ago, whichever is earlier, to now.
+ * (minutes with activity in the last 24 h) or an hour ago, whichever is earlier, to now; times in
+ * `timeZone`, which the legend names.
  */
-export function outcomesChart(series: readonly SeriesPoint[], now = Date.now()): HTMLElement {
-  if (series.length === 0) {
-    return h(
-      'p',
-      { class: 'muted chart-empty' },
-      'Nothing sent, skipped or failed in the last 24 hours yet.',
-    );
-  }
+export function outcomesChart(
+  series: readonly SeriesPoint[],
+  timeZone: string,
+  now = Date.now(),
+): HTMLElement {
+  const words = t().chart;
+  if (series.length === 0) return h('p', { class: 'muted chart-empty' }, words.empty);
   const times = series.map((p) => new Date(p.at).getTime());
   const last = Math.max(now, ...times) + 60_000;
   const first = Math.min(last - MIN_SPAN_MS, ...times);
@@ -60,12 +58,8 @@ export function outcomesChart(series: readonly SeriesPoint[], now = Date.now()):
     return s(
       'g',
       { class: 'bar' },
-      s(
-        'title',
-        {},
-        `${new Date(p.at).toLocaleString()}: ${p.sent} sent, ${p.skipped} skipped, ${p.failed} failed`,
-      ),
-      SERIES.map(([key]) => {
+      s('title', {}, words.bar(when(p.at, timeZone), p.sent, p.skipped, p.failed)),
+      SERIES.map((key) => {
         const v = p[key];
         const rect = s('rect', {
           x: x(times[i]),
@@ -79,25 +73,22 @@ export function outcomesChart(series: readonly SeriesPoint[], now = Date.now()):
       }),
     );
   });
-  const fmt = (t: number) => new Date(t).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
-  const labels = [first, (first + last) / 2, last].map((t, i) =>
-    s('text', { x: x(t), y: H - 8, class: `tick ${['start', 'middle', 'end'][i]}` }, fmt(t)),
+  const labels = [first, (first + last) / 2, last].map((at, i) =>
+    s(
+      'text',
+      { x: x(at), y: H - 8, class: `tick ${['start', 'middle', 'end'][i]}` },
+      hourMinute(new Date(at), timeZone),
+    ),
   );
   return h(
     'figure',
     { class: 'chart' },
-    s(
-      'svg',
-      { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': 'Outcomes per minute' },
-      grid,
-      bars,
-      labels,
-    ),
+    s('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': words.label }, grid, bars, labels),
     h(
       'figcaption',
       { class: 'legend small' },
-      SERIES.map(([key, label]) => h('span', { class: `key key-${key}` }, label)),
-      h('span', { class: 'muted note' }, 'per minute'),
+      SERIES.map((key) => h('span', { class: `key key-${key}` }, words.series[key])),
+      h('span', { class: 'muted note' }, words.perMinute(timeZone)),
     ),
   );
 }

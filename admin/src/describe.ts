@@ -1,53 +1,56 @@
 import { h } from './dom.js';
+import { hasKey, t } from './i18n/index.js';
 import type { InteractionKind, SequenceStatus, Trigger } from './types.js';
 
 /** The trigger in marketing's words. */
-export function describeTrigger(t: Trigger): string {
-  switch (t.type) {
+export function describeTrigger(trigger: Trigger): string {
+  const words = t().triggers;
+  switch (trigger.type) {
     case 'subscribe':
-      return t.scene ? `Follow from QR code “${t.scene}”` : 'Any follow';
+      return trigger.scene ? words.followFrom(trigger.scene) : words.anyFollow;
     case 'scan':
-      return `Scan of QR code “${t.scene}”`;
+      return words.scan(trigger.scene);
     case 'click':
-      return `Menu click “${t.key}”`;
+      return words.click(trigger.key);
     case 'keyword':
-      return `Message containing “${t.keyword}”`;
+      return words.keyword(trigger.keyword);
     case 'api':
-      return 'Only through the API (POST …/enrollments)';
+      return words.api;
   }
 }
 
 /** The interaction a trigger is, for the window rules (the API's `triggerKind`); null for `api`. */
-export function triggerKind(t: Trigger): InteractionKind | null {
-  if (t.type === 'api') return null;
-  return t.type === 'keyword' ? 'message' : t.type;
+export function triggerKind(trigger: Trigger): InteractionKind | null {
+  if (trigger.type === 'api') return null;
+  return trigger.type === 'keyword' ? 'message' : trigger.type;
 }
-
-export const KIND_LABEL: Record<InteractionKind, string> = {
-  message: 'a user message',
-  subscribe: 'a follow',
-  scan: 'a QR scan',
-  click: 'a menu click',
-};
 
 export function statusBadge(status: SequenceStatus): HTMLElement {
-  return h('span', { class: `badge status-${status}` }, status);
+  return h('span', { class: `badge status-${status}`, 'data-status': status }, t().sequenceStatus[status]);
 }
 
-/** Why a message was skipped or failed, explained next to the API's reason code. */
-const REASONS: Record<string, string> = {
-  window_closed: 'contact window closed',
-  unsubscribed: 'follower left',
-  stale: 'too late to be useful',
-  '45015': 'outside the window (WeChat)',
-  '45047': 'over the window’s count (WeChat)',
-  '43004': 'not a follower (WeChat)',
-  '45009': 'daily quota reached',
-  '40003': 'invalid openid',
-};
+/** A message's status as a badge in words, its code kept in `data-status`. */
+export function messageBadge(status: string): HTMLElement {
+  const names = t().messageStatus;
+  return h(
+    'span',
+    { class: `badge msg-${status}`, 'data-status': status },
+    hasKey(names, status) ? names[status] : status,
+  );
+}
 
-export function reasonLabel(reason: string): string {
+/** A code of the API (a reason, a kind) shown as it is, for people who look it up. */
+export const codeOf = (code: string): HTMLElement => h('code', {}, code);
+
+/** Why a message was skipped or failed: the API's reason code with its explanation, when there is one. */
+export function reasonLabel(reason: string): HTMLElement {
+  const reasons = t().reasons;
   const code = reason.replace(/^errcode[_:]?/, '');
-  const words = REASONS[code];
-  return words ? `${reason} (${words})` : reason;
+  return h('span', {}, hasKey(reasons, code) ? `${reasons[code]} ` : null, codeOf(reason));
+}
+
+/** A msgtype in words ("文本", "news"), or the msgtype itself when the catalog has no name for it. */
+export function msgtypeName(type: string): string {
+  const names = t().msgtypes;
+  return hasKey(names, type) ? names[type] : type;
 }

@@ -1,4 +1,5 @@
 import { h } from './dom.js';
+import { t } from './i18n/index.js';
 
 /**
  * A modal confirmation (the native <dialog>, so focus and Escape behave). Resolves true when the user
@@ -11,7 +12,7 @@ export function confirmDialog(opts: {
   danger?: boolean;
 }): Promise<boolean> {
   return new Promise((resolve) => {
-    const cancelButton = h('button', { type: 'button', class: 'secondary' }, 'Cancel');
+    const cancelButton = h('button', { type: 'button', class: 'secondary' }, t().common.dismiss);
     const confirmButton = h(
       'button',
       { type: 'button', class: opts.danger ? 'danger' : 'primary', 'data-test': 'confirm' },

@@ -1,3 +1,6 @@
+import { t } from './i18n/index.js';
+import type { Account } from './types.js';
+
 /** Units marketing thinks in; offsets are stored in ms. */
 export const UNITS = [
   { name: 'seconds', ms: 1000 },
@@ -19,56 +22,85 @@ export function bestUnit(ms: number): { value: number; unit: UnitName } {
   return { value: Math.round(ms / 1000), unit: 'seconds' };
 }
 
-/** 90_000 → "1 min 30 s" (the API words durations the same way in its messages). */
+/** 90_000 → "1分钟30秒" / "1 min 30 s" (the two largest parts). */
 export function duration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const { time } = t();
+  if (ms < 1000) return time.amount(Math.round(ms), time.short.ms);
   const parts: string[] = [];
   let rest = ms;
-  for (const [size, name] of [
+  for (const [size, unit] of [
     [86_400_000, 'd'],
     [3_600_000, 'h'],
     [60_000, 'min'],
     [1000, 's'],
   ] as const) {
     if (rest >= size) {
-      parts.push(`${Math.floor(rest / size)} ${name}`);
+      parts.push(time.amount(Math.floor(rest / size), time.short[unit]));
       rest %= size;
     }
   }
-  return parts.slice(0, 2).join(' ');
+  return parts.slice(0, 2).join(time.joiner);
 }
 
 /** "+1 min" for a step offset; "at once" for 0. */
 export function offsetLabel(ms: number): string {
-  return ms === 0 ? 'at once' : `+${duration(ms)}`;
+  return ms === 0 ? t().time.atOnce : `+${duration(ms)}`;
 }
 
-const dateTime = new Intl.DateTimeFormat(undefined, {
-  year: 'numeric',
-  month: '2-digit',
-  day: '2-digit',
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-});
+/** The zone dates are shown in when no account says otherwise (the API's default, WeChat's own day). */
+export const DEFAULT_TIME_ZONE = 'Asia/Shanghai';
 
-/** A local date and time, or "—". */
-export function when(iso: string | null | undefined): string {
+/** The zone of the account with `appId` among `accounts`, else the default. */
+export function zoneOf(accounts: readonly Account[], appId: string | undefined): string {
+  return accounts.find((a) => a.appId === appId)?.timeZone ?? DEFAULT_TIME_ZONE;
+}
+
+/** A moment's wall-clock parts in `timeZone`, 24-hour, zero-padded; the same in every language. */
+function wallClock(at: Date, timeZone: string): Record<'date' | 'minutes' | 'seconds', string> {
+  const parts = new Intl.DateTimeFormat('en-GB', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(at);
+  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? '';
+  const minutes = `${part('hour')}:${part('minute')}`;
+  return {
+    date: `${part('year')}-${part('month')}-${part('day')}`,
+    minutes,
+    seconds: `${minutes}:${part('second')}`,
+  };
+}
+
+/** "2026-11-25 21:30 (Asia/Shanghai)", or "—". */
+export function when(iso: string | null | undefined, timeZone: string): string {
   if (!iso) return '—';
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : dateTime.format(d);
+  const at = new Date(iso);
+  if (Number.isNaN(at.getTime())) return iso;
+  const c = wallClock(at, timeZone);
+  return `${c.date} ${c.minutes} (${timeZone})`;
+}
+
+/** "21:30:05 (Asia/Shanghai)": when a live page last refreshed. */
+export function clockTime(at: Date, timeZone: string): string {
+  return `${wallClock(at, timeZone).seconds} (${timeZone})`;
+}
+
+/** "21:30", for a chart's axis (its legend names the zone). */
+export function hourMinute(at: Date, timeZone: string): string {
+  return wallClock(at, timeZone).minutes;
 }
 
 /** "in 42 s" / "3 min ago", relative to now. */
 export function relative(iso: string | null | undefined, now = Date.now()): string {
   if (!iso) return '';
   const diff = new Date(iso).getTime() - now;
-  const text = duration(Math.abs(diff));
-  return diff >= 0 ? `in ${text}` : `${text} ago`;
-}
-
-export function plural(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+  const span = duration(Math.abs(diff));
+  return diff >= 0 ? t().time.inFuture(span) : t().time.ago(span);
 }
 
 /** Sum of a `{reason: n}` map. */

@@ -1,5 +1,14 @@
 import { createApi } from './api.js';
 import { h, replace } from './dom.js';
+import {
+  chooseLanguage,
+  currentLanguage,
+  LANGUAGE_NAMES,
+  LANGUAGES,
+  t,
+  type Catalog,
+  type Language,
+} from './i18n/index.js';
 import { accountFormPage } from './pages/account-form.js';
 import { accountListPage } from './pages/account-list.js';
 import { followerPage } from './pages/follower.js';
@@ -36,26 +45,19 @@ const ROUTES: readonly Route[] = [
   { pattern: 'accounts/:appId', page: accountListPage },
 ];
 
-const NAV: readonly [string, string][] = [
-  ['sequences', 'Sequences'],
-  ['followers', 'Follower lookup'],
-  ['test-send', 'Test send'],
-  ['accounts', 'Accounts'],
+const NAV: readonly [string, keyof Catalog['app']['nav']][] = [
+  ['sequences', 'sequences'],
+  ['followers', 'followers'],
+  ['test-send', 'testSend'],
+  ['accounts', 'accounts'],
 ];
 
 function start(): void {
   const main = h('main', { id: 'main' });
   const notice = h('div', { id: 'notice', role: 'status', 'aria-live': 'polite', hidden: true });
-  const nav = h('nav', { 'aria-label': 'Main' });
-  const signOut = h('button', { type: 'button', class: 'link', onclick: () => leave() }, 'Sign out');
-  const header = h(
-    'header',
-    { class: 'top' },
-    h('a', { class: 'brand', href: BASE }, 'wechat-drip', h('small', {}, ' 跟进消息管理')),
-    nav,
-    signOut,
-  );
+  const header = h('header', { class: 'top' });
   document.body.replaceChildren(header, notice, main);
+  document.documentElement.lang = currentLanguage();
 
   let page: Page | null = null;
   let accounts: Promise<Account[]> | null = null;
@@ -84,6 +86,53 @@ function start(): void {
     },
   };
 
+  /** The brand, the navigation, the language switch and sign-out, in the current language. */
+  function drawHeader(path: string): void {
+    const { app } = t();
+    const language = currentLanguage();
+    replace(
+      header,
+      h('a', { class: 'brand', href: BASE }, 'wechat-drip', h('small', {}, ` ${app.tagline}`)),
+      h(
+        'nav',
+        { 'aria-label': app.navLabel },
+        NAV.map(([to, key]) =>
+          h(
+            'a',
+            { href: BASE + to, class: path.split('/')[0] === to ? 'active' : null, 'data-nav': to },
+            app.nav[key],
+          ),
+        ),
+      ),
+      h(
+        'div',
+        { class: 'lang-switch', role: 'group', 'aria-label': app.language },
+        LANGUAGES.map((l) =>
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'link small',
+              lang: l,
+              'data-lang': l,
+              'aria-pressed': String(l === language),
+              onclick: () => switchTo(l),
+            },
+            LANGUAGE_NAMES[l],
+          ),
+        ),
+      ),
+      h('button', { type: 'button', class: 'link sign-out', onclick: () => leave() }, app.signOut),
+    );
+  }
+
+  /** Applied without a reload: the page is drawn again in the new language (a form's typing is lost). */
+  function switchTo(language: Language): void {
+    if (language === currentLanguage()) return;
+    chooseLanguage(language);
+    render();
+  }
+
   function leave(): void {
     clearToken();
     accounts = null;
@@ -108,14 +157,10 @@ function start(): void {
       return;
     }
     header.classList.toggle('signed-out', !signedIn);
-    replace(
-      nav,
-      NAV.map(([to, label]) =>
-        h('a', { href: BASE + to, class: path.split('/')[0] === to ? 'active' : null }, label),
-      ),
-    );
+    drawHeader(path);
     if (!match) {
-      replace(main, h('h1', {}, 'Not found'), h('p', {}, h('a', { href: BASE }, 'Back to the sequences')));
+      const { app } = t();
+      replace(main, h('h1', {}, app.notFound), h('p', {}, h('a', { href: BASE }, app.backHome)));
       return;
     }
     page = match.route.page(ctx, match.params, new URLSearchParams(location.search));

@@ -1,7 +1,7 @@
 import { seg } from './api.js';
 import { confirmDialog } from './dialog.js';
 import { h } from './dom.js';
-import { plural } from './format.js';
+import { t } from './i18n/index.js';
 import type { AppContext } from './router.js';
 import type { Sequence, SequenceStatus } from './types.js';
 
@@ -15,28 +15,18 @@ export const ACTIONS_FROM: Record<SequenceStatus, Action[]> = {
   archived: [],
 };
 
-const LABEL: Record<Action, string> = {
-  activate: 'Activate',
-  pause: 'Pause',
-  resume: 'Resume',
-  archive: 'Archive',
-};
-
 /** Explains, before it happens, what the change does, with the count the API reports right now. */
 function consequences(action: Action, pending: number): string[] {
-  const cancels = `This cancels ${plural(pending, 'pending message')} already scheduled for followers.`;
+  const words = t().actions;
   switch (action) {
     case 'pause':
-      return [
-        cancels,
-        'New follows will not start it until you resume; resuming does not bring the cancelled messages back.',
-      ];
+      return [words.cancels(pending), words.pauseNote];
     case 'archive':
-      return [cancels, 'An archived sequence cannot be edited or started again.'];
+      return [words.cancels(pending), words.archiveNote];
     case 'activate':
-      return ['From now on its trigger enrolls followers and their steps are scheduled.'];
+      return [words.activateNote];
     case 'resume':
-      return ['Its trigger enrolls followers again from now on. Cancelled messages stay cancelled.'];
+      return [words.resumeNote];
   }
 }
 
@@ -49,24 +39,24 @@ export async function changeStatus(
   sequence: Pick<Sequence, 'id' | 'name'>,
   action: Action,
 ): Promise<Sequence | null> {
+  const { actions: words, sequenceStatus } = t();
+  const cancels = action === 'pause' || action === 'archive';
   try {
     const current = await ctx.api.get<Sequence>(`/sequences/${seg(sequence.id)}`);
     const pending = current.pendingSteps ?? 0;
+    const label = words.label[action];
     const ok = await confirmDialog({
-      title: `${LABEL[action]} “${current.name}”?`,
+      title: words.title(label, current.name),
       body: consequences(action, pending),
-      confirm:
-        action === 'pause' || action === 'archive' ? `${LABEL[action]} and cancel ${pending}` : LABEL[action],
-      danger: action === 'pause' || action === 'archive',
+      confirm: cancels ? words.confirmAndCancel(label, pending) : label,
+      danger: cancels,
     });
     if (!ok) return null;
     const updated = await ctx.api.post<Sequence>(`/sequences/${seg(sequence.id)}/${action}`);
     const cancelled = updated.cancelledSteps ?? 0;
+    const status = sequenceStatus[updated.status];
     ctx.notify(
-      `“${updated.name}” is ${updated.status}` +
-        (action === 'pause' || action === 'archive'
-          ? `; ${plural(cancelled, 'pending message')} cancelled.`
-          : '.'),
+      cancels ? words.changedCancelled(updated.name, status, cancelled) : words.changed(updated.name, status),
     );
     return updated;
   } catch (err) {
@@ -97,7 +87,7 @@ export function actionButtons(
           });
         },
       },
-      LABEL[action],
+      t().actions.label[action],
     ),
   );
 }

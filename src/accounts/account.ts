@@ -13,6 +13,7 @@ type PlainFields =
   | 'sendRatePerSecond'
   | 'atLeastOnce'
   | 'frequencyCapPerDay'
+  | 'timeZone'
   | 'unauthorizedAt'
   | 'funcInfo'
   | 'createdAt'
@@ -68,6 +69,7 @@ export function openAccount(box: SecretBox, stored: StoredAccount): Account {
     sendRatePerSecond: stored.sendRatePerSecond,
     atLeastOnce: stored.atLeastOnce,
     frequencyCapPerDay: stored.frequencyCapPerDay,
+    timeZone: stored.timeZone,
     unauthorizedAt: stored.unauthorizedAt,
     funcInfo: stored.funcInfo,
     createdAt: stored.createdAt,

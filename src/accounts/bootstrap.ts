@@ -1,4 +1,5 @@
 import type { WechatAccount } from '../config';
+import { DEFAULT_TIME_ZONE } from '../contract';
 import type { Pool } from '../db/pool';
 import type { Logger } from '../logger';
 import { findAccount, insertAccount } from '../store/accounts';
@@ -34,6 +35,7 @@ export async function importBootstrapAccounts(
       windowPolicy: a.windowPolicy,
       sendRatePerSecond: a.sendRatePerSecond,
       atLeastOnce: a.atLeastOnce,
+      timeZone: DEFAULT_TIME_ZONE,
     });
     if (inserted) {
       imported.push(a.appId);

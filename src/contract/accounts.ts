@@ -55,6 +55,29 @@ const tokenSchema = z.string().regex(/^[A-Za-z0-9]{3,32}$/, 'token must be 3–3
 const aesKeySchema = z.string().regex(/^[A-Za-z0-9]{43}$/, 'an EncodingAESKey is 43 letters or digits');
 const rateSchema = z.number().int().min(1).max(100_000);
 
+/** The zone an account's dates and times are shown in when none is given: WeChat's own day. */
+export const DEFAULT_TIME_ZONE = 'Asia/Shanghai';
+/** An IANA zone name's shape ("Asia/Shanghai", "UTC"): offsets such as "+08:00" are not names. */
+const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
+
+/**
+ * Whether the runtime's time zone database (ICU's, as the browser's) knows `zone` as a name. Its
+ * canonical spelling is not required: ICU reads "Asia/Kolkata" as "Asia/Calcutta", both are right.
+ */
+export function isTimeZone(zone: string): boolean {
+  if (!ZONE_NAME.test(zone)) return false;
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const timeZoneSchema = z
+  .string()
+  .refine(isTimeZone, 'timeZone must be an IANA time zone name, e.g. Asia/Shanghai');
+
 /**
  * `POST /v1/accounts`: an own account (its AppSecret). The secret fields are write-only: no answer ever
  * returns them. `token` is the push Token set in WeChat's console (服务器配置); without it the webhook
@@ -80,6 +103,7 @@ export const accountCreateSchema = z
     atLeastOnce: z.boolean().default(false),
     frequencyCapPerDay: frequencyCapSchema.nullable().default(null),
     enabled: z.boolean().default(true),
+    timeZone: timeZoneSchema.default(DEFAULT_TIME_ZONE),
   })
   .strict()
   .refine((a) => a.pushMode === 'plaintext' || a.encodingAESKey !== null, {
@@ -105,6 +129,7 @@ export const accountPatchSchema = z
     atLeastOnce: z.boolean(),
     frequencyCapPerDay: frequencyCapSchema.nullable(),
     enabled: z.boolean(),
+    timeZone: timeZoneSchema,
   })
   .partial()
   .strict();
@@ -133,6 +158,8 @@ export const accountViewSchema = z.object({
   atLeastOnce: z.boolean(),
   /** At most this many capped messages (sequence steps; API messages that ask) per follower per day; null: no cap. */
   frequencyCapPerDay: z.number().nullable(),
+  /** The IANA time zone the admin page shows the account's dates and times in (default Asia/Shanghai). */
+  timeZone: z.string(),
   /**
    * The sends of WeChat's current day (Asia/Shanghai), by channel, as every worker process counts them:
    * each is one call against WeChat's daily quota of the interface (reference/wechat.md §1: 500,000

@@ -31,6 +31,7 @@ export function accountView(
     sendRatePerSecond: a.sendRatePerSecond,
     atLeastOnce: a.atLeastOnce,
     frequencyCapPerDay: a.frequencyCapPerDay,
+    timeZone: a.timeZone,
     sentToday: state.sentToday ?? { custom: 0, template: 0 },
     permissions: a.funcInfo === null ? null : [...a.funcInfo],
     missingPermissions: missingPermissions(a),

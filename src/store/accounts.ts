@@ -18,6 +18,8 @@ export interface StoredAccount {
   readonly atLeastOnce: boolean;
   /** At most this many capped messages per follower per day; null: no cap. */
   readonly frequencyCapPerDay: number | null;
+  /** The IANA zone the admin page shows the account's times in. */
+  readonly timeZone: string;
   /** When the platform's authorization was revoked (the account was then disabled); null otherwise. */
   readonly unauthorizedAt: Date | null;
   /** A platform account's permission set ids (func_info) as it last authorized; null for an own account. */
@@ -48,6 +50,7 @@ interface AccountRow {
   send_rate_per_second: number;
   at_least_once: boolean;
   frequency_cap_per_day: number | null;
+  time_zone: string;
   unauthorized_at: Date | null;
   func_info: number[] | null;
   created_at: Date;
@@ -67,6 +70,7 @@ const COLUMN: Record<keyof StoredAccountChanges, string> = {
   sendRatePerSecond: 'send_rate_per_second',
   atLeastOnce: 'at_least_once',
   frequencyCapPerDay: 'frequency_cap_per_day',
+  timeZone: 'time_zone',
 };
 
 const toAccount = (r: AccountRow): StoredAccount => ({
@@ -83,6 +87,7 @@ const toAccount = (r: AccountRow): StoredAccount => ({
   sendRatePerSecond: r.send_rate_per_second,
   atLeastOnce: r.at_least_once,
   frequencyCapPerDay: r.frequency_cap_per_day,
+  timeZone: r.time_zone,
   unauthorizedAt: r.unauthorized_at,
   funcInfo: r.func_info,
   createdAt: r.created_at,
@@ -101,8 +106,8 @@ export async function insertAccount(
   const { rows } = await db.query<AccountRow>(
     `INSERT INTO accounts (app_id, name, kind, enabled, secret_sealed, token_sealed, encoding_aes_key_sealed,
        previous_encoding_aes_key_sealed, push_mode, window_policy, send_rate_per_second, at_least_once,
-       frequency_cap_per_day)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13)
+       frequency_cap_per_day, time_zone)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14)
      ON CONFLICT (app_id) DO NOTHING RETURNING *`,
     [
       a.appId,
@@ -118,6 +123,7 @@ export async function insertAccount(
       a.sendRatePerSecond,
       a.atLeastOnce,
       a.frequencyCapPerDay ?? null,
+      a.timeZone,
     ],
   );
   return rows[0] ? toAccount(rows[0]) : null;

@@ -50,9 +50,9 @@ const accountCount = async () =>
 
 describe('"Connect an official account" on the Accounts page', () => {
   it('goes through WeChat’s authorization page and back to the new account, listed with its permissions', async () => {
-    await page().click('nav >> text=Accounts');
+    await page().click('[data-nav="accounts"]');
     await page().click('[data-action="connect"]');
-    await expectText(page().locator('#connect'), 'The link works once');
+    await expectText(page().locator('#connect'), '该链接仅可使用一次');
     await world.browser.screenshot('account-connect');
     const link = page().locator('[data-action="authorize"]');
     expect(await link.getAttribute('href')).toMatch(`${world.h.simulatorUrl}/cgi-bin/componentloginpage?`);
@@ -69,12 +69,12 @@ describe('"Connect an official account" on the Accounts page', () => {
 
     await page().waitForURL(new RegExp(`/admin/accounts/${CONNECTED}\\?connected=created$`));
     const notice = page().locator('[data-connect="created"]');
-    await expectText(notice, `Connected ${CONNECTED}: a new account`);
-    await expectText(notice, 'Permission sets granted: 1.');
-    await expectText(notice, 'Not granted: template messages');
+    await expectText(notice, `已接入 ${CONNECTED}：通过第三方平台新增的公众号。`);
+    await expectText(notice, '已授予的权限集：1。');
+    await expectText(notice, '未授予：模板消息');
     const row = page().locator(`tr[data-account="${CONNECTED}"]`);
-    await expectText(row, 'authorized (third-party platform)');
-    await expectText(row.locator('[data-status]'), 'active');
+    await expectText(row, '第三方平台授权');
+    await expectText(row.locator('[data-status]'), '正常');
     await world.browser.screenshot('account-connected');
     expect(await apiJsonOf(world.h, world.service, `/v1/accounts/${CONNECTED}`)).toMatchObject({
       kind: 'platform',
@@ -87,7 +87,7 @@ describe('"Connect an official account" on the Accounts page', () => {
     const before = await accountCount();
     await page().goto(usedCallback);
     await page().waitForURL(/\/admin\/accounts\?connect_error=auth_code_invalid$/);
-    await expectText(page().locator('[data-connect="error"]'), 'unknown or was used already');
+    await expectText(page().locator('[data-connect="error"]'), '授权码无效或已被使用');
 
     await page().click('[data-action="connect"]');
     await page().locator('[data-action="authorize"]').click();
@@ -105,7 +105,7 @@ describe('"Connect an official account" on the Accounts page', () => {
       wechatAheadMs = 0;
       await page().unrouteAll();
     }
-    await expectText(page().locator('[data-connect="error"]'), 'The authorization code expired');
+    await expectText(page().locator('[data-connect="error"]'), '授权码在到达本服务之前已过期');
     await world.browser.screenshot('account-connect-error');
     expect(await accountCount()).toBe(before);
   });
@@ -116,11 +116,11 @@ describe('"Connect an official account" on the Accounts page', () => {
         method: 'POST',
         body: JSON.stringify({ registered }),
       });
-    await page().click('nav >> text=Accounts');
+    await page().click('[data-nav="accounts"]');
     expect((await whitelist(false)).status).toBe(200);
     try {
       await page().click('[data-action="connect"]');
-      await expectText(page().locator('#connect .error'), 'Could not start connecting: ');
+      await expectText(page().locator('#connect .error'), '无法发起授权：');
     } finally {
       await whitelist(true);
     }
@@ -131,7 +131,7 @@ describe('"Connect an official account" on the Accounts page', () => {
   it('without the platform configured, the page says what connecting needs and offers no button', async () => {
     const plain = await world.h.start({ HTTP_PORT: String(await freePort()) });
     await signIn(page(), plain);
-    await page().click('nav >> text=Accounts');
+    await page().click('[data-nav="accounts"]');
     await expectText(page().locator('[data-connect="unavailable"]'), 'WECHAT_COMPONENT_*');
     expect(await page().locator('[data-action="connect"]').count()).toBe(0);
     await world.browser.screenshot('account-connect-unavailable');

@@ -39,7 +39,7 @@ const row = () => page().locator(`tr[data-account="${NEW.appId}"]`);
 const fieldOf = (path: string) => page().locator(`#account-form .field[data-path="${path}"]`);
 
 async function openEditor(): Promise<void> {
-  await page().click('nav >> text=Accounts');
+  await page().click('[data-nav="accounts"]');
   await row().locator('[data-action="edit"]').click();
   await page().waitForSelector('#account-form form');
 }
@@ -50,14 +50,14 @@ async function save(): Promise<void> {
 
 describe('the Accounts page', () => {
   it('refuses a bad app id next to its field, and creates nothing', async () => {
-    await page().click('nav >> text=Accounts');
+    await page().click('[data-nav="accounts"]');
     await expectText(page().locator('#accounts'), APP_ID);
-    await page().click('text=New account');
+    await page().click('[data-action="new-account"]');
     await page().fill('input[name="appId"]', 'bad id!');
     await page().fill('input[name="secret"]', NEW.secret);
     await save();
     await expectText(fieldOf('appId').locator('.field-error'), 'appId must be 4–64 letters, digits, _ or -');
-    await expectText(page().locator('.save-summary'), 'Not saved: 1 problem');
+    await expectText(page().locator('.save-summary'), '未保存：有 1 处问题');
     await world.browser.screenshot('account-error');
     const listed = await apiJson('/v1/accounts');
     expect(listed.accounts.map((a: { appId: string }) => a.appId)).toEqual([APP_ID]);
@@ -69,15 +69,15 @@ describe('the Accounts page', () => {
     await page().fill('input[name="token"]', NEW.token);
     await save();
     await page().waitForURL(/\/admin\/accounts$/);
-    await expectText(page().locator('#notice'), `Created ${NEW.appId}.`);
-    await expectText(row().locator('[data-status]'), 'active');
-    await expectText(row().locator('[data-sent-today]'), '0 of 500,000');
+    await expectText(page().locator('#notice'), `已添加 ${NEW.appId}。`);
+    await expectText(row().locator('[data-status]'), '正常');
+    await expectText(row().locator('[data-sent-today]'), '0 / 500,000');
     const webhook = `${world.service.url}/wechat/${NEW.appId}`;
     await expectText(page().locator(`[data-webhook-url="${NEW.appId}"]`), webhook);
     const copy = page().locator(`[data-account-detail="${NEW.appId}"] [data-action="copy"]`);
     await world.browser.context.grantPermissions(['clipboard-read', 'clipboard-write']);
     await copy.click();
-    await expectText(page().locator('#notice'), `Copied ${webhook}`);
+    await expectText(page().locator('#notice'), `已复制 ${webhook}`);
     expect(await page().evaluate('navigator.clipboard.readText()')).toBe(webhook);
     await world.browser.screenshot('accounts');
     expect(await apiJson(`/v1/accounts/${NEW.appId}`)).toMatchObject({
@@ -88,18 +88,18 @@ describe('the Accounts page', () => {
       enabled: true,
     });
 
-    await page().click('nav >> text=Sequences');
-    await page().click('text=New sequence');
+    await page().click('[data-nav="sequences"]');
+    await page().click('[data-action="new-sequence"]');
     await expectText(page().locator('select[name="appId"]'), NEW.appId);
   });
 
   it('where the browser has no clipboard (an http origin other than localhost), Copy selects the URL', async () => {
-    await page().click('nav >> text=Accounts');
+    await page().click('[data-nav="accounts"]');
     const webhook = `${world.service.url}/wechat/${NEW.appId}`;
     await expectText(page().locator(`[data-webhook-url="${NEW.appId}"]`), webhook);
     await page().evaluate("Object.defineProperty(navigator, 'clipboard', { value: undefined })");
     await page().locator(`[data-account-detail="${NEW.appId}"] [data-action="copy"]`).click();
-    await expectText(page().locator('#notice'), 'the URL is selected');
+    await expectText(page().locator('#notice'), '地址已选中');
     expect(await page().evaluate('String(window.getSelection())')).toBe(webhook);
     await page().reload();
   });
@@ -107,8 +107,8 @@ describe('the Accounts page', () => {
   it('edits it: a bad input shows its field error and changes nothing; then the change is saved', async () => {
     const before = await apiJson(`/v1/accounts/${NEW.appId}`);
     await openEditor();
-    await expectText(page().locator('[data-secret-state="secret"]'), 'set');
-    await expectText(page().locator('[data-secret-state="encodingAESKey"]'), 'not set');
+    await expectText(page().locator('[data-secret-state="secret"]'), '已设置');
+    await expectText(page().locator('[data-secret-state="encodingAESKey"]'), '未设置');
     await page().fill('input[name="token"]', 'not a token!');
     await page().fill('input[name="sendRatePerSecond"]', '0');
     await save();
@@ -141,9 +141,9 @@ describe('the Accounts page', () => {
   it('removing the key a compatible push mode needs is refused next to the key', async () => {
     const before = await apiJson(`/v1/accounts/${NEW.appId}`);
     await openEditor();
-    await expectText(page().locator('[data-secret-state="encodingAESKey"]'), 'set');
+    await expectText(page().locator('[data-secret-state="encodingAESKey"]'), '已设置');
     await page().click('[data-clear="encodingAESKey"]');
-    await expectText(page().locator('[data-secret-state="encodingAESKey"]'), 'will be removed');
+    await expectText(page().locator('[data-secret-state="encodingAESKey"]'), '将被删除');
     await save();
     await expectText(
       fieldOf('encodingAESKey').locator('.field-error'),
@@ -155,7 +155,7 @@ describe('the Accounts page', () => {
   it('never renders a secret into the page', async () => {
     await openEditor();
     const html = (await page().content()) + (await page().evaluate<string>('document.body.innerText'));
-    await page().click('nav >> text=Accounts');
+    await page().click('[data-nav="accounts"]');
     await expectText(page().locator('#accounts'), NEW.appId);
     const list = await page().content();
     for (const secret of [NEW.secret, NEW.token, AES_KEY]) {
@@ -165,10 +165,10 @@ describe('the Accounts page', () => {
   });
 
   it('"Check" shows WeChat’s answer in words: ok with the right AppSecret, 40125 with a wrong one', async () => {
-    await page().click('nav >> text=Accounts');
+    await page().click('[data-nav="accounts"]');
     await row().locator('[data-action="check"]').click();
     const answer = page().locator(`[data-check="${NEW.appId}"]`);
-    await expectText(answer, 'OK');
+    await expectText(answer, '正常');
     await expectText(answer, 'WeChat issued an access token');
 
     await openEditor();
@@ -177,19 +177,19 @@ describe('the Accounts page', () => {
     await page().waitForURL(/\/admin\/accounts$/);
     expect(await page().content()).not.toContain(WRONG_SECRET);
     await row().locator('[data-action="check"]').click();
-    await expectText(answer, 'Not OK');
+    await expectText(answer, '异常');
     await expectText(answer, 'WeChat refused the AppSecret (40125');
     await world.browser.screenshot('account-check');
   });
 
   it('disables it after asking, and enables it again', async () => {
     await row().locator('[data-action="disable"]').click();
-    await expectText(page().locator('dialog.confirm'), 'end skipped (account_disabled)');
+    await expectText(page().locator('dialog.confirm'), '已跳过（account_disabled）');
     await page().click('[data-test="confirm"]');
-    await expectText(row().locator('[data-status]'), 'disabled');
+    await expectText(row().locator('[data-status]'), '已停用');
     expect(await apiJson(`/v1/accounts/${NEW.appId}`)).toMatchObject({ enabled: false, status: 'disabled' });
     await row().locator('[data-action="enable"]').click();
-    await expectText(row().locator('[data-status]'), 'active');
+    await expectText(row().locator('[data-status]'), '正常');
     expect(await apiJson(`/v1/accounts/${NEW.appId}`)).toMatchObject({ enabled: true });
   });
 
@@ -204,9 +204,9 @@ describe('the Accounts page', () => {
       }),
     });
     await row().locator('[data-action="delete"]').click();
-    await expectText(page().locator('dialog.confirm'), 'cancels every pending message');
+    await expectText(page().locator('dialog.confirm'), '所有待发送消息');
     await page().click('[data-test="confirm"]');
-    await expectText(page().locator('#notice'), `Deleted ${NEW.appId}: 1 pending message cancelled.`);
+    await expectText(page().locator('#notice'), `已删除 ${NEW.appId}：取消了 1 条待发送消息。`);
     expect(await row().count()).toBe(0);
     expect((await world.h.api(world.service, `/v1/accounts/${NEW.appId}`)).status).toBe(404);
     expect((await apiJson(`/v1/messages/${pending.id}`)).status).toBe('cancelled');

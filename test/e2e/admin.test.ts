@@ -52,18 +52,18 @@ describe('the admin web app', () => {
     await page.waitForURL(/\/admin\/sign-in/);
     await page.fill('input[name="token"]', 'not-the-token');
     await page.click('button[type="submit"]');
-    await expectText(page.locator('.sign-in .error'), 'That token was not accepted.');
+    await expectText(page.locator('.sign-in .error'), '令牌不正确，未通过验证。');
     await page.fill('input[name="token"]', ADMIN_TOKEN);
     await browser.screenshot('sign-in');
     await page.click('button[type="submit"]');
     await page.waitForSelector('#sequences');
-    await expectText(page.locator('#sequences'), 'No sequences yet');
+    await expectText(page.locator('#sequences'), '还没有跟进序列');
     expect(page.url()).not.toContain(ADMIN_TOKEN);
     expect(await page.evaluate('Object.values(sessionStorage)')).toEqual([ADMIN_TOKEN]);
   });
 
   it('creates a sequence of three steps; a fourth at +2 h is flagged before saving and refused on save', async () => {
-    await page.click('text=New sequence');
+    await page.click('[data-action="new-sequence"]');
     await page.fill('input[name="name"]', NAME);
     await fillTextStep(1, '1', 'seconds', '欢迎关注！点此 <a href="https://example.com/course">查看课程</a>');
     await page.click('[data-test="add-step"]');
@@ -77,15 +77,12 @@ describe('the admin web app', () => {
     await stepCard(3).locator('input[name="offset"]').fill('50');
     await stepCard(3).locator('input[name="head_content"]').fill('您想了解哪门课？');
     await stepCard(3).locator('.menu-item input[name="content"]').first().fill('周末班');
-    await expectText(page.locator('.window-panel'), 'Every step falls inside the window.');
+    await expectText(page.locator('.window-panel'), '所有步骤都在窗口内。');
 
     await page.click('[data-test="add-step"]');
     await fillTextStep(4, '2', 'hours', '两小时后的提醒');
     const warnings = page.locator('[data-test="window-warnings"]');
-    await expectText(
-      warnings,
-      'Step 4 at +2 h falls outside the contact window (a follow allows 3 messages within 1 min)',
-    );
+    await expectText(warnings, '第 4 步（+2小时）超出客服消息窗口（关注后1分钟内最多可发 3 条）');
     expect(await page.locator('.timeline .marker.refused').count()).toBe(1);
     expect(await page.locator('.timeline .marker.inside').count()).toBe(3);
     await browser.screenshot('editor-outside-window');
@@ -96,17 +93,17 @@ describe('the admin web app', () => {
       inline,
       'step 4 at +2 h falls outside the contact window: a follow allows 3 messages within 1 min. Move it earlier or add a template fallback.',
     );
-    await expectText(page.locator('.save-summary'), 'Not saved: 1 problem');
+    await expectText(page.locator('.save-summary'), '未保存：有 1 处问题');
     await browser.screenshot('editor-error');
     const listed = await apiJson('/v1/sequences');
     expect(listed.sequences).toEqual([]);
 
-    await stepCard(4).locator('text=Remove step').click();
-    await expectText(page.locator('.window-panel'), 'Every step falls inside the window.');
+    await stepCard(4).locator('[data-action="remove-step"]').click();
+    await expectText(page.locator('.window-panel'), '所有步骤都在窗口内。');
     await page.click('[data-test="save"]');
     await page.waitForURL(/\/admin\/sequences\/[0-9a-f-]{36}$/);
     sequenceId = page.url().split('/').pop()!;
-    await expectText(page.locator('h1 .badge'), 'draft');
+    await expectText(page.locator('h1 .badge'), '草稿');
     const saved = await apiJson(`/v1/sequences/${sequenceId}`);
     expect(saved.steps.map((s: { offsetMs: number }) => s.offsetMs)).toEqual([1000, 40_000, 50_000]);
     expect(saved.steps[0].message.text.content).toContain(
@@ -121,8 +118,8 @@ describe('the admin web app', () => {
   it('activates it, and a simulated follow moves the live counts on the list', async () => {
     await page.click('[data-action="activate"]');
     await page.click('[data-test="confirm"]');
-    await expectText(page.locator('h1 .badge'), 'active');
-    await page.click('nav >> text=Sequences');
+    await expectText(page.locator('h1 .badge'), '进行中');
+    await page.click('[data-nav="sequences"]');
     const row = page.locator(`tr[data-sequence="${sequenceId}"]`);
     await expectText(row.locator('[data-count="enrolled"]'), '0');
 
@@ -137,31 +134,31 @@ describe('the admin web app', () => {
   it('shows per-step results and a chart', async () => {
     await page.locator('#sequences a', { hasText: NAME }).click();
     await expectText(page.locator('[data-tile="sent"] strong'), '1');
-    await expectText(page.locator('#step-results tr[data-step="1"]'), 'text');
+    await expectText(page.locator('#step-results tr[data-step="1"]'), '文本');
     await page.waitForSelector('.chart svg .bar');
     await browser.screenshot('sequence-results');
   });
 
   it('pausing asks first, naming how many pending messages it cancels', async () => {
-    await page.click('nav >> text=Sequences');
+    await page.click('[data-nav="sequences"]');
     await page.locator(`tr[data-sequence="${sequenceId}"] [data-action="pause"]`).click();
     const dialog = page.locator('dialog.confirm');
-    await expectText(dialog, 'This cancels 2 pending messages already scheduled for followers.');
+    await expectText(dialog, '这将取消已为粉丝排定的 2 条待发送消息。');
     await browser.screenshot('pause-confirm');
     await dialog.locator('[data-test="confirm"]').click();
-    await expectText(page.locator('#notice'), '2 pending messages cancelled');
-    await expectText(page.locator(`tr[data-sequence="${sequenceId}"] .badge`), 'paused');
+    await expectText(page.locator('#notice'), '已取消 2 条待发送消息');
+    await expectText(page.locator(`tr[data-sequence="${sequenceId}"] .badge`), '已暂停');
     const after = await apiJson(`/v1/sequences/${sequenceId}`);
     expect(after).toMatchObject({ status: 'paused', pendingSteps: 0 });
   });
 
   it('sends a step now to an openid from the test-send page', async () => {
-    await page.click('nav >> text=Test send');
+    await page.click('[data-nav="test-send"]');
     await page.selectOption('select[name="sequence"]', sequenceId);
     await page.selectOption('select[name="step"]', '1');
     await page.fill('input[name="openid"]', FOLLOWER);
-    await page.click('text=Send now');
-    await expectText(page.locator('.test-result .badge'), 'sent', 15_000);
+    await page.click('[data-action="send"]');
+    await expectText(page.locator('.test-result .badge'), '已发送', 15_000);
     const received = h.simulator.messages({ appId: APP_ID, openid: FOLLOWER });
     expect(received.map((m) => (m.body as { msgtype: string }).msgtype)).toEqual(['text', 'news']);
     await browser.screenshot('test-send');
@@ -177,17 +174,17 @@ describe('the admin web app', () => {
         message: { msgtype: 'text', text: { content: '一小时后见' } },
       }),
     });
-    await page.click('nav >> text=Follower lookup');
+    await page.click('[data-nav="followers"]');
     await page.fill('input[name="openid"]', FOLLOWER);
-    await page.click('text=Look up');
-    await expectText(page.locator('[data-tile="subscription"]'), 'Following');
-    await expectText(page.locator('[data-tile="window"]'), 'opened by a follow');
+    await page.click('[data-action="look-up"]');
+    await expectText(page.locator('[data-tile="subscription"]'), '已关注');
+    await expectText(page.locator('[data-tile="window"]'), '因关注开启');
     await expectText(page.locator('.follower'), NAME);
     expect(await page.locator('.follower .badge.msg-sent').count()).toBe(2);
     await browser.screenshot('follower');
 
     await page.locator('tr', { hasText: '一小时后见' }).locator('[data-test="cancel-message"]').click();
-    await expectText(page.locator('#notice'), 'Message cancelled.');
+    await expectText(page.locator('#notice'), '消息已取消发送。');
     const cancelled = await apiJson(`/v1/messages/${later.id}`);
     expect(cancelled.status).toBe('cancelled');
   });

@@ -1,4 +1,5 @@
 import { field, h, replace } from '../dom.js';
+import { t } from '../i18n/index.js';
 import type { TemplateMessage } from '../types.js';
 import { textControl } from './message-forms.js';
 
@@ -22,14 +23,15 @@ interface DataRow {
  * show (miniprogram, client_msg_id, colours) are kept as they were, so editing never drops them.
  */
 export function createFallbackForm(initial: TemplateMessage | null | undefined): FallbackForm {
+  const words = t().editor.fallback;
   const toggle = h('input', { type: 'checkbox', name: 'fallback' });
   toggle.checked = Boolean(initial);
   const templateId = textControl(initial?.template_id ?? '', false, 'template_id');
   const url = textControl(initial?.url ?? '', false, 'url');
-  const idRow = field('Template id (template_id)', templateId);
-  const urlRow = field('Link (optional)', url);
+  const idRow = field(words.templateId, templateId);
+  const urlRow = field(words.link, url);
   const rowsEl = h('div', { class: 'data-rows' });
-  const dataRow = h('div', { class: 'field' }, h('span', { class: 'label' }, 'Template data'), rowsEl);
+  const dataRow = h('div', { class: 'field' }, h('span', { class: 'label' }, words.data), rowsEl);
   const rows: DataRow[] = [];
 
   const render = () =>
@@ -44,16 +46,20 @@ export function createFallbackForm(initial: TemplateMessage | null | undefined):
       row: h('div', { class: 'data-row' }),
       color,
     };
-    r.key.placeholder = 'key, e.g. first';
-    r.value.placeholder = 'value';
-    r.key.setAttribute('aria-label', 'Data key');
-    r.value.setAttribute('aria-label', 'Data value');
+    r.key.placeholder = words.key;
+    r.value.placeholder = words.value;
+    r.key.setAttribute('aria-label', words.keyLabel);
+    r.value.setAttribute('aria-label', words.valueLabel);
     const remove = () => {
       rows.splice(rows.indexOf(r), 1);
       render();
       rowsEl.dispatchEvent(new Event('input', { bubbles: true }));
     };
-    r.row.append(r.key, r.value, h('button', { type: 'button', class: 'link', onclick: remove }, 'Remove'));
+    r.row.append(
+      r.key,
+      r.value,
+      h('button', { type: 'button', class: 'link', onclick: remove }, t().common.remove),
+    );
     rows.push(r);
     render();
   };
@@ -69,7 +75,7 @@ export function createFallbackForm(initial: TemplateMessage | null | undefined):
         rowsEl.dispatchEvent(new Event('input', { bubbles: true }));
       },
     },
-    'Add data field',
+    words.add,
   );
 
   const body = h('div', { class: 'fallback-body' }, idRow, urlRow, dataRow, add);
@@ -81,7 +87,7 @@ export function createFallbackForm(initial: TemplateMessage | null | undefined):
     el: h(
       'fieldset',
       { class: 'fallback' },
-      h('legend', {}, h('label', {}, toggle, ' Template fallback when the contact window is closed')),
+      h('legend', {}, h('label', {}, toggle, ' ', words.toggle)),
       body,
     ),
     enabled: () => toggle.checked,

@@ -1,4 +1,5 @@
 import { field, h } from '../dom.js';
+import { t } from '../i18n/index.js';
 import type { Account, Sequence, Trigger } from '../types.js';
 
 /** The sequence's own fields: account, name, trigger and once-per-follower. */
@@ -10,15 +11,10 @@ export interface GeneralFields {
   oncePerFollower(): boolean;
 }
 
-const TRIGGERS = [
-  ['subscribe', 'Follow', 'QR scene (optional: only follows from that QR code)'],
-  ['scan', 'QR code scan', 'QR scene'],
-  ['click', 'Menu click', 'Menu key (EventKey)'],
-  ['keyword', 'Message containing a keyword', 'Keyword, e.g. 课程'],
-  ['api', 'Only through the API (enrollments with variables)', ''],
-] as const;
+const TRIGGERS = ['subscribe', 'scan', 'click', 'keyword', 'api'] as const;
 
 export function createGeneralFields(accounts: readonly Account[], initial: Sequence | null): GeneralFields {
+  const { editor: words, policyNames } = t();
   const account = h(
     'select',
     { name: 'appId', disabled: initial !== null },
@@ -26,36 +22,38 @@ export function createGeneralFields(accounts: readonly Account[], initial: Seque
       h(
         'option',
         { value: a.appId, selected: a.appId === initial?.appId },
-        `${a.appId} (policy ${a.policyName})`,
+        words.accountOption(a.appId, policyNames[a.policyName]),
       ),
     ),
   );
   if (initial && !accounts.some((a) => a.appId === initial.appId)) {
     account.append(h('option', { value: initial.appId, selected: true }, initial.appId));
   }
-  const name = h('input', { type: 'text', name: 'name', maxlength: 100, placeholder: '例如：新关注欢迎' });
+  const name = h('input', { type: 'text', name: 'name', maxlength: 100, placeholder: words.namePlaceholder });
   name.value = initial?.name ?? '';
 
-  const t = initial?.trigger;
+  const trigger = initial?.trigger;
   const type = h(
     'select',
     { name: 'trigger' },
-    TRIGGERS.map(([v, label]) => h('option', { value: v, selected: v === (t?.type ?? 'subscribe') }, label)),
+    TRIGGERS.map((v) =>
+      h('option', { value: v, selected: v === (trigger?.type ?? 'subscribe') }, words.triggers[v].label),
+    ),
   );
   const param = h('input', { type: 'text', name: 'trigger-param' });
   param.value =
-    !t || t.type === 'api'
+    !trigger || trigger.type === 'api'
       ? ''
-      : t.type === 'click'
-        ? t.key
-        : t.type === 'keyword'
-          ? t.keyword
-          : (t.scene ?? '');
+      : trigger.type === 'click'
+        ? trigger.key
+        : trigger.type === 'keyword'
+          ? trigger.keyword
+          : (trigger.scene ?? '');
   const paramRow = field('', param);
   const paramLabel = paramRow.querySelector('.label')!;
   const syncParam = () => {
-    const spec = TRIGGERS.find(([v]) => v === type.value) ?? TRIGGERS[0];
-    paramLabel.textContent = spec[2];
+    const spec = TRIGGERS.find((v) => v === type.value) ?? TRIGGERS[0];
+    paramLabel.textContent = words.triggers[spec].param;
     paramRow.hidden = type.value === 'api';
     paramRow.dataset.path = `trigger.${type.value === 'click' ? 'key' : type.value === 'keyword' ? 'keyword' : 'scene'}`;
   };
@@ -68,16 +66,16 @@ export function createGeneralFields(accounts: readonly Account[], initial: Seque
   const el = h(
     'div',
     { class: 'card general' },
-    field('Account', account, {
+    field(words.account, account, {
       path: 'appId',
-      hint: initial ? 'A sequence stays with its account.' : undefined,
+      hint: initial ? words.accountFixed : undefined,
     }),
-    field('Name', name, { path: 'name' }),
-    h('div', { class: 'two' }, field('Starts on', type, { path: 'trigger' }), paramRow),
+    field(words.name, name, { path: 'name' }),
+    h('div', { class: 'two' }, field(words.startsOn, type, { path: 'trigger' }), paramRow),
     h(
       'div',
       { class: 'field', 'data-path': 'oncePerFollower' },
-      h('label', { class: 'check' }, once, ' Once per follower ever (not on every trigger event)'),
+      h('label', { class: 'check' }, once, ' ', words.once),
     ),
   );
 

@@ -1,61 +1,56 @@
 import { field, h, replace } from '../dom.js';
+import { t, type Catalog } from '../i18n/index.js';
 import type { ErrorDetail, Json } from '../types.js';
 
 /** The message kinds the step editor has a form for; `json` edits any other payload as it is. */
 export const KINDS = [
-  ['text', 'Text (with links)'],
-  ['image', 'Image'],
-  ['voice', 'Voice'],
-  ['video', 'Video'],
-  ['news', 'News card (one article)'],
-  ['mpnewsarticle', 'Published article'],
-  ['miniprogrampage', 'Mini program card'],
-  ['msgmenu', 'Menu message'],
-  ['json', 'Other (JSON)'],
+  'text',
+  'image',
+  'voice',
+  'video',
+  'news',
+  'mpnewsarticle',
+  'miniprogrampage',
+  'msgmenu',
+  'json',
 ] as const;
-export type Kind = (typeof KINDS)[number][0];
+export type Kind = (typeof KINDS)[number];
+
+/** A field's label or hint: its key in the catalog's editor fields. */
+type FieldWord = keyof Catalog['editor']['fields'];
 
 interface FieldSpec {
   /** Where the value goes inside the msgtype's object; numbers index arrays. */
   readonly path: readonly (string | number)[];
-  readonly label: string;
+  readonly label: FieldWord;
   readonly optional?: boolean;
   readonly multiline?: boolean;
-  readonly hint?: string;
+  readonly hint?: FieldWord;
 }
 
-const MEDIA_HINT = 'The media_id of a file uploaded to the account (素材管理).';
+const MEDIA_HINT: FieldWord = 'mediaHint';
 const SPECS: Record<Exclude<Kind, 'json' | 'msgmenu'>, readonly FieldSpec[]> = {
-  text: [
-    {
-      path: ['content'],
-      label: 'Text',
-      multiline: true,
-      hint: 'Links are written <a href="https://…">words</a>; at most 2048 bytes.',
-    },
-  ],
-  image: [{ path: ['media_id'], label: 'Image media_id', hint: MEDIA_HINT }],
-  voice: [{ path: ['media_id'], label: 'Voice media_id', hint: MEDIA_HINT }],
+  text: [{ path: ['content'], label: 'text', multiline: true, hint: 'textHint' }],
+  image: [{ path: ['media_id'], label: 'imageMedia', hint: MEDIA_HINT }],
+  voice: [{ path: ['media_id'], label: 'voiceMedia', hint: MEDIA_HINT }],
   video: [
-    { path: ['media_id'], label: 'Video media_id', hint: MEDIA_HINT },
-    { path: ['thumb_media_id'], label: 'Thumbnail media_id' },
-    { path: ['title'], label: 'Title', optional: true },
-    { path: ['description'], label: 'Description', optional: true },
+    { path: ['media_id'], label: 'videoMedia', hint: MEDIA_HINT },
+    { path: ['thumb_media_id'], label: 'thumbMedia' },
+    { path: ['title'], label: 'title', optional: true },
+    { path: ['description'], label: 'description', optional: true },
   ],
   news: [
-    { path: ['articles', 0, 'title'], label: 'Title' },
-    { path: ['articles', 0, 'description'], label: 'Description', optional: true },
-    { path: ['articles', 0, 'url'], label: 'Link (https://…)' },
-    { path: ['articles', 0, 'picurl'], label: 'Picture URL', optional: true },
+    { path: ['articles', 0, 'title'], label: 'title' },
+    { path: ['articles', 0, 'description'], label: 'description', optional: true },
+    { path: ['articles', 0, 'url'], label: 'link' },
+    { path: ['articles', 0, 'picurl'], label: 'picUrl', optional: true },
   ],
-  mpnewsarticle: [
-    { path: ['article_id'], label: 'article_id', hint: 'The id of an article published from the account.' },
-  ],
+  mpnewsarticle: [{ path: ['article_id'], label: 'articleId', hint: 'articleIdHint' }],
   miniprogrampage: [
-    { path: ['title'], label: 'Title', optional: true },
-    { path: ['appid'], label: 'Mini program appid' },
-    { path: ['pagepath'], label: 'Page path', hint: 'e.g. pages/index/index?from=drip' },
-    { path: ['thumb_media_id'], label: 'Card image media_id' },
+    { path: ['title'], label: 'title', optional: true },
+    { path: ['appid'], label: 'miniAppid' },
+    { path: ['pagepath'], label: 'pagePath', hint: 'pagePathHint' },
+    { path: ['thumb_media_id'], label: 'cardImage' },
   ],
 };
 
@@ -94,9 +89,11 @@ export function textControl(
 
 function specForm(kind: Exclude<Kind, 'json' | 'msgmenu'>, message: Json | null): MessageForm {
   const body = message?.msgtype === kind ? message[kind] : undefined;
+  const { editor, common } = t();
   const rows = SPECS[kind].map((spec) => {
     const control = textControl(valueAt(body, spec.path), spec.multiline, spec.path.join('.'));
-    const row = field(spec.label + (spec.optional ? ' (optional)' : ''), control, { hint: spec.hint });
+    const label = editor.fields[spec.label] + (spec.optional ? common.optional : '');
+    const row = field(label, control, { hint: spec.hint ? editor.fields[spec.hint] : undefined });
     return { spec, control, row };
   });
   const extras = kind === 'text' ? linkHelper(rows[0].control as HTMLTextAreaElement) : null;
@@ -121,8 +118,9 @@ function specForm(kind: Exclude<Kind, 'json' | 'msgmenu'>, message: Json | null)
 
 /** Inserts `<a href="…">…</a>` at the cursor: WeChat's markup for a link inside a text message. */
 function linkHelper(textarea: HTMLTextAreaElement): HTMLElement {
-  const url = h('input', { type: 'url', placeholder: 'https://…', 'aria-label': 'Link URL' });
-  const words = h('input', { type: 'text', placeholder: 'link words', 'aria-label': 'Link words' });
+  const link = t().editor.link;
+  const url = h('input', { type: 'url', placeholder: 'https://…', 'aria-label': link.url });
+  const words = h('input', { type: 'text', placeholder: link.words, 'aria-label': link.words });
   const insert = () => {
     if (!/^https?:\/\//.test(url.value)) {
       url.focus();
@@ -137,10 +135,10 @@ function linkHelper(textarea: HTMLTextAreaElement): HTMLElement {
   return h(
     'div',
     { class: 'inline-tool' },
-    h('span', { class: 'label' }, 'Add a link'),
+    h('span', { class: 'label' }, link.add),
     url,
     words,
-    h('button', { type: 'button', class: 'secondary small', onclick: insert }, 'Insert link'),
+    h('button', { type: 'button', class: 'secondary small', onclick: insert }, link.insert),
   );
 }
 
@@ -149,16 +147,12 @@ function menuForm(message: Json | null): MessageForm {
     { head_content?: string; tail_content?: string; list?: { id?: string; content?: string }[] } | undefined;
   const head = textControl(body?.head_content ?? '', false, 'head_content');
   const tail = textControl(body?.tail_content ?? '', false, 'tail_content');
-  const headRow = field('Text above the options (optional)', head);
-  const tailRow = field('Text below the options (optional)', tail);
+  const menu = t().editor.menu;
+  const headRow = field(menu.head, head);
+  const tailRow = field(menu.tail, tail);
   const list = h('div', { class: 'menu-items' });
   const items: { row: HTMLElement; id: HTMLInputElement; content: HTMLInputElement }[] = [];
-  const listRow = h(
-    'div',
-    { class: 'field' },
-    h('span', { class: 'label' }, 'Options (a tap counts as a click)'),
-    list,
-  );
+  const listRow = h('div', { class: 'field' }, h('span', { class: 'label' }, menu.options), list);
   const renderItems = () =>
     replace(
       list,
@@ -170,8 +164,8 @@ function menuForm(message: Json | null): MessageForm {
       content: textControl(content, false, 'content') as HTMLInputElement,
       row: h('div', { class: 'menu-item' }),
     };
-    item.id.setAttribute('aria-label', 'Option id');
-    item.content.setAttribute('aria-label', 'Option text');
+    item.id.setAttribute('aria-label', menu.optionId);
+    item.content.setAttribute('aria-label', menu.optionText);
     const remove = () => {
       items.splice(items.indexOf(item), 1);
       renderItems();
@@ -180,7 +174,7 @@ function menuForm(message: Json | null): MessageForm {
     item.row.append(
       item.id,
       item.content,
-      h('button', { type: 'button', class: 'link', onclick: remove }, 'Remove'),
+      h('button', { type: 'button', class: 'link', onclick: remove }, t().common.remove),
     );
     items.push(item);
     renderItems();
@@ -196,7 +190,7 @@ function menuForm(message: Json | null): MessageForm {
         list.dispatchEvent(new Event('input', { bubbles: true }));
       },
     },
-    'Add option',
+    menu.add,
   );
   return {
     kind: 'msgmenu',
@@ -227,7 +221,8 @@ function jsonForm(message: Json | null): MessageForm {
   );
   area.setAttribute('rows', '8');
   area.classList.add('code');
-  const row = field('Message JSON (a WeChat customer-service payload without touser)', area);
+  const words = t().editor.json;
+  const row = field(words.label, area);
   return {
     kind: 'json',
     el: h('div', { class: 'message-form' }, row),
@@ -236,9 +231,9 @@ function jsonForm(message: Json | null): MessageForm {
       try {
         const parsed = JSON.parse(area.value) as unknown;
         if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Json;
-        problems.push({ path: prefix, message: 'must be a JSON object' });
+        problems.push({ path: prefix, message: words.notObject });
       } catch (err) {
-        problems.push({ path: prefix, message: `is not valid JSON: ${(err as Error).message}` });
+        problems.push({ path: prefix, message: words.invalid((err as Error).message) });
       }
       return {};
     },
@@ -248,7 +243,7 @@ function jsonForm(message: Json | null): MessageForm {
 /** The kind of form for a stored message: its msgtype when there is a form for it, JSON otherwise. */
 export function kindOf(message: Json | null): Kind {
   const type = message?.msgtype;
-  return KINDS.some(([k]) => k === type && k !== 'json') ? (type as Kind) : message ? 'json' : 'text';
+  return KINDS.some((k) => k === type && k !== 'json') ? (type as Kind) : message ? 'json' : 'text';
 }
 
 /** A form for `kind`, prefilled from `message` when it is of that kind. */

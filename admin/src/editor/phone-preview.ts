@@ -1,5 +1,6 @@
 import { h, type Child } from '../dom.js';
 import { offsetLabel } from '../format.js';
+import { t } from '../i18n/index.js';
 import type { Json, TemplateMessage } from '../types.js';
 import type { Verdict } from './window-check.js';
 
@@ -35,6 +36,7 @@ const obj = (v: unknown): Json => (v && typeof v === 'object' ? (v as Json) : {}
 
 /** One customer-service message as the follower would see it. */
 function bubble(message: Json): HTMLElement {
+  const words = t().preview;
   const type = str(message.msgtype);
   const body = obj(message[type]);
   switch (type) {
@@ -44,17 +46,17 @@ function bubble(message: Json): HTMLElement {
       return h(
         'div',
         { class: 'bubble media' },
-        h('div', { class: 'media-box' }, '图片 image'),
+        h('div', { class: 'media-box' }, words.image),
         str(body.media_id),
       );
     case 'voice':
-      return h('div', { class: 'bubble voice' }, '▶ ))) 语音 voice ', h('small', {}, str(body.media_id)));
+      return h('div', { class: 'bubble voice' }, `▶ ))) ${words.voice} `, h('small', {}, str(body.media_id)));
     case 'video':
       return h(
         'div',
         { class: 'bubble media' },
         h('div', { class: 'media-box video' }, '▶'),
-        h('strong', {}, str(body.title) || '视频 video'),
+        h('strong', {}, str(body.title) || words.video),
         h('div', { class: 'small' }, str(body.description)),
       );
     case 'news': {
@@ -63,7 +65,7 @@ function bubble(message: Json): HTMLElement {
       return h(
         'div',
         { class: 'bubble card news' },
-        h('strong', {}, str(a.title) || 'News title'),
+        h('strong', {}, str(a.title) || words.newsTitle),
         h(
           'div',
           { class: 'card-row' },
@@ -76,14 +78,14 @@ function bubble(message: Json): HTMLElement {
       return h(
         'div',
         { class: 'bubble card' },
-        h('strong', {}, '图文 article'),
+        h('strong', {}, words.article),
         h('small', {}, str(body.article_id)),
       );
     case 'miniprogrampage':
       return h(
         'div',
         { class: 'bubble card mini' },
-        h('small', {}, '小程序 mini program'),
+        h('small', {}, words.miniProgram),
         h('strong', {}, str(body.title) || str(body.pagepath)),
         h('div', { class: 'media-box' }, str(body.appid)),
       );
@@ -101,35 +103,37 @@ function bubble(message: Json): HTMLElement {
       return h(
         'div',
         { class: 'bubble card' },
-        h('strong', {}, type || 'message'),
-        h('small', {}, 'no preview'),
+        h('strong', {}, type || words.message),
+        h('small', {}, words.noPreview),
       );
   }
 }
 
 /** A template message card, as 服务通知 shows it. */
-function templateCard(t: TemplateMessage): HTMLElement {
+function templateCard(template: TemplateMessage): HTMLElement {
+  const words = t().preview;
   return h(
     'div',
     { class: 'bubble card template' },
-    h('small', {}, '服务通知 · template ', t.template_id),
-    Object.entries(t.data).map(([k, v]) =>
+    h('small', {}, `${words.serviceNotice} · ${words.template} `, template.template_id),
+    Object.entries(template.data).map(([k, v]) =>
       h('div', { class: 'tpl-row' }, h('span', {}, k), h('span', {}, v.value)),
     ),
-    t.url ? h('div', { class: 'small wx-link' }, '详情 details') : null,
+    template.url ? h('div', { class: 'small wx-link' }, words.details) : null,
   );
 }
 
 /** The steps as a chat on a phone, each with its offset and what the window rules do to it. */
 export function phonePreview(steps: readonly PreviewStep[], accountName: string): HTMLElement {
+  const words = t().preview;
   return h(
     'div',
-    { class: 'phone', 'aria-label': 'Phone preview' },
-    h('div', { class: 'phone-bar' }, accountName || '公众号'),
+    { class: 'phone', 'aria-label': words.label },
+    h('div', { class: 'phone-bar' }, accountName || words.account),
     h(
       'div',
       { class: 'phone-chat' },
-      steps.length === 0 ? h('p', { class: 'muted small' }, 'Add a step to see it here.') : null,
+      steps.length === 0 ? h('p', { class: 'muted small' }, words.empty) : null,
       steps.map(({ message, fallback, verdict }) => {
         const state = !verdict.outside ? 'inside' : fallback ? 'fallback' : 'refused';
         return h(
@@ -138,8 +142,8 @@ export function phonePreview(steps: readonly PreviewStep[], accountName: string)
           h(
             'div',
             { class: 'chat-time' },
-            `Step ${verdict.index + 1} · ${offsetLabel(verdict.offsetMs)}`,
-            state === 'fallback' ? ' · as template' : state === 'refused' ? ' · not deliverable' : '',
+            words.step(verdict.index + 1, offsetLabel(verdict.offsetMs)),
+            state === 'fallback' ? words.asTemplate : state === 'refused' ? words.notDeliverable : '',
           ),
           state === 'fallback' && fallback ? templateCard(fallback) : bubble(message),
         );

@@ -1,5 +1,6 @@
 import { field, h } from '../dom.js';
 import { bestUnit, UNITS, unitMs, type UnitName } from '../format.js';
+import { t } from '../i18n/index.js';
 import type { ErrorDetail, Json, Step } from '../types.js';
 import { createFallbackForm } from './fallback-form.js';
 import { createMessageForm, kindOf, KINDS, type Kind, type MessageForm } from './message-forms.js';
@@ -12,23 +13,24 @@ export interface StepCard {
 }
 
 export function createStepCard(initial: Step | null, onRemove: (card: StepCard) => void): StepCard {
+  const { editor: words, time } = t();
   const start = bestUnit(initial?.offsetMs ?? 0);
   const offset = h('input', { type: 'number', min: 0, step: 'any', name: 'offset', class: 'offset' });
   offset.value = String(start.value);
   const unit = h(
     'select',
-    { name: 'unit', 'aria-label': 'Unit' },
-    UNITS.map((u) => h('option', { value: u.name, selected: u.name === start.unit }, u.name)),
+    { name: 'unit', 'aria-label': words.unit },
+    UNITS.map((u) => h('option', { value: u.name, selected: u.name === start.unit }, time.units[u.name])),
   );
-  const offsetRow = field('Send after the trigger', h('span', { class: 'offset-input' }, offset, unit));
+  const offsetRow = field(words.sendAfter, h('span', { class: 'offset-input' }, offset, unit));
 
   let message: Json | null = initial?.message ?? null;
   const type = h(
     'select',
     { name: 'msgtype' },
-    KINDS.map(([k, label]) => h('option', { value: k, selected: k === kindOf(message) }, label)),
+    KINDS.map((k) => h('option', { value: k, selected: k === kindOf(message) }, words.kinds[k])),
   );
-  const typeRow = field('Message type', type);
+  const typeRow = field(words.messageType, type);
   let form: MessageForm = createMessageForm(kindOf(message), message);
   const formSlot = h('div', {}, form.el);
   type.addEventListener('change', () => {
@@ -38,7 +40,7 @@ export function createStepCard(initial: Step | null, onRemove: (card: StepCard) 
   });
   const fallback = createFallbackForm(initial?.fallback);
 
-  const title = h('h3', {}, 'Step');
+  const title = h('h3', {}, words.stepTitle);
   const error = h('div', { class: 'error-slot' });
   const el = h(
     'article',
@@ -47,7 +49,11 @@ export function createStepCard(initial: Step | null, onRemove: (card: StepCard) 
       'div',
       { class: 'step-head' },
       title,
-      h('button', { type: 'button', class: 'link danger', onclick: () => onRemove(card) }, 'Remove step'),
+      h(
+        'button',
+        { type: 'button', class: 'link danger', 'data-action': 'remove-step', onclick: () => onRemove(card) },
+        words.removeStep,
+      ),
     ),
     error,
     h('div', { class: 'step-when' }, offsetRow, typeRow),
@@ -61,12 +67,12 @@ export function createStepCard(initial: Step | null, onRemove: (card: StepCard) 
       const at = `steps.${index}`;
       el.dataset.path = at;
       el.dataset.step = String(index + 1);
-      title.textContent = `Step ${index + 1}`;
+      title.textContent = words.step(index + 1);
       offsetRow.dataset.path = `${at}.offsetMs`;
       typeRow.dataset.path = `${at}.message.msgtype`;
       const value = Number(offset.value);
       if (offset.value.trim() === '' || !Number.isFinite(value) || value < 0) {
-        problems.push({ path: `${at}.offsetMs`, message: 'must be a number, 0 or more' });
+        problems.push({ path: `${at}.offsetMs`, message: words.offsetProblem });
       }
       const offsetMs = Math.round((Number.isFinite(value) ? value : 0) * unitMs(unit.value as UnitName));
       const read = form.read(`${at}.message`, problems);

@@ -1,5 +1,5 @@
-import { KIND_LABEL } from '../describe.js';
-import { duration, plural } from '../format.js';
+import { duration } from '../format.js';
+import { t } from '../i18n/index.js';
 import type { InteractionKind, WindowPolicy, WindowRule } from '../types.js';
 
 /** Where a step falls under the account's window policy, worked out in the browser before saving. */
@@ -13,9 +13,10 @@ export interface Verdict {
   readonly note: string | null;
 }
 
-/** "a follow allows 3 messages within 1 min" — the API's wording (describeRule). */
+/** "关注后1分钟内最多可发 3 条" / "a follow allows 3 messages within 1 min" (the API's describeRule). */
 export function describeRule(kind: InteractionKind, rule: WindowRule): string {
-  return `${KIND_LABEL[kind]} allows ${plural(rule.count, 'message')} within ${duration(rule.windowMs)}`;
+  const { window, triggers } = t();
+  return window.rule(triggers.kind[kind], rule.count, duration(rule.windowMs));
 }
 
 /**
@@ -27,19 +28,18 @@ export function checkSteps(
   policy: WindowPolicy,
   kind: InteractionKind,
 ): Verdict[] {
+  const words = t().window;
   return steps.map(({ offsetMs, hasFallback }, index) => {
     const rule = policy?.[kind];
     const outside = !rule ? null : offsetMs >= rule.windowMs ? 'late' : index >= rule.count ? 'count' : null;
-    const where = `Step ${index + 1} at +${offsetMs === 0 ? '0 s' : duration(offsetMs)}`;
+    const where = words.at(index + 1, duration(offsetMs));
     let note: string | null = null;
     if (rule && outside) {
       const why =
         outside === 'late'
-          ? `falls outside the contact window (${describeRule(kind, rule)})`
-          : `would be message ${index + 1} where ${describeRule(kind, rule)}`;
-      note = hasFallback
-        ? `${where} ${why}: it will go out as its template fallback.`
-        : `${where} ${why}. It cannot be delivered: move it earlier or add a template fallback.`;
+          ? words.late(describeRule(kind, rule))
+          : words.count(index + 1, describeRule(kind, rule));
+      note = hasFallback ? words.asFallback(where, why) : words.refused(where, why);
     }
     return { index, offsetMs, outside, hasFallback, note };
   });

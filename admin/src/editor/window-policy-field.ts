@@ -1,5 +1,6 @@
 import { field, h } from '../dom.js';
 import { bestUnit, UNITS, unitMs, type UnitName } from '../format.js';
+import { t } from '../i18n/index.js';
 import type { InteractionKind, WindowPolicy, WindowRule } from '../types.js';
 
 const KINDS: readonly InteractionKind[] = ['message', 'subscribe', 'scan', 'click'];
@@ -73,7 +74,7 @@ function ruleRow(
   const unit = h(
     'select',
     { name: `${kind}.unit` },
-    UNITS.map((u) => h('option', { value: u.name, selected: u.name === span.unit }, u.name)),
+    UNITS.map((u) => h('option', { value: u.name, selected: u.name === span.unit }, t().time.units[u.name])),
   );
   const el = h(
     'div',

@@ -1,5 +1,6 @@
 import { h, s } from '../dom.js';
 import { duration, offsetLabel } from '../format.js';
+import { t } from '../i18n/index.js';
 import type { InteractionKind, WindowPolicy } from '../types.js';
 import { describeRule, type Verdict } from './window-check.js';
 
@@ -21,6 +22,7 @@ export function windowTimeline(
   kind: InteractionKind,
   policyName: string,
 ): HTMLElement {
+  const words = t().window;
   const rule = policy?.[kind] ?? null;
   const maxMs = Math.max(60e3, (rule?.windowMs ?? 0) * 3, ...verdicts.map((v) => v.offsetMs * 1.3));
   const scale = Math.log1p(maxMs / 1000);
@@ -38,8 +40,8 @@ export function windowTimeline(
         height: AXIS_Y - BAND_TOP,
         class: 'window-closed',
       }),
-      s('text', { x: PAD, y: 12, class: 'window-label' }, `open: ${describeRule(kind, rule)}`),
-      s('text', { x: W - PAD, y: 12, class: 'window-label closed' }, 'closed'),
+      s('text', { x: PAD, y: 12, class: 'window-label' }, words.open(describeRule(kind, rule))),
+      s('text', { x: W - PAD, y: 12, class: 'window-label closed' }, words.closed),
       s('line', { x1: end, x2: end, y1: BAND_TOP - 4, y2: AXIS_Y + 4, class: 'window-end' }),
     );
   } else {
@@ -51,21 +53,21 @@ export function windowTimeline(
         height: AXIS_Y - BAND_TOP,
         class: 'window-unchecked',
       }),
-      s('text', { x: PAD, y: 12, class: 'window-label' }, 'window not checked here (policy none)'),
+      s('text', { x: PAD, y: 12, class: 'window-label' }, words.unchecked),
     );
   }
   parts.push(s('line', { x1: PAD, x2: W - PAD, y1: AXIS_Y, y2: AXIS_Y, class: 'axis' }));
   // Ticks closer than a label's width to the previous one are left out ("1 d" and "2 d" would touch).
   let lastTickX = -Infinity;
-  for (const t of TICKS_MS.filter((t) => t <= maxMs)) {
-    if (x(t) - lastTickX < 36) continue;
-    lastTickX = x(t);
+  for (const tick of TICKS_MS.filter((ms) => ms <= maxMs)) {
+    if (x(tick) - lastTickX < 36) continue;
+    lastTickX = x(tick);
     parts.push(
-      s('line', { x1: x(t), x2: x(t), y1: AXIS_Y, y2: AXIS_Y + 5, class: 'axis' }),
+      s('line', { x1: x(tick), x2: x(tick), y1: AXIS_Y, y2: AXIS_Y + 5, class: 'axis' }),
       s(
         'text',
-        { x: x(t), y: AXIS_Y + 18, class: `tick${t === 0 ? ' start' : ''}` },
-        t === 0 ? 'trigger' : duration(t),
+        { x: x(tick), y: AXIS_Y + 18, class: `tick${tick === 0 ? ' start' : ''}` },
+        tick === 0 ? words.trigger : duration(tick),
       ),
     );
   }
@@ -80,7 +82,7 @@ export function windowTimeline(
       s(
         'g',
         { class: `marker ${state}`, 'data-step': v.index + 1 },
-        s('title', {}, `Step ${v.index + 1}, ${offsetLabel(v.offsetMs)}: ${v.note ?? 'inside the window'}`),
+        s('title', {}, words.marker(v.index + 1, offsetLabel(v.offsetMs), v.note ?? words.inside)),
         s('circle', { cx, cy: AXIS_Y - 12 - level * 20, r: 9 }),
         s('text', { x: cx, y: AXIS_Y - 8 - level * 20, class: 'marker-label' }, String(v.index + 1)),
       ),
@@ -88,21 +90,21 @@ export function windowTimeline(
   }
   const svg = s(
     'svg',
-    { viewBox: `0 0 ${W} ${H}`, class: 'timeline', role: 'img', 'aria-label': 'Steps on the contact window' },
+    { viewBox: `0 0 ${W} ${H}`, class: 'timeline', role: 'img', 'aria-label': words.label },
     parts,
   );
   const notes = verdicts.filter((v) => v.note);
   return h(
     'div',
     { class: 'window-panel' },
-    h('h3', {}, `Contact window · policy ${policyName}`),
+    h('h3', {}, words.heading(policyName)),
     svg,
     h(
       'ul',
       { class: 'legend small' },
-      h('li', { class: 'inside' }, 'inside the window'),
-      h('li', { class: 'fallback' }, 'outside: goes as template'),
-      h('li', { class: 'refused' }, 'outside: cannot be delivered'),
+      h('li', { class: 'inside' }, words.inside),
+      h('li', { class: 'fallback' }, words.fallback),
+      h('li', { class: 'refused' }, words.refusedLegend),
     ),
     notes.length
       ? h(
@@ -110,6 +112,6 @@ export function windowTimeline(
           { class: 'window-warnings', 'data-test': 'window-warnings' },
           notes.map((v) => h('li', { class: v.hasFallback ? 'fallback' : 'refused' }, v.note)),
         )
-      : h('p', { class: 'ok small' }, 'Every step falls inside the window.'),
+      : h('p', { class: 'ok small' }, words.allInside),
   );
 }

@@ -1,9 +1,9 @@
 import { ApiError, seg } from '../api.js';
 import { confirmDialog } from '../dialog.js';
 import { h } from '../dom.js';
+import { t } from '../i18n/index.js';
 import { BASE, type AppContext } from '../router.js';
 import type { Account, AccountCheck as CheckAnswer } from '../types.js';
-import { ACCOUNTS_TEXT as T } from './accounts-text.js';
 
 /** An error of the API in its own words; anything else as it says itself. */
 export const failure = (err: unknown): string => (err instanceof ApiError ? err.message : String(err));
@@ -19,6 +19,7 @@ export function accountActions(
   changed: () => void,
   checked: (answer: CheckAnswer) => void,
 ): HTMLElement[] {
+  const T = t().accounts;
   const after = (message: string) => {
     ctx.forgetAccounts();
     ctx.notify(message);
@@ -44,7 +45,7 @@ export function accountActions(
   const remove = async () => {
     const go = await confirmDialog({
       title: T.deleteTitle(a.appId),
-      body: [T.deleteBody(a)],
+      body: [T.deleteBody(a.name ?? a.appId)],
       confirm: T.remove,
       danger: true,
     });

@@ -1,9 +1,9 @@
 import { h, replace } from '../dom.js';
-import { duration, when } from '../format.js';
+import { DEFAULT_TIME_ZONE, duration, when } from '../format.js';
+import { hasKey, t } from '../i18n/index.js';
 import type { AppContext } from '../router.js';
 import type { Account, AccountConnected, AuthorizationStarted, PlatformView } from '../types.js';
 import { failure } from './account-actions.js';
-import { ACCOUNTS_TEXT as T } from './accounts-text.js';
 
 /**
  * "Connect an official account", when the service runs as a third-party platform (otherwise a line saying
@@ -12,6 +12,7 @@ import { ACCOUNTS_TEXT as T } from './accounts-text.js';
  * with that page as the referrer, so the page shows the link rather than going there itself.
  */
 export function connectAction(ctx: AppContext): { button: HTMLElement; panel: HTMLElement } {
+  const T = t().accounts;
   const button = h('span', { id: 'connect-action' });
   const panel = h('div', { id: 'connect', hidden: true });
 
@@ -25,7 +26,8 @@ export function connectAction(ctx: AppContext): { button: HTMLElement; panel: HT
       const until = new Date(Date.now() + started.expiresInS * 1000).toISOString();
       replace(
         panel,
-        h('p', {}, T.connectReady(when(until), duration(started.expiresInS * 1000))),
+        // No account yet: the link's expiry is shown in the default zone.
+        h('p', {}, T.connectReady(when(until, DEFAULT_TIME_ZONE), duration(started.expiresInS * 1000))),
         h(
           'a',
           {
@@ -77,12 +79,13 @@ export function connectNotice(
   appId: string | undefined,
   accounts: readonly Account[],
 ): HTMLElement | null {
+  const T = t().accounts;
   const error = query.get('connect_error');
   if (error !== null) {
     return h(
       'div',
       { class: 'card connect-notice error', role: 'status', 'data-connect': 'error' },
-      T.connectErrors[error] ?? T.connectError(error),
+      hasKey(T.connectErrors, error) ? T.connectErrors[error] : T.connectError(error),
     );
   }
   const outcome = query.get('connected');
@@ -93,6 +96,7 @@ export function connectNotice(
 }
 
 function connectedNotice(account: Account, outcome: AccountConnected['outcome']): HTMLElement {
+  const T = t().accounts;
   const missing = account.missingPermissions.map((channel) => T.channels[channel]);
   return h(
     'div',

@@ -3,21 +3,18 @@ import { field, h, replace } from '../dom.js';
 import { clearErrors, showErrors } from '../editor/field-errors.js';
 import { secretField, type SecretField } from '../editor/secret-field.js';
 import { windowPolicyField } from '../editor/window-policy-field.js';
+import { DEFAULT_TIME_ZONE } from '../format.js';
+import { t } from '../i18n/index.js';
 import { BASE, type AppContext, type PageFactory } from '../router.js';
 import type { Account } from '../types.js';
-import { ACCOUNTS_TEXT as T } from './accounts-text.js';
 
 const PUSH_MODES = ['plaintext', 'compatible', 'safe'] as const;
+/** The write-only fields; each `name` is also its label's key in the catalog. */
 const SECRETS = [
-  { name: 'secret', label: T.fields.secret, has: 'hasSecret', clearable: false },
-  { name: 'token', label: T.fields.token, has: 'webhook', clearable: true, hint: T.fields.tokenHint },
-  { name: 'encodingAESKey', label: T.fields.encodingAESKey, has: 'hasEncodingAESKey', clearable: true },
-  {
-    name: 'previousEncodingAESKey',
-    label: T.fields.previousEncodingAESKey,
-    has: 'hasPreviousEncodingAESKey',
-    clearable: true,
-  },
+  { name: 'secret', has: 'hasSecret', clearable: false },
+  { name: 'token', has: 'webhook', clearable: true, hint: 'tokenHint' },
+  { name: 'encodingAESKey', has: 'hasEncodingAESKey', clearable: true },
+  { name: 'previousEncodingAESKey', has: 'hasPreviousEncodingAESKey', clearable: true },
 ] as const;
 
 /**
@@ -26,7 +23,8 @@ const SECRETS = [
  * land next to the fields they name; after a save the app's account list is read again.
  */
 export const accountFormPage: PageFactory = (ctx, params) => {
-  const el = h('section', { id: 'account-form' }, h('p', { class: 'muted' }, '…'));
+  const T = t().accounts;
+  const el = h('section', { id: 'account-form' }, h('p', { class: 'muted' }, t().common.loading));
   const appId = params.appId ?? null;
   const load = appId
     ? ctx.api.get<Account>(`/accounts/${seg(appId)}`)
@@ -48,6 +46,7 @@ export const accountFormPage: PageFactory = (ctx, params) => {
 };
 
 function accountForm(ctx: AppContext, account: Account | null): HTMLElement {
+  const { accounts: T, common } = t();
   const editing = account !== null;
   const appIdInput = h('input', { type: 'text', name: 'appId', spellcheck: false, maxlength: 64 });
   const name = h('input', { type: 'text', name: 'name', maxlength: 100 });
@@ -56,11 +55,11 @@ function accountForm(ctx: AppContext, account: Account | null): HTMLElement {
     name: s.name,
     field: secretField({
       name: s.name,
-      label: s.label,
+      label: T.fields[s.name],
       known: account ? account[s.has] : null,
       clearable: s.clearable,
       words: T,
-      hint: 'hint' in s ? s.hint : undefined,
+      hint: 'hint' in s ? T.fields[s.hint] : undefined,
     }),
   }));
   const pushMode = h(
@@ -84,13 +83,15 @@ function accountForm(ctx: AppContext, account: Account | null): HTMLElement {
   rate.value = String(account?.sendRatePerSecond ?? 1000);
   const cap = h('input', { type: 'number', name: 'frequencyCapPerDay', min: 1, max: 100, step: 1 });
   cap.value = account?.frequencyCapPerDay == null ? '' : String(account.frequencyCapPerDay);
+  const timeZone = h('input', { type: 'text', name: 'timeZone', spellcheck: false, maxlength: 64 });
+  timeZone.value = account?.timeZone ?? DEFAULT_TIME_ZONE;
   const atLeastOnce = checkbox('atLeastOnce', account?.atLeastOnce ?? false);
   const enabled = checkbox('enabled', account?.enabled ?? true);
   const summary = h('div', { class: 'save-summary', role: 'status' });
   const save = h(
     'button',
     { type: 'submit', class: 'primary', 'data-test': 'save-account' },
-    editing ? T.save : T.create,
+    editing ? T.save : T.add,
   );
 
   const body = (): Record<string, unknown> => {
@@ -101,6 +102,7 @@ function accountForm(ctx: AppContext, account: Account | null): HTMLElement {
       // An empty rate is sent as it is (null), so that the API names the field.
       sendRatePerSecond: rate.value === '' ? null : Number(rate.value),
       frequencyCapPerDay: cap.value === '' ? null : Number(cap.value),
+      timeZone: timeZone.value.trim(),
       atLeastOnce: atLeastOnce.checked,
       enabled: enabled.checked,
     };
@@ -119,6 +121,7 @@ function accountForm(ctx: AppContext, account: Account | null): HTMLElement {
     policy.el,
     field(T.fields.sendRate, rate, { path: 'sendRatePerSecond' }),
     field(T.fields.frequencyCap, cap, { path: 'frequencyCapPerDay' }),
+    field(T.fields.timeZone, timeZone, { path: 'timeZone', hint: T.fields.timeZoneHint }),
     h(
       'div',
       { class: 'field', 'data-path': 'atLeastOnce' },
@@ -133,7 +136,7 @@ function accountForm(ctx: AppContext, account: Account | null): HTMLElement {
     h(
       'div',
       { class: 'actions' },
-      h('a', { class: 'button secondary', href: `${BASE}accounts` }, T.cancel),
+      h('a', { class: 'button secondary', href: `${BASE}accounts` }, common.cancel),
       save,
     ),
   );
@@ -160,7 +163,7 @@ function accountForm(ctx: AppContext, account: Account | null): HTMLElement {
           h(
             'p',
             { class: 'error' },
-            details.length ? T.notSaved(details.length) : T.notSavedBecause((err as Error).message),
+            details.length ? common.notSaved(details.length) : common.notSavedBecause((err as Error).message),
             unplaced.map((d) => h('span', { class: 'block' }, `${d.path}: ${d.message}`)),
           ),
         );

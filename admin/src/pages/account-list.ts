@@ -1,10 +1,10 @@
 import { h, replace } from '../dom.js';
 import { when } from '../format.js';
+import { t } from '../i18n/index.js';
 import { BASE, type PageFactory } from '../router.js';
 import type { Account, AccountCheck } from '../types.js';
 import { accountActions } from './account-actions.js';
 import { connectAction, connectNotice } from './account-connect.js';
-import { ACCOUNTS_TEXT as T } from './accounts-text.js';
 
 /**
  * The accounts, with the server URL to paste into WeChat's console (built from the page's own origin:
@@ -13,6 +13,7 @@ import { ACCOUNTS_TEXT as T } from './accounts-text.js';
  * connected account, and here a refused one.
  */
 export const accountListPage: PageFactory = (ctx, params, query) => {
+  const { accounts: T, policyNames } = t();
   const list = h('div', { id: 'accounts' });
   const notice = h('div', { id: 'connect-notice' });
   const connect = connectAction(ctx);
@@ -36,7 +37,7 @@ export const accountListPage: PageFactory = (ctx, params, query) => {
     return h(
       'p',
       { class: 'webhook small' },
-      h('span', { class: 'muted' }, `${T.webhookLabel}: `),
+      h('span', { class: 'muted' }, `${T.webhookLabel} `),
       code,
       ' ',
       h(
@@ -47,14 +48,14 @@ export const accountListPage: PageFactory = (ctx, params, query) => {
     );
   };
 
-  const checkLine = (appId: string) => {
-    const c = checks.get(appId);
+  const checkLine = (a: Account) => {
+    const c = checks.get(a.appId);
     return c
       ? h(
           'p',
-          { class: `check-result small ${c.ok ? 'ok' : 'error'}`, 'data-check': appId, role: 'status' },
+          { class: `check-result small ${c.ok ? 'ok' : 'error'}`, 'data-check': a.appId, role: 'status' },
           h('strong', {}, c.ok ? T.checkOk : T.checkFailed),
-          ` · ${when(c.checkedAt)} · ${c.message}`,
+          T.checkedAt(when(c.checkedAt, a.timeZone), c.message),
         )
       : null;
   };
@@ -76,8 +77,8 @@ export const accountListPage: PageFactory = (ctx, params, query) => {
           {},
           h('span', { class: `badge account-${a.status}`, 'data-status': a.status }, T.status[a.status]),
         ),
-        h('td', {}, a.pushMode),
-        h('td', {}, a.policyName),
+        h('td', {}, T.pushModes[a.pushMode]),
+        h('td', {}, policyNames[a.policyName]),
         h('td', { class: 'num' }, T.ratePerSecond(a.sendRatePerSecond)),
         h(
           'td',
@@ -94,7 +95,7 @@ export const accountListPage: PageFactory = (ctx, params, query) => {
       h(
         'tr',
         { class: 'account-detail', 'data-account-detail': a.appId },
-        h('td', { colspan: 9 }, webhookLine(a), checkLine(a.appId)),
+        h('td', { colspan: 9 }, webhookLine(a), checkLine(a)),
       ),
     ];
   };
@@ -149,7 +150,11 @@ export const accountListPage: PageFactory = (ctx, params, query) => {
         'div',
         { class: 'actions' },
         connect.button,
-        h('a', { class: 'button primary', href: `${BASE}accounts/new` }, T.newAccount),
+        h(
+          'a',
+          { class: 'button primary', href: `${BASE}accounts/new`, 'data-action': 'new-account' },
+          T.create,
+        ),
       ),
     ),
     notice,

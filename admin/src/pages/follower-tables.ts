@@ -1,7 +1,8 @@
 import { ApiError, seg } from '../api.js';
-import { reasonLabel } from '../describe.js';
+import { codeOf, messageBadge, reasonLabel } from '../describe.js';
 import { h, replace } from '../dom.js';
 import { when } from '../format.js';
+import { hasKey, t } from '../i18n/index.js';
 import { summarize } from '../message-summary.js';
 import { BASE, type AppContext } from '../router.js';
 import type { Message, TimelineMessage } from '../types.js';
@@ -9,14 +10,14 @@ import type { Message, TimelineMessage } from '../types.js';
 /** Statuses from which a message may still be sent, and so cancelled. */
 export const OPEN_STATUSES = new Set(['pending', 'queued']);
 
-/** An interaction's detail (scene, menu key, message type) as text. */
-export function detailText(detail: unknown): string {
-  if (typeof detail === 'string') return detail || '—';
-  return detail === null || detail === undefined ? '—' : JSON.stringify(detail);
+/** An interaction's detail (scene, menu key, message type) as it came, in code type. */
+export function detailText(detail: unknown): string | HTMLElement {
+  if (detail === null || detail === undefined || detail === '') return '—';
+  return codeOf(typeof detail === 'string' ? detail : JSON.stringify(detail));
 }
 
-export function table(headings: string[], rows: (string | Node)[][]): HTMLElement {
-  if (rows.length === 0) return h('p', { class: 'muted' }, 'None.');
+export function table(headings: readonly string[], rows: (string | Node)[][]): HTMLElement {
+  if (rows.length === 0) return h('p', { class: 'muted' }, t().common.none);
   return h(
     'table',
     { class: 'data' },
@@ -43,11 +44,18 @@ export function table(headings: string[], rows: (string | Node)[][]): HTMLElemen
   );
 }
 
-export function messageTable(ctx: AppContext, messages: TimelineMessage[], reload: () => void): HTMLElement {
+/** A follower's messages, times in `timeZone`, each open one with a Cancel button. */
+export function messageTable(
+  ctx: AppContext,
+  messages: TimelineMessage[],
+  timeZone: string,
+  reload: () => void,
+): HTMLElement {
+  const { follower: words, channels, messageStatus } = t();
   const cancel = async (m: TimelineMessage) => {
     try {
       await ctx.api.del(`/messages/${seg(m.id)}?reason=${encodeURIComponent('cancelled in the admin page')}`);
-      ctx.notify('Message cancelled.');
+      ctx.notify(words.messageCancelled);
     } catch (err) {
       ctx.notify(err instanceof ApiError ? err.message : String(err), 'error');
     }
@@ -58,7 +66,7 @@ export function messageTable(ctx: AppContext, messages: TimelineMessage[], reloa
     replace(
       cell,
       (full.deliveryAttempts ?? []).length === 0
-        ? 'No attempts yet.'
+        ? words.noAttempts
         : h(
             'ol',
             { class: 'attempts small' },
@@ -66,40 +74,42 @@ export function messageTable(ctx: AppContext, messages: TimelineMessage[], reloa
               h(
                 'li',
                 {},
-                `${when(a.at)} · ${a.outcome}`,
-                a.errcode !== null ? ` · errcode ${a.errcode} ${a.errmsg ?? ''}` : '',
-                ` · ${a.durationMs} ms`,
+                words.attempt(
+                  when(a.at, timeZone),
+                  hasKey(messageStatus, a.outcome) ? messageStatus[a.outcome] : a.outcome,
+                  a.durationMs,
+                ),
+                a.errcode !== null ? words.errcode(a.errcode, a.errmsg ?? '') : '',
               ),
             ),
           ),
     );
   };
   return table(
-    ['Due', 'Status', 'Channel', 'From', 'Message', 'Attempts', 'Sent', ''],
+    words.messageColumns,
     messages.map((m) => {
       const detail = h('div', {});
       return [
-        when(m.dueAt),
-        h(
-          'span',
-          {},
-          h('span', { class: `badge msg-${m.status}` }, m.status),
-          m.statusReason ? ` ${reasonLabel(m.statusReason)}` : '',
-        ),
-        m.channel,
+        when(m.dueAt, timeZone),
+        h('span', {}, messageBadge(m.status), m.statusReason ? [' ', reasonLabel(m.statusReason)] : null),
+        hasKey(channels, m.channel) ? channels[m.channel] : codeOf(m.channel),
         m.sequenceId
-          ? h('a', { href: `${BASE}sequences/${seg(m.sequenceId)}` }, `step ${(m.stepIndex ?? 0) + 1}`)
-          : 'API',
+          ? h('a', { href: `${BASE}sequences/${seg(m.sequenceId)}` }, words.fromStep((m.stepIndex ?? 0) + 1))
+          : words.fromApi,
         summarize(m.message),
         h(
           'span',
           {},
           String(m.attempts),
           ' ',
-          h('button', { type: 'button', class: 'link', onclick: () => void attempts(m, detail) }, 'details'),
+          h(
+            'button',
+            { type: 'button', class: 'link', onclick: () => void attempts(m, detail) },
+            t().common.details,
+          ),
           detail,
         ),
-        when(m.sentAt),
+        when(m.sentAt, timeZone),
         OPEN_STATUSES.has(m.status)
           ? h(
               'button',
@@ -109,7 +119,7 @@ export function messageTable(ctx: AppContext, messages: TimelineMessage[], reloa
                 'data-test': 'cancel-message',
                 onclick: () => void cancel(m),
               },
-              'Cancel',
+              words.cancel,
             )
           : '',
       ];

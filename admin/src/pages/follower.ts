@@ -1,14 +1,16 @@
 import { seg } from '../api.js';
-import { KIND_LABEL } from '../describe.js';
+import { codeOf } from '../describe.js';
 import { confirmDialog } from '../dialog.js';
 import { field, h, replace } from '../dom.js';
-import { plural, relative, when } from '../format.js';
+import { DEFAULT_TIME_ZONE, relative, when } from '../format.js';
+import { hasKey, t } from '../i18n/index.js';
 import { BASE, type AppContext, type PageFactory } from '../router.js';
 import type { Account, FollowerTimeline } from '../types.js';
 import { detailText, messageTable, OPEN_STATUSES, table } from './follower-tables.js';
 
 /** Follower lookup by account and openid: window, interactions, enrollments, messages; cancel them. */
 export const followerPage: PageFactory = (ctx, _params, query) => {
+  const words = t().follower;
   const account = h('select', { name: 'appId' });
   const openid = h('input', { type: 'text', name: 'openid', required: true, spellcheck: false });
   openid.value = query.get('openid') ?? '';
@@ -16,9 +18,13 @@ export const followerPage: PageFactory = (ctx, _params, query) => {
   const form = h(
     'form',
     { class: 'card lookup' },
-    field('Account', account),
-    field('openid', openid),
-    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Look up')),
+    field(words.account, account),
+    field(words.openid, openid),
+    h(
+      'div',
+      { class: 'actions' },
+      h('button', { type: 'submit', class: 'primary', 'data-action': 'look-up' }, words.lookUp),
+    ),
   );
   let accounts: Account[] = [];
 
@@ -29,17 +35,17 @@ export const followerPage: PageFactory = (ctx, _params, query) => {
       '',
       `${BASE}followers?appId=${seg(account.value)}&openid=${seg(openid.value.trim())}`,
     );
-    replace(out, h('p', { class: 'muted' }, 'Loading…'));
+    replace(out, h('p', { class: 'muted' }, t().common.loading));
     try {
-      const t = await ctx.api.get<FollowerTimeline>(
+      const timeline = await ctx.api.get<FollowerTimeline>(
         `/followers/${seg(account.value)}/${seg(openid.value.trim())}`,
       );
       replace(
         out,
         render(
           ctx,
-          t,
-          accounts.find((a) => a.appId === t.appId),
+          timeline,
+          accounts.find((a) => a.appId === timeline.appId),
           () => void load(),
         ),
       );
@@ -60,40 +66,48 @@ export const followerPage: PageFactory = (ctx, _params, query) => {
     void load();
   });
 
-  return { title: 'Follower lookup', el: h('section', {}, h('h1', {}, 'Follower lookup'), form, out) };
+  return { title: words.title, el: h('section', {}, h('h1', {}, words.title), form, out) };
 };
 
 function render(
   ctx: AppContext,
-  t: FollowerTimeline,
+  timeline: FollowerTimeline,
   account: Account | undefined,
   reload: () => void,
 ): HTMLElement {
-  const open = t.messages.filter((m) => OPEN_STATUSES.has(m.status));
-  const f = t.follower;
+  const { follower: words, triggers, interactions } = t();
+  const zone = account?.timeZone ?? DEFAULT_TIME_ZONE;
+  const at = (iso: string | null | undefined) => when(iso, zone);
+  const open = timeline.messages.filter((m) => OPEN_STATUSES.has(m.status));
+  const f = timeline.follower;
   const rule = f?.windowKind && account?.windowPolicy ? account.windowPolicy[f.windowKind] : null;
   const cancelAll = async () => {
     const ok = await confirmDialog({
-      title: `Cancel ${t.openid}’s pending messages?`,
-      body: [
-        `This cancels ${plural(open.length, 'pending message')} for this follower, from every sequence and API call.`,
-      ],
-      confirm: `Cancel ${open.length}`,
+      title: words.cancelTitle(timeline.openid),
+      body: [words.cancelBody(open.length)],
+      confirm: words.cancelConfirm(open.length),
       danger: true,
     });
     if (!ok) return;
     try {
       const r = await ctx.api.post<{ matched: number }>('/cancellations', {
-        appId: t.appId,
-        openid: t.openid,
+        appId: timeline.appId,
+        openid: timeline.openid,
         reason: 'cancelled in the admin page',
       });
-      ctx.notify(`Cancelled ${plural(r.matched, 'message')}.`);
+      ctx.notify(words.cancelled(r.matched));
     } catch (err) {
       ctx.notify((err as Error).message, 'error');
     }
     reload();
   };
+  const subscription = !f
+    ? words.noInteraction
+    : f.subscribed
+      ? f.subscribedAt
+        ? words.since(at(f.subscribedAt))
+        : words.subscribed
+      : words.leftAt(at(f.unsubscribedAt));
 
   return h(
     'div',
@@ -104,46 +118,41 @@ function render(
       h(
         'div',
         { class: 'tile', 'data-tile': 'subscription' },
-        h('strong', {}, f ? (f.subscribed ? 'Following' : 'Left') : 'Unknown'),
-        h(
-          'span',
-          {},
-          !f
-            ? 'no interaction recorded'
-            : f.subscribed
-              ? f.subscribedAt
-                ? `since ${when(f.subscribedAt)}`
-                : 'subscribed'
-              : `left ${when(f.unsubscribedAt)}`,
-        ),
+        h('strong', {}, f ? (f.subscribed ? words.following : words.left) : words.unknown),
+        h('span', {}, subscription),
       ),
       h(
         'div',
         { class: `tile ${f?.windowOpen ? 'sent' : 'failed'}`, 'data-tile': 'window' },
-        h('strong', {}, f?.windowOpen ? 'Window open' : 'Window closed'),
+        h('strong', {}, f?.windowOpen ? words.windowOpen : words.windowClosed),
         h(
           'span',
           {},
           f?.windowKind
-            ? `opened by ${KIND_LABEL[f.windowKind]} ${when(f.windowOpenedAt)}; ${f.windowOpen ? 'closes' : 'closed'} ${relative(f.windowExpiresAt)}`
-            : 'no window yet',
+            ? words.openedBy(
+                triggers.kind[f.windowKind],
+                at(f.windowOpenedAt),
+                f.windowOpen === true,
+                relative(f.windowExpiresAt),
+              )
+            : words.noWindow,
         ),
       ),
       h(
         'div',
         { class: 'tile', 'data-tile': 'allowance' },
         h('strong', {}, f?.windowOpen ? String(f.windowRemaining ?? 0) : '0'),
-        h('span', {}, rule ? `messages left of ${rule.count}` : 'messages left'),
+        h('span', {}, rule ? words.leftOf(rule.count) : words.messagesLeft),
       ),
     ),
     h(
       'div',
       { class: 'page-head' },
-      h('h2', {}, `Messages (${t.messages.length})`),
+      h('h2', {}, words.messages(timeline.messages.length)),
       h(
         'div',
         { class: 'actions' },
-        h('button', { type: 'button', class: 'secondary small', onclick: reload }, 'Refresh'),
+        h('button', { type: 'button', class: 'secondary small', onclick: reload }, t().common.refresh),
         h(
           'button',
           {
@@ -153,24 +162,28 @@ function render(
             'data-test': 'cancel-all',
             onclick: () => void cancelAll(),
           },
-          `Cancel all pending (${open.length})`,
+          words.cancelAll(open.length),
         ),
       ),
     ),
-    messageTable(ctx, t.messages, reload),
-    h('h2', {}, 'Enrollments'),
+    messageTable(ctx, timeline.messages, zone, reload),
+    h('h2', {}, words.enrollments),
     table(
-      ['Sequence', 'Version', 'Enrolled'],
-      t.enrollments.map((e) => [
+      words.enrollmentColumns,
+      timeline.enrollments.map((e) => [
         h('a', { href: `${BASE}sequences/${seg(e.sequenceId)}` }, e.sequenceName),
-        `v${e.version}`,
-        when(e.enrolledAt),
+        t().common.version(e.version),
+        at(e.enrolledAt),
       ]),
     ),
-    h('h2', {}, 'Interactions'),
+    h('h2', {}, words.interactions),
     table(
-      ['Kind', 'Detail', 'At'],
-      t.interactions.map((i) => [i.kind, detailText(i.detail), when(i.at)]),
+      words.interactionColumns,
+      timeline.interactions.map((i) => [
+        hasKey(interactions, i.kind) ? interactions[i.kind] : codeOf(i.kind),
+        detailText(i.detail),
+        at(i.at),
+      ]),
     ),
   );
 }

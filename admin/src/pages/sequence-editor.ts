@@ -7,7 +7,7 @@ import { phonePreview } from '../editor/phone-preview.js';
 import { createStepCard, type StepCard } from '../editor/step-card.js';
 import { checkSteps } from '../editor/window-check.js';
 import { windowTimeline } from '../editor/window-timeline.js';
-import { plural } from '../format.js';
+import { t } from '../i18n/index.js';
 import { BASE, type AppContext, type PageFactory } from '../router.js';
 import type { Account, ErrorDetail, Sequence, SequenceBody, Step } from '../types.js';
 
@@ -22,7 +22,7 @@ const firstStep: Step = { offsetMs: 0, message: { msgtype: 'text', text: { conte
  */
 export const sequenceEditorPage: PageFactory = (ctx, params) => {
   const id = params.id ?? null;
-  const el = h('section', { class: 'editor' }, h('p', { class: 'muted' }, 'Loading…'));
+  const el = h('section', { class: 'editor' }, h('p', { class: 'muted' }, t().common.loading));
   let dispose: () => void = () => undefined;
   const load = id ? ctx.api.get<Sequence>(`/sequences/${seg(id)}`) : Promise.resolve<Sequence | null>(null);
   Promise.all([ctx.accounts(), load])
@@ -30,10 +30,11 @@ export const sequenceEditorPage: PageFactory = (ctx, params) => {
       dispose = build(ctx, el, accounts, sequence);
     })
     .catch((err: unknown) => replace(el, h('p', { class: 'error' }, String((err as Error).message ?? err))));
-  return { title: id ? 'Edit sequence' : 'New sequence', el, dispose: () => dispose() };
+  return { title: id ? t().editor.editTitle : t().editor.newTitle, el, dispose: () => dispose() };
 };
 
 function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: Sequence | null): () => void {
+  const { editor: words, common, sequenceStatus, window: windowWords, policyNames } = t();
   const general: GeneralFields = createGeneralFields(accounts, initial);
   const cards: StepCard[] = [];
   const stepsEl = h('div', { class: 'steps', 'data-path': 'steps' }, h('div', { class: 'error-slot' }));
@@ -82,7 +83,7 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
         ? h(
             'p',
             { class: 'error' },
-            `Not saved: ${plural(details.length, 'problem')}, shown next to ${details.length === 1 ? 'its field' : 'their fields'}.`,
+            common.notSaved(details.length),
             unplaced.map((d) => h('span', { class: 'block' }, `${d.path}: ${d.message}`)),
           )
         : null,
@@ -101,7 +102,12 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
     );
     replace(
       aside,
-      windowTimeline(verdicts, policy, kind, account?.policyName ?? 'unknown'),
+      windowTimeline(
+        verdicts,
+        policy,
+        kind,
+        account ? policyNames[account.policyName] : windowWords.unknownPolicy,
+      ),
       phonePreview(
         body.steps.map((s, i) => ({
           message: s.message,
@@ -144,11 +150,11 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
         ? await ctx.api.put<Sequence>(`/sequences/${seg(initial.id)}`, body)
         : await ctx.api.post<Sequence>('/sequences', { ...body, status });
       clearErrors(form);
-      ctx.notify(`Saved “${saved.name}” (version ${saved.version}, ${saved.status}).`);
+      ctx.notify(words.saved(saved.name, saved.version, sequenceStatus[saved.status]));
       ctx.navigate(`sequences/${seg(saved.id)}`);
     } catch (err) {
       if (err instanceof ApiError && err.details.length) show(err.details);
-      else replace(summary, h('p', { class: 'error' }, `Not saved: ${(err as Error).message}`));
+      else replace(summary, h('p', { class: 'error' }, common.notSavedBecause((err as Error).message)));
       buttons.forEach((b) => (b.disabled = false));
     }
   };
@@ -157,7 +163,7 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
     h(
       'button',
       { type: 'submit', class: 'primary', 'data-test': 'save' },
-      initial ? 'Save new version' : 'Save draft',
+      initial ? words.saveVersion : words.saveDraft,
     ),
     ...(initial
       ? []
@@ -165,7 +171,7 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
           h(
             'button',
             { type: 'button', class: 'secondary', onclick: () => void save('active') },
-            'Save and activate',
+            words.saveActivate,
           ),
         ]),
   ];
@@ -182,7 +188,7 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
   replace(
     form,
     general.el,
-    h('h2', {}, 'Steps'),
+    h('h2', {}, words.steps),
     stepsEl,
     h(
       'button',
@@ -196,7 +202,7 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
           changed();
         },
       },
-      'Add step',
+      words.addStep,
     ),
     h('div', { class: 'save-bar' }, summary, h('div', { class: 'actions' }, buttons)),
   );
@@ -205,16 +211,10 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
     h(
       'div',
       { class: 'page-head' },
-      h('h1', {}, initial ? `Edit “${initial.name}”` : 'New sequence'),
-      h('a', { href: initial ? `${BASE}sequences/${seg(initial.id)}` : BASE }, 'Back'),
+      h('h1', {}, initial ? words.editHeading(initial.name) : words.newTitle),
+      h('a', { href: initial ? `${BASE}sequences/${seg(initial.id)}` : BASE }, common.back),
     ),
-    initial
-      ? h(
-          'p',
-          { class: 'muted small' },
-          'Saving makes a new version; followers already enrolled keep theirs.',
-        )
-      : null,
+    initial ? h('p', { class: 'muted small' }, words.versionNote) : null,
     h('div', { class: 'editor-grid' }, form, aside),
   );
   drawAside(read().body);

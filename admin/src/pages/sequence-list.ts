@@ -1,10 +1,11 @@
 import { seg } from '../api.js';
 import { describeTrigger, statusBadge } from '../describe.js';
 import { h, replace } from '../dom.js';
-import { total, when } from '../format.js';
+import { clockTime, DEFAULT_TIME_ZONE, total, when, zoneOf } from '../format.js';
+import { t } from '../i18n/index.js';
 import { BASE, type PageFactory } from '../router.js';
 import { actionButtons } from '../sequence-actions.js';
-import type { Sequence, SequenceResults } from '../types.js';
+import type { Account, Sequence, SequenceResults } from '../types.js';
 
 /** Counts refresh this often while the page is visible. */
 const REFRESH_MS = 3000;
@@ -30,11 +31,14 @@ function sumCounts(r: SequenceResults): Counts {
 
 /** Sequences with their status and live counts (pending steps, sent), and the status actions. */
 export const sequenceListPage: PageFactory = (ctx) => {
+  const words = t().sequences;
   const tbody = h('tbody');
   const updated = h('span', { class: 'muted small' });
   const policies = h('div', { class: 'accounts muted small' });
   let timer = 0;
   let stopped = false;
+  /** Each row's time is in its account's zone; until the accounts are read, in the default one. */
+  let accounts: readonly Account[] = [];
 
   const row = (s: Sequence, c: Counts | null) =>
     h(
@@ -48,12 +52,16 @@ export const sequenceListPage: PageFactory = (ctx) => {
       h('td', { class: 'num', 'data-count': 'pending' }, c ? c.pending : '—'),
       h('td', { class: 'num', 'data-count': 'sent' }, c ? c.sent : '—'),
       h('td', { class: 'num' }, c ? `${c.skipped} / ${c.failed}` : '—'),
-      h('td', { class: 'small' }, `v${s.version} · ${when(s.updatedAt)}`),
+      h('td', { class: 'small' }, words.version(s.version, when(s.updatedAt, zoneOf(accounts, s.appId)))),
       h(
         'td',
         { class: 'row-actions' },
         s.status !== 'archived'
-          ? h('a', { class: 'button secondary small', href: `${BASE}sequences/${seg(s.id)}/edit` }, 'Edit')
+          ? h(
+              'a',
+              { class: 'button secondary small', href: `${BASE}sequences/${seg(s.id)}/edit` },
+              t().common.edit,
+            )
           : null,
         actionButtons(ctx, s, () => void refresh()),
       ),
@@ -78,32 +86,35 @@ export const sequenceListPage: PageFactory = (ctx) => {
       replace(
         tbody,
         sequences.length === 0
-          ? h('tr', {}, h('td', { colspan: 10, class: 'empty' }, 'No sequences yet. Create the first one.'))
+          ? h('tr', {}, h('td', { colspan: 10, class: 'empty' }, words.empty))
           : sequences.map((s, i) => row(s, counts[i])),
       );
-      updated.textContent = `Live · updated ${new Date().toLocaleTimeString()}`;
+      updated.textContent = t().common.live(clockTime(new Date(), DEFAULT_TIME_ZONE));
     } catch (err) {
-      updated.textContent = `Could not refresh: ${err instanceof Error ? err.message : String(err)}`;
+      updated.textContent = t().common.refreshFailed(err instanceof Error ? err.message : String(err));
     }
     if (!stopped) timer = window.setTimeout(() => void refresh(), REFRESH_MS);
   }
 
-  void ctx
+  const policyNames = t().policyNames;
+  const accountsRead = ctx
     .accounts()
-    .then((accounts) =>
+    .then((list) => {
+      accounts = list;
       replace(
         policies,
-        accounts.map((a) =>
+        list.map((a) =>
           h(
             'span',
             { class: 'account' },
-            `${a.appId} · window policy ${a.policyName}${a.webhook ? '' : ' · no webhook (sequences cannot start)'}`,
+            words.account(a.appId, policyNames[a.policyName]),
+            a.webhook ? null : words.noWebhook,
           ),
         ),
-      ),
-    )
+      );
+    })
     .catch(() => undefined);
-  void refresh();
+  void accountsRead.then(() => refresh());
 
   const el = h(
     'section',
@@ -111,8 +122,12 @@ export const sequenceListPage: PageFactory = (ctx) => {
     h(
       'div',
       { class: 'page-head' },
-      h('h1', {}, 'Sequences'),
-      h('a', { class: 'button primary', href: `${BASE}sequences/new` }, 'New sequence'),
+      h('h1', {}, words.title),
+      h(
+        'a',
+        { class: 'button primary', href: `${BASE}sequences/new`, 'data-action': 'new-sequence' },
+        words.create,
+      ),
     ),
     policies,
     h(
@@ -124,17 +139,7 @@ export const sequenceListPage: PageFactory = (ctx) => {
         h(
           'tr',
           {},
-          [
-            'Name',
-            'Status',
-            'Trigger',
-            'Steps',
-            'Enrolled',
-            'Pending',
-            'Sent',
-            'Skipped / failed',
-            'Version',
-          ].map((t) => h('th', {}, t)),
+          words.columns.map((c) => h('th', {}, c)),
           h('th', {}, ''),
         ),
       ),
@@ -143,7 +148,7 @@ export const sequenceListPage: PageFactory = (ctx) => {
     h('p', {}, updated),
   );
   return {
-    title: 'Sequences',
+    title: words.title,
     el,
     dispose() {
       stopped = true;

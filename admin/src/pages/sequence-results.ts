@@ -1,8 +1,9 @@
 import { seg } from '../api.js';
 import { outcomesChart, stepBar } from '../charts.js';
-import { describeTrigger, reasonLabel, statusBadge } from '../describe.js';
+import { describeTrigger, msgtypeName, reasonLabel, statusBadge } from '../describe.js';
 import { h, replace } from '../dom.js';
-import { duration, offsetLabel, total, when } from '../format.js';
+import { clockTime, duration, offsetLabel, total, when, zoneOf } from '../format.js';
+import { t, type Catalog } from '../i18n/index.js';
 import { BASE, type PageFactory } from '../router.js';
 import { actionButtons } from '../sequence-actions.js';
 import type { Sequence, SequenceResults, StepResult } from '../types.js';
@@ -23,12 +24,14 @@ const byReason = (counts: Record<string, number>) => {
 const lateness = (l: StepResult['latenessMs']) =>
   l ? `${duration(l.p50)} / ${duration(l.p95)} / ${duration(l.max)}` : '—';
 
-function tile(label: string, value: number, cls = ''): HTMLElement {
+type TileKey = keyof Catalog['results']['tiles'];
+
+function tile(key: TileKey, value: number, cls = ''): HTMLElement {
   return h(
     'div',
-    { class: `tile ${cls}`, 'data-tile': label.toLowerCase() },
+    { class: `tile ${cls}`, 'data-tile': key },
     h('strong', {}, value),
-    h('span', {}, label),
+    h('span', {}, t().results.tiles[key]),
   );
 }
 
@@ -40,8 +43,8 @@ function stepRow(sequence: Sequence, r: StepResult): HTMLElement {
     'tr',
     { 'data-step': r.stepIndex + 1 },
     h('td', {}, `${r.stepIndex + 1}`),
-    h('td', {}, step ? offsetLabel(step.offsetMs) : '(older version)'),
-    h('td', {}, step ? String(step.message.msgtype) : ''),
+    h('td', {}, step ? offsetLabel(step.offsetMs) : t().results.olderVersion),
+    h('td', {}, step ? msgtypeName(String(step.message.msgtype)) : ''),
     h('td', { class: 'num' }, r.scheduled),
     h('td', { class: 'num' }, r.pending),
     h('td', { class: 'num' }, r.sent),
@@ -67,7 +70,8 @@ function stepRow(sequence: Sequence, r: StepResult): HTMLElement {
 /** One sequence: status and actions, totals, a chart over time and the outcomes of each step. */
 export const sequenceResultsPage: PageFactory = (ctx, params) => {
   const id = params.id;
-  const head = h('div', { class: 'page-head' }, h('h1', {}, 'Sequence'));
+  const { results: words, common } = t();
+  const head = h('div', { class: 'page-head' }, h('h1', {}, words.heading));
   const meta = h('p', { class: 'muted' });
   const tiles = h('div', { class: 'tiles' });
   const chart = h('div', {});
@@ -76,7 +80,7 @@ export const sequenceResultsPage: PageFactory = (ctx, params) => {
   let timer = 0;
   let stopped = false;
 
-  const render = (sequence: Sequence, results: SequenceResults) => {
+  const render = (sequence: Sequence, results: SequenceResults, zone: string) => {
     replace(
       head,
       h('h1', {}, sequence.name, ' ', statusBadge(sequence.status)),
@@ -84,56 +88,61 @@ export const sequenceResultsPage: PageFactory = (ctx, params) => {
         'div',
         { class: 'actions' },
         sequence.status !== 'archived'
-          ? h('a', { class: 'button secondary small', href: `${BASE}sequences/${seg(id)}/edit` }, 'Edit')
+          ? h('a', { class: 'button secondary small', href: `${BASE}sequences/${seg(id)}/edit` }, common.edit)
           : null,
         h(
           'a',
           { class: 'button secondary small', href: `${BASE}test-send?sequence=${seg(id)}` },
-          'Test send',
+          words.testSend,
         ),
         actionButtons(ctx, sequence, () => void refresh()),
       ),
     );
     replace(
       meta,
-      `${describeTrigger(sequence.trigger)} · ${sequence.appId} · version ${sequence.version} · `,
-      `${sequence.steps.length} steps · updated ${when(sequence.updatedAt)}`,
+      words.meta(
+        describeTrigger(sequence.trigger),
+        sequence.appId,
+        sequence.version,
+        sequence.steps.length,
+        when(sequence.updatedAt, zone),
+      ),
     );
     const sum = (f: (r: StepResult) => number) => results.steps.reduce((a, r) => a + f(r), 0);
     replace(
       tiles,
-      tile('Enrolled', results.enrolled),
+      tile('enrolled', results.enrolled),
       tile(
-        'Scheduled',
+        'scheduled',
         sum((r) => r.scheduled),
       ),
       tile(
-        'Pending',
+        'pending',
         sum((r) => r.pending),
         'pending',
       ),
       tile(
-        'Sent',
+        'sent',
         sum((r) => r.sent),
         'sent',
       ),
       tile(
-        'Skipped',
+        'skipped',
         sum((r) => total(r.skipped)),
         'skipped',
       ),
       tile(
-        'Failed',
+        'failed',
         sum((r) => total(r.failed)),
         'failed',
       ),
       tile(
-        'Cancelled',
+        'cancelled',
         sum((r) => r.cancelled),
         'cancelled',
       ),
     );
-    replace(chart, outcomesChart(results.series));
+    replace(chart, outcomesChart(results.series, zone));
     // Every step of the current version, plus indexes only older versions had.
     const rows = new Map<number, StepResult>(
       sequence.steps.map((_, i) => [
@@ -161,15 +170,17 @@ export const sequenceResultsPage: PageFactory = (ctx, params) => {
   async function refresh(): Promise<void> {
     window.clearTimeout(timer);
     try {
-      const [sequence, results] = await Promise.all([
+      const [sequence, results, accounts] = await Promise.all([
         ctx.api.get<Sequence>(`/sequences/${seg(id)}`),
         ctx.api.get<SequenceResults>(`/sequences/${seg(id)}/results`),
+        ctx.accounts().catch(() => []),
       ]);
       if (stopped) return;
-      render(sequence, results);
-      updated.textContent = `Live · updated ${new Date().toLocaleTimeString()}`;
+      const zone = zoneOf(accounts, sequence.appId);
+      render(sequence, results, zone);
+      updated.textContent = common.live(clockTime(new Date(), zone));
     } catch (err) {
-      updated.textContent = `Could not refresh: ${(err as Error).message}`;
+      updated.textContent = common.refreshFailed((err as Error).message);
     }
     if (!stopped) timer = window.setTimeout(() => void refresh(), REFRESH_MS);
   }
@@ -178,13 +189,13 @@ export const sequenceResultsPage: PageFactory = (ctx, params) => {
   const el = h(
     'section',
     {},
-    h('p', {}, h('a', { href: BASE }, '← Sequences')),
+    h('p', {}, h('a', { href: BASE }, words.back)),
     head,
     meta,
     tiles,
-    h('h2', {}, 'Over time'),
+    h('h2', {}, words.overTime),
     chart,
-    h('h2', {}, 'Per step'),
+    h('h2', {}, words.perStep),
     h(
       'table',
       { class: 'data', id: 'step-results' },
@@ -194,20 +205,9 @@ export const sequenceResultsPage: PageFactory = (ctx, params) => {
         h(
           'tr',
           {},
-          [
-            'Step',
-            'When',
-            'Type',
-            'Scheduled',
-            'Pending',
-            'Sent',
-            'Skipped',
-            'Failed',
-            'Cancelled',
-            'Unknown',
-          ]
-            .map((t) => h('th', {}, t))
-            .concat(h('th', { title: 'p50 / p95 / max' }, 'Lateness'), h('th', {}, '')),
+          words.columns
+            .map((c) => h('th', {}, c))
+            .concat(h('th', { title: words.latenessTitle }, words.lateness), h('th', {}, '')),
         ),
       ),
       tbody,
@@ -215,7 +215,7 @@ export const sequenceResultsPage: PageFactory = (ctx, params) => {
     updated,
   );
   return {
-    title: 'Sequence results',
+    title: words.title,
     el,
     dispose() {
       stopped = true;

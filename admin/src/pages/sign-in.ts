@@ -1,5 +1,6 @@
 import { ApiError, createApi } from '../api.js';
 import { field, h } from '../dom.js';
+import { t } from '../i18n/index.js';
 import type { PageFactory } from '../router.js';
 import { clearToken, saveToken } from '../session.js';
 
@@ -13,6 +14,7 @@ function safeNext(next: string | null): string {
  * sessionStorage. It is checked against the API before it is kept.
  */
 export const signInPage: PageFactory = (ctx, _params, query) => {
+  const words = t().signIn;
   clearToken();
   const input = h('input', {
     type: 'password',
@@ -23,13 +25,13 @@ export const signInPage: PageFactory = (ctx, _params, query) => {
     placeholder: 'ADMIN_TOKEN',
   });
   const error = h('p', { class: 'error', role: 'alert', hidden: true });
-  const button = h('button', { type: 'submit', class: 'primary' }, 'Sign in');
+  const button = h('button', { type: 'submit', class: 'primary' }, words.submit);
   const form = h(
     'form',
     { class: 'card sign-in', method: 'post', action: '#' },
-    h('h1', {}, 'Sign in'),
-    h('p', { class: 'muted' }, 'Paste the admin token of this service (ADMIN_TOKEN in its .env).'),
-    field('Admin token', input, { hint: 'Kept in this tab only; closing the tab signs you out.' }),
+    h('h1', {}, words.title),
+    h('p', { class: 'muted' }, words.intro),
+    field(words.tokenLabel, input, { hint: words.tokenHint }),
     error,
     h('div', { class: 'actions' }, button),
   );
@@ -54,7 +56,7 @@ export const signInPage: PageFactory = (ctx, _params, query) => {
       .catch((err: unknown) => {
         error.textContent =
           err instanceof ApiError && err.status === 401
-            ? 'That token was not accepted.'
+            ? words.refused
             : err instanceof Error
               ? err.message
               : String(err);
@@ -64,5 +66,5 @@ export const signInPage: PageFactory = (ctx, _params, query) => {
       });
   });
   queueMicrotask(() => input.focus());
-  return { title: 'Sign in', el: h('section', { class: 'narrow' }, form) };
+  return { title: words.title, el: h('section', { class: 'narrow' }, form) };
 };

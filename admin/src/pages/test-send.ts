@@ -1,7 +1,9 @@
 import { seg } from '../api.js';
+import { messageBadge, reasonLabel } from '../describe.js';
 import { field, h, replace } from '../dom.js';
 import { phonePreview } from '../editor/phone-preview.js';
 import { offsetLabel } from '../format.js';
+import { t } from '../i18n/index.js';
 import { summarize } from '../message-summary.js';
 import { BASE, type PageFactory } from '../router.js';
 import type { Message, MessageView, Sequence } from '../types.js';
@@ -15,13 +17,14 @@ const FINAL = new Set(['sent', 'skipped', 'failed', 'cancelled', 'unknown']);
  * check), then follows the message until it has an outcome.
  */
 export const testSendPage: PageFactory = (ctx, _params, query) => {
+  const { testSend: words, sequenceStatus } = t();
   const sequenceSelect = h('select', { name: 'sequence' });
   const stepSelect = h('select', { name: 'step' });
   const openid = h('input', { type: 'text', name: 'openid', required: true, spellcheck: false });
   openid.value = localStorage.getItem(OPENID_KEY) ?? '';
   const preview = h('div', {});
   const result = h('div', { class: 'test-result', role: 'status' });
-  const send = h('button', { type: 'submit', class: 'primary' }, 'Send now');
+  const send = h('button', { type: 'submit', class: 'primary', 'data-action': 'send' }, words.send);
   let sequences: Sequence[] = [];
   let poll = 0;
 
@@ -34,7 +37,7 @@ export const testSendPage: PageFactory = (ctx, _params, query) => {
         h(
           'option',
           { value: i },
-          `Step ${i + 1} · ${offsetLabel(st.offsetMs)} · ${summarize(st.message, 40)}`,
+          words.stepOption(i + 1, offsetLabel(st.offsetMs), summarize(st.message, 40)),
         ),
       ),
     );
@@ -74,11 +77,11 @@ export const testSendPage: PageFactory = (ctx, _params, query) => {
       h(
         'p',
         {},
-        'Message ',
+        words.message,
         h('code', {}, m.id),
         ': ',
-        h('span', { class: `badge msg-${m.status}` }, m.status),
-        m.statusReason ? ` (${m.statusReason})` : '',
+        messageBadge(m.status),
+        m.statusReason ? [' ', reasonLabel(m.statusReason)] : null,
       ),
       h(
         'p',
@@ -86,7 +89,7 @@ export const testSendPage: PageFactory = (ctx, _params, query) => {
         h(
           'a',
           { href: `${BASE}followers?appId=${seg(current()?.appId ?? '')}&openid=${seg(openid.value)}` },
-          'See it in the follower lookup',
+          words.lookUp,
         ),
       ),
     );
@@ -97,11 +100,9 @@ export const testSendPage: PageFactory = (ctx, _params, query) => {
   const form = h(
     'form',
     { class: 'card' },
-    field('Sequence', sequenceSelect),
-    field('Step', stepSelect),
-    field('Your openid', openid, {
-      hint: 'Your own openid for this account. It goes through the contact-window check like any drip: write to the account first so that your window is open.',
-    }),
+    field(words.sequence, sequenceSelect),
+    field(words.step, stepSelect),
+    field(words.openid, openid, { hint: words.hint }),
     h('div', { class: 'actions' }, send),
     result,
   );
@@ -127,18 +128,22 @@ export const testSendPage: PageFactory = (ctx, _params, query) => {
     replace(
       sequenceSelect,
       sequences.map((s) =>
-        h('option', { value: s.id, selected: s.id === query.get('sequence') }, `${s.name} (${s.status})`),
+        h(
+          'option',
+          { value: s.id, selected: s.id === query.get('sequence') },
+          words.sequenceOption(s.name, sequenceStatus[s.status]),
+        ),
       ),
     );
     showSteps();
   });
 
   return {
-    title: 'Test send',
+    title: words.title,
     el: h(
       'section',
       {},
-      h('h1', {}, 'Test send'),
+      h('h1', {}, words.title),
       h('div', { class: 'editor-grid' }, form, h('aside', {}, preview)),
     ),
     dispose: () => window.clearTimeout(poll),

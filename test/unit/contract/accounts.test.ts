@@ -11,7 +11,7 @@ function problems(
 }
 
 describe('the accounts contract', () => {
-  it('fills a create body with its defaults: plaintext pushes, the official policy, 1000/s, no frequency cap, enabled', () => {
+  it('fills a create body with its defaults: plaintext pushes, the official policy, 1000/s, no frequency cap, enabled, Asia/Shanghai', () => {
     const body = anAccountBody();
     expect(accountCreateSchema.parse(body)).toEqual({
       ...body,
@@ -24,7 +24,18 @@ describe('the accounts contract', () => {
       atLeastOnce: false,
       frequencyCapPerDay: null,
       enabled: true,
+      timeZone: 'Asia/Shanghai',
     });
+  });
+
+  it('takes a time zone the time zone database knows by name, and refuses offsets and unknown names', () => {
+    for (const zone of ['Asia/Shanghai', 'Europe/Berlin', 'UTC', 'America/Argentina/Buenos_Aires']) {
+      expect(problems(accountCreateSchema, anAccountBody({ timeZone: zone }))).toEqual([]);
+    }
+    for (const zone of ['Mars/Olympus', '+08:00', 'UTC+8', '', ' Asia/Shanghai']) {
+      expect(problems(accountCreateSchema, anAccountBody({ timeZone: zone }))).toEqual(['timeZone']);
+      expect(problems(accountPatchSchema, { timeZone: zone })).toEqual(['timeZone']);
+    }
   });
 
   it('refuses a create body naming each bad field: app id, secret, key, rate, unknown fields', () => {
