@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import type { BatchAbortedLine, BatchAcceptedLine, BatchRejectedLine, BatchSummaryLine } from '../contract';
 import { loggableError } from '../db/errors';
 import { AppError } from '../errors';
 import { parseScheduleRequest, type ScheduleContext } from '../scheduling/schedule-request';
@@ -21,7 +22,7 @@ const MAX_CHUNKS_PUBLISHING = 4;
 /** Longest accepted line, in bytes; a longer one is reported and skipped without being buffered whole. */
 const MAX_LINE_BYTES = 64 * 1024;
 
-type LineResult = Record<string, unknown> & { line: number };
+type LineResult = BatchAcceptedLine | BatchRejectedLine;
 
 /**
  * `POST /v1/messages/batch`: an NDJSON body, one create-message request per line, read as a stream with
@@ -38,7 +39,7 @@ export async function handleNdjsonBatch(
 ): Promise<void> {
   res.status(200).type('application/x-ndjson');
   /** Writes NDJSON lines in one chunk (one per result would cost a chunk header and a syscall each). */
-  const write = async (...values: unknown[]) => {
+  const write = async (...values: (LineResult | BatchSummaryLine | BatchAbortedLine)[]) => {
     const text = values.map((v) => `${JSON.stringify(v)}\n`).join('');
     if (!res.write(text)) await new Promise((r) => res.once('drain', r));
   };
@@ -76,7 +77,7 @@ export async function handleNdjsonBatch(
           ok: true,
           id: o.message.id,
           status: o.message.status,
-          dueAt: o.message.dueAt,
+          dueAt: o.message.dueAt.toISOString(),
           created: o.created,
         });
       });

@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { SEQUENCE_ACTIONS, sequenceListQuerySchema } from '..';
+import type { Operation } from './operation';
+
+const sequenceId = z.object({ id: z.string().describe('A sequence id (a UUID).') });
+
+/** `/v1/sequences…`: marketing's drip sequences. */
+export const SEQUENCE_OPERATIONS: readonly Operation[] = [
+  {
+    operationId: 'listSequences',
+    method: 'get',
+    path: '/v1/sequences',
+    tag: 'sequences',
+    summary: "Every sequence, or one account's",
+    query: sequenceListQuerySchema,
+    answers: { 200: { description: 'The sequences, newest first.', schema: 'SequenceList' } },
+    errors: [400],
+  },
+  {
+    operationId: 'createSequence',
+    method: 'post',
+    path: '/v1/sequences',
+    tag: 'sequences',
+    summary: 'Create a sequence, as a draft or active',
+    body: { schema: 'SequenceCreateRequest' },
+    answers: { 201: { description: 'The sequence.', schema: 'Sequence' } },
+    errors: [400, 413],
+  },
+  {
+    operationId: 'validateSequence',
+    method: 'post',
+    path: '/v1/sequences/validate',
+    tag: 'sequences',
+    summary: 'Check a definition without saving it',
+    body: { schema: 'SequenceDefinition' },
+    answers: { 200: { description: 'It would be accepted.', schema: 'SequenceValid' } },
+    errors: [400, 413],
+  },
+  {
+    operationId: 'getSequence',
+    method: 'get',
+    path: '/v1/sequences/:id',
+    tag: 'sequences',
+    summary: 'A sequence, with its steps still to send',
+    params: sequenceId,
+    answers: { 200: { description: 'The sequence.', schema: 'Sequence' } },
+    errors: [404],
+  },
+  {
+    operationId: 'updateSequence',
+    method: 'put',
+    path: '/v1/sequences/:id',
+    tag: 'sequences',
+    summary: 'Save a new version of a sequence (followers already enrolled keep theirs)',
+    params: sequenceId,
+    body: { schema: 'SequenceDefinition' },
+    answers: { 200: { description: 'The sequence.', schema: 'Sequence' } },
+    errors: [400, 404, 409, 413],
+  },
+  {
+    operationId: 'getSequenceResults',
+    method: 'get',
+    path: '/v1/sequences/:id/results',
+    tag: 'sequences',
+    summary: "A sequence's outcomes per step, and per minute over the last 24 hours",
+    params: sequenceId,
+    answers: { 200: { description: 'The results.', schema: 'SequenceResults' } },
+    errors: [404],
+  },
+  {
+    operationId: 'testSendStep',
+    method: 'post',
+    path: '/v1/sequences/:id/test-send',
+    tag: 'sequences',
+    summary: 'Send one step to one follower, now',
+    params: sequenceId,
+    body: { schema: 'TestSendRequest' },
+    answers: { 201: { description: 'The message.', schema: 'Message' } },
+    errors: [400, 404, 413],
+  },
+  {
+    operationId: 'changeSequenceStatus',
+    method: 'post',
+    path: '/v1/sequences/:id/:action',
+    tag: 'sequences',
+    summary: "Change a sequence's status; pausing or archiving cancels its pending steps",
+    params: sequenceId.extend({ action: z.enum(SEQUENCE_ACTIONS).describe('The change.') }),
+    answers: { 200: { description: 'The sequence.', schema: 'Sequence' } },
+    errors: [404, 409],
+  },
+];
