@@ -177,6 +177,9 @@ export const accountViewSchema = z.object({
   updatedAt: z.string(),
 });
 
+/** `GET /v1/accounts`: every account. */
+export const accountListSchema = z.object({ accounts: z.array(accountViewSchema) });
+
 /** `POST /v1/accounts/:appId/check`: WeChat's answer to a fresh access-token request, in words. */
 export const accountCheckSchema = z.object({
   ok: z.boolean(),
@@ -207,5 +210,6 @@ export type AccountCreateBody = z.input<typeof accountCreateSchema>;
 export type AccountCreate = z.output<typeof accountCreateSchema>;
 export type AccountPatch = z.output<typeof accountPatchSchema>;
 export type AccountView = z.output<typeof accountViewSchema>;
+export type AccountList = z.output<typeof accountListSchema>;
 export type AccountCheck = z.output<typeof accountCheckSchema>;
 export type AccountDeleted = z.output<typeof accountDeletedSchema>;

@@ -4,8 +4,11 @@ import { MAX_REASON_CHARS } from './messages';
 /** Most message ids one `POST /v1/cancellations {ids}` may list. */
 export const MAX_CANCEL_IDS = 10_000;
 
-/** A message id as the API hands it out: a UUID (any case; compared and answered in lower case). */
-const MESSAGE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/**
+ * A message id as the API hands it out: a UUID (any case; compared and answered in lower case). Spelled
+ * without the `i` flag, which a JSON Schema `pattern` cannot carry.
+ */
+const MESSAGE_ID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 /** A hostile list may repeat thousands of ids; the answer names the first few. */
 const MAX_DUPLICATES_NAMED = 20;

@@ -17,8 +17,8 @@ export const maxLatenessMsSchema = z
   .min(1000)
   .max(30 * 86_400_000);
 
-/** `POST /v1/messages` (and each NDJSON batch line, and the body of a reschedule). */
-export const messageRequestSchema = z
+/** The fields of a message request, without the rule across them (a reschedule's body takes any subset). */
+const messageFieldsSchema = z
   .object({
     appId: z.string().min(1),
     openid: z.string().regex(OPENID_PATTERN, 'must be 1–128 letters, digits, _ or -'),
@@ -39,11 +39,30 @@ export const messageRequestSchema = z
     /** Counts against the account's frequency cap, as a sequence step does (default false: not capped). */
     frequencyCapped: z.boolean().optional(),
   })
-  .strict()
+  .strict();
+
+/** `POST /v1/messages` (and each NDJSON batch line, and a reschedule's request once merged). */
+export const messageRequestSchema = messageFieldsSchema
   .refine((r) => r.sendAt === undefined || r.delayMs === undefined, {
     message: 'give sendAt or delayMs, not both',
     path: ['sendAt'],
-  });
+  })
+  .describe('Give `sendAt` or `delayMs`, not both; neither sends now.');
+
+/**
+ * `PUT /v1/messages/:id` and `PUT /v1/messages/by-key/:appId/:cancelKey`: the new `sendAt` or `delayMs`,
+ * and any other field of a message request to change. By id, the fields left out are the old message's;
+ * by key, `appId` and `cancelKey` are the path's. The merged request is then checked as a new one.
+ */
+export const rescheduleRequestSchema = messageFieldsSchema
+  .partial()
+  // No default: a channel left out is the old message's.
+  .extend({ channel: z.enum(CHANNELS).optional() })
+  .refine((r) => r.sendAt !== undefined || r.delayMs !== undefined, {
+    message: 'give the new sendAt or delayMs',
+    path: ['sendAt'],
+  })
+  .describe('Give the new `sendAt` or `delayMs`.');
 
 /** `POST /v1/cancellations`: every message of a cancel key, or of a follower, from now on. */
 export const cancellationSchema = z
@@ -81,6 +100,12 @@ export const messageViewSchema = z.object({
   message: z.record(z.string(), z.unknown()),
 });
 
+/** `PUT /v1/messages/:id`: the replacement, and the id of the message it replaced (now cancelled). */
+export const rescheduledMessageSchema = messageViewSchema.extend({ replaces: z.string() });
+
+/** `PUT /v1/messages/by-key/:appId/:cancelKey`: the new message, and how many open ones of the key it cancelled. */
+export const rescheduledByKeySchema = messageViewSchema.extend({ cancelled: z.number() });
+
 /** One call to WeChat for a message, as `GET /v1/messages/:id` lists them. */
 export const deliveryAttemptSchema = z.object({
   attempt: z.number(),
@@ -109,6 +134,8 @@ export const cancellationViewSchema = z.object({
 
 export type MessageRequest = z.input<typeof messageRequestSchema>;
 export type MessageView = z.output<typeof messageViewSchema>;
+export type RescheduledMessage = z.output<typeof rescheduledMessageSchema>;
+export type RescheduledByKey = z.output<typeof rescheduledByKeySchema>;
 export type DeliveryAttempt = z.output<typeof deliveryAttemptSchema>;
 export type MessageDetail = z.output<typeof messageDetailSchema>;
 export type CancellationView = z.output<typeof cancellationViewSchema>;

@@ -9,6 +9,11 @@ const MAX_OFFSET_MS = 366 * 86_400_000;
 export const SEQUENCE_STATUSES = ['draft', 'active', 'paused', 'archived'] as const;
 /** The status a sequence is created in: `POST /v1/sequences` reads it beside the definition (default draft). */
 export const createStatusSchema = z.enum(['draft', 'active']);
+/** `POST /v1/sequences/:id/:action`: the status changes. */
+export const SEQUENCE_ACTIONS = ['activate', 'pause', 'resume', 'archive'] as const;
+
+/** `GET /v1/sequences?appId=`: the sequences of one account, or of all without `appId`. */
+export const sequenceListQuerySchema = z.object({ appId: z.string().optional() });
 
 const token = z.string().min(1).max(64);
 
@@ -55,6 +60,10 @@ export const varsSchema = z
     z.string().max(1000),
   )
   .refine((v) => Object.keys(v).length <= 50, 'at most 50 variables');
+/** `POST /v1/sequences`: a definition, and the status to create it in. */
+export const sequenceCreateSchema = sequenceDefinitionSchema.extend({
+  status: createStatusSchema.default('draft'),
+});
 
 /** `POST /v1/sequences/:id/test-send`: one step to one follower, now. */
 export const testSendSchema = z
@@ -119,12 +128,19 @@ export const sequenceViewSchema = z.object({
   cancelledSteps: z.number().optional(),
 });
 
+/** `GET /v1/sequences`. */
+export const sequenceListSchema = z.object({ sequences: z.array(sequenceViewSchema) });
+
+/** `POST /v1/sequences/validate`: the definition would be accepted (a refused one is a 400). */
+export const sequenceValidSchema = z.object({ ok: z.literal(true) });
+
 export type Trigger = z.output<typeof triggerSchema>;
 /** What the client sends to create or change a sequence (`status` only on create). */
-export type SequenceBody = z.input<typeof sequenceDefinitionSchema> & {
-  status?: z.input<typeof createStatusSchema>;
-};
+export type SequenceBody = z.input<typeof sequenceCreateSchema>;
 export type TemplateMessageView = z.output<typeof templateMessageViewSchema>;
 export type StepView = z.output<typeof stepViewSchema>;
 export type SequenceStatus = (typeof SEQUENCE_STATUSES)[number];
 export type SequenceView = z.output<typeof sequenceViewSchema>;
+export type SequenceAction = (typeof SEQUENCE_ACTIONS)[number];
+export type SequenceList = z.output<typeof sequenceListSchema>;
+export type SequenceValid = z.output<typeof sequenceValidSchema>;

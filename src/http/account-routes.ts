@@ -2,7 +2,7 @@ import { Router } from 'express';
 import type { z } from 'zod';
 import type { Account } from '../accounts/account';
 import { createAccount, patchAccount, removeAccount } from '../accounts/manage-accounts';
-import { accountCreateSchema, type AccountDeleted, accountPatchSchema } from '../contract';
+import { accountCreateSchema, type AccountDeleted, type AccountList, accountPatchSchema } from '../contract';
 import { NotFoundError, ValidationError } from '../errors';
 import { listPausedAccounts } from '../store/account-states';
 import { sentToday } from '../store/send-pacing';
@@ -44,7 +44,8 @@ export function createAccountRouter(deps: V1Deps): Router {
   const view = async (a: Account) => (await stateOf())(a);
 
   router.get('/', async (_req, res) => {
-    res.json({ accounts: deps.accounts.all().map(await stateOf()) });
+    const list: AccountList = { accounts: deps.accounts.all().map(await stateOf()) };
+    res.json(list);
   });
 
   router.post('/', async (req, res) => {

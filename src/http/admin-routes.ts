@@ -1,21 +1,7 @@
 import express, { Router, type RequestHandler } from 'express';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-
-/**
- * Only the app's own files may run or style the page, and it may only talk to its own origin: no inline
- * script, no eval, no third-party code. Images may come from https (news-card pictures in the preview).
- */
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data: https:",
-  "connect-src 'self'",
-  "base-uri 'self'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+import { pageHeaders } from './page-headers';
 
 /**
  * Where `npm run build` puts the app: `dist/admin`, next to `dist/http` when this file runs compiled;
@@ -30,17 +16,8 @@ function findRoot(candidates: readonly string[]): string | null {
 /** Where the api process mounts the admin app. */
 export const ADMIN_PATH = '/admin';
 
-const securityHeaders: RequestHandler = (_req, res, next) => {
-  res.set({
-    'Content-Security-Policy': CONTENT_SECURITY_POLICY,
-    // Always revalidate (ETag): a new build shows up on the next load, with no stale mix of old modules.
-    'Cache-Control': 'no-cache',
-    'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'no-referrer',
-    'X-Frame-Options': 'DENY',
-  });
-  next();
-};
+/** The admin page's images may come from https too: news-card pictures in the preview. */
+const securityHeaders = pageHeaders("'self' data: https:");
 
 /**
  * Serves the built admin web app (mounted at /admin): its static files, and index.html for any other

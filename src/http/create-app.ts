@@ -9,6 +9,7 @@ import { noSniff } from './no-sniff';
 import type { V1Deps } from './v1-deps';
 import { createV1Router } from './v1-routes';
 import { createWebhookRouter } from './webhook-routes';
+import { createDocsRouter } from './docs-routes';
 import { createComponentRouter } from './component-routes';
 import type { ConnectDeps } from '../accounts/connect-account';
 import { createPlatformCallbackRouter, createPlatformV1Router } from './platform-routes';
@@ -56,6 +57,8 @@ export function createApp(deps: AppDeps): Express {
   // Liveness and a bare readiness only: metrics and the readiness detail are on the ops listener.
   app.use(publicHealthRoutes(deps));
   app.use(ADMIN_PATH, createAdminRouter());
+  // The contract and its rendering are public: before the token that guards the rest of /v1.
+  app.use(createDocsRouter());
 
   const connect = deps.config.platform ? deps.connect : null;
   app.use(

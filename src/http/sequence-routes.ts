@@ -6,7 +6,6 @@ import {
   createSequence,
   pendingSteps,
   updateSequence,
-  type SequenceAction,
 } from '../sequences/manage-sequences';
 import { parseSequenceDefinition } from '../sequences/sequence-schema';
 import { missingPermissions } from '../accounts/permissions';
@@ -14,7 +13,15 @@ import { findSequence, listSequences } from '../store/sequence-store';
 import { sequenceResults } from '../store/sequence-results';
 import { scheduleMessages } from '../scheduling/schedule-messages';
 import { type IssueDetail, readableIssue, zodIssueDetails } from '../validation';
-import { createStatusSchema, testSendSchema } from '../contract';
+import {
+  createStatusSchema,
+  SEQUENCE_ACTIONS,
+  type SequenceAction,
+  sequenceListQuerySchema,
+  type SequenceList,
+  type SequenceValid,
+  testSendSchema,
+} from '../contract';
 import { addEnrollmentRoutes } from './enrollment-routes';
 import { renderStep } from '../sequences/render-step';
 import { messageView } from './message-view';
@@ -23,7 +30,6 @@ import { guardPathParams } from './input-guard';
 import { uuidParam } from './uuid-param';
 import type { V1Deps } from './v1-deps';
 
-const ACTIONS: readonly SequenceAction[] = ['activate', 'pause', 'resume', 'archive'];
 
 const sequenceId = (raw: string | string[] | undefined): string => uuidParam(raw, 'sequence');
 
@@ -48,12 +54,16 @@ export function createSequenceRouter(deps: V1Deps): Router {
 
   router.post('/validate', (req, res) => {
     parse(req.body);
-    res.json({ ok: true });
+    res.json({ ok: true } satisfies SequenceValid);
   });
 
   router.get('/', async (req, res) => {
-    const appId = typeof req.query.appId === 'string' ? req.query.appId : null;
-    res.json({ sequences: (await listSequences(deps.pool, appId)).map(sequenceView) });
+    const query = sequenceListQuerySchema.safeParse(req.query, { error: readableIssue });
+    if (!query.success) throw new ValidationError('invalid query', zodIssueDetails(query.error, 'query'));
+    const list: SequenceList = {
+      sequences: (await listSequences(deps.pool, query.data.appId ?? null)).map(sequenceView),
+    };
+    res.json(list);
   });
 
   router.post('/', async (req, res) => {
@@ -126,7 +136,7 @@ export function createSequenceRouter(deps: V1Deps): Router {
 
   router.post('/:id/:action', async (req, res) => {
     const action = req.params.action as SequenceAction;
-    if (!ACTIONS.includes(action)) throw new NotFoundError(`action ${req.params.action}`);
+    if (!SEQUENCE_ACTIONS.includes(action)) throw new NotFoundError(`action ${req.params.action}`);
     if (action === 'pause' || action === 'archive') deps.metrics.cancelled.inc({ scope: 'sequence' });
     const { sequence, cancelledSteps } = await changeSequenceStatus(
       deps.pool,

@@ -10,7 +10,14 @@ import { scheduleMessages } from '../scheduling/schedule-messages';
 import { readableIssue, zodIssueDetails } from '../validation';
 import { followerTimeline } from '../store/follower-timeline';
 import { rescheduleByKey, rescheduleMessage } from '../scheduling/reschedule';
-import { cancellationSchema, cancelQuerySchema, type CancellationView } from '../contract';
+import {
+  cancellationSchema,
+  cancelQuerySchema,
+  type CancellationView,
+  type RescheduledByKey,
+  type RescheduledMessage,
+  rescheduleRequestSchema,
+} from '../contract';
 import { createAccountRouter } from './account-routes';
 import { messageDetailView, messageView } from './message-view';
 import { createSequenceRouter } from './sequence-routes';
@@ -26,6 +33,18 @@ function jsonBody(body: unknown): unknown {
     throw new ValidationError('the body must be a JSON object sent with Content-Type: application/json');
   }
   return body;
+}
+
+/**
+ * A reschedule's body, once it names the new time and holds only request fields. The body itself is
+ * returned, not the parsed value: the request it is merged into is parsed whole, and defaults filled in
+ * here would overwrite the old message's fields.
+ */
+function rescheduleBody(raw: unknown): Record<string, unknown> {
+  const body = jsonBody(raw);
+  const parsed = rescheduleRequestSchema.safeParse(body, { error: readableIssue });
+  if (!parsed.success) throw new ValidationError('invalid reschedule', zodIssueDetails(parsed.error, ''));
+  return body as Record<string, unknown>;
 }
 
 const messageId = (raw: string | string[] | undefined): string => uuidParam(raw, 'message');
@@ -51,12 +70,7 @@ export function createV1Router(deps: V1Deps): Router {
 
   // Move a reminder: by id (the replacement inherits what the body does not say) or by cancel key.
   router.put('/messages/by-key/:appId/:cancelKey', async (req, res) => {
-    const body = jsonBody(req.body) as Record<string, unknown>;
-    if (body.sendAt === undefined && body.delayMs === undefined) {
-      throw new ValidationError('invalid reschedule', [
-        { path: 'sendAt', message: 'give the new sendAt or delayMs' },
-      ]);
-    }
+    const body = rescheduleBody(req.body);
     const input = {
       ...parseScheduleRequest(
         { ...body, appId: req.params.appId, cancelKey: req.params.cancelKey },
@@ -69,19 +83,14 @@ export function createV1Router(deps: V1Deps): Router {
       { ...input, cancelKey: input.cancelKey! },
       ACTOR,
     );
-    res.status(201).json({ ...messageView(message), cancelled });
+    res.status(201).json({ ...messageView(message), cancelled } satisfies RescheduledByKey);
   });
 
   router.put('/messages/:id', async (req, res) => {
     const id = messageId(req.params.id);
     const old = await findMessage(deps.pool, id);
     if (!old) throw new NotFoundError(`message ${id}`);
-    const body = jsonBody(req.body) as Record<string, unknown>;
-    if (body.sendAt === undefined && body.delayMs === undefined) {
-      throw new ValidationError('invalid reschedule', [
-        { path: 'sendAt', message: 'give the new sendAt or delayMs' },
-      ]);
-    }
+    const body = rescheduleBody(req.body);
     const input = parseScheduleRequest(
       {
         appId: old.appId,
@@ -100,7 +109,7 @@ export function createV1Router(deps: V1Deps): Router {
       { ...input, requestId: req.requestId },
       ACTOR,
     );
-    res.status(201).json({ ...messageView(message), replaces });
+    res.status(201).json({ ...messageView(message), replaces } satisfies RescheduledMessage);
   });
 
   router.post('/messages', async (req, res) => {

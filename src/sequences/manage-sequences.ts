@@ -10,7 +10,7 @@ import {
   type Sequence,
   setStatus,
 } from '../store/sequence-store';
-import type { SequenceStatus } from '../contract';
+import type { SequenceAction, SequenceStatus } from '../contract';
 
 /** Creates a sequence (version 1), as a draft or active at once. */
 export async function createSequence(
@@ -45,16 +45,12 @@ export async function updateSequence(pool: Pool, id: string, d: SequenceDefiniti
   });
 }
 
-const TRANSITIONS: Record<
-  'activate' | 'pause' | 'resume' | 'archive',
-  { from: SequenceStatus[]; to: SequenceStatus }
-> = {
+const TRANSITIONS: Record<SequenceAction, { from: SequenceStatus[]; to: SequenceStatus }> = {
   activate: { from: ['draft'], to: 'active' },
   pause: { from: ['active'], to: 'paused' },
   resume: { from: ['paused'], to: 'active' },
   archive: { from: ['draft', 'active', 'paused'], to: 'archived' },
 };
-export type SequenceAction = keyof typeof TRANSITIONS;
 
 /**
  * Changes a sequence's status. Pausing or archiving stops new enrollments and cancels every pending step

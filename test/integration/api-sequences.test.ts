@@ -38,6 +38,22 @@ describe('/v1/sequences', () => {
     expect(await res.json()).toMatchObject({ name: 'spring welcome', status: 'active', version: 1 });
   });
 
+  it("lists one account's sequences with ?appId=, and refuses a repeated appId, naming query.appId", async () => {
+    expect((await send('POST', '/v1/sequences', spring())).status).toBe(201);
+    const mine = (await (await send('GET', `/v1/sequences?appId=${APP_ID}`)).json()) as {
+      sequences: { appId: string }[];
+    };
+    expect(mine.sequences.length).toBeGreaterThan(0);
+    expect(mine.sequences.every((s) => s.appId === APP_ID)).toBe(true);
+    expect(await (await send('GET', '/v1/sequences?appId=wxnobody')).json()).toEqual({ sequences: [] });
+
+    const repeated = await send('GET', `/v1/sequences?appId=${APP_ID}&appId=wxnobody`);
+    expect(repeated.status).toBe(400);
+    expect(await repeated.json()).toEqual({
+      error: expect.objectContaining({ details: [{ path: 'query.appId', message: 'must be a string' }] }),
+    });
+  });
+
   it('refuses a 4th step at +2 h after a follow, naming the step and the rule, and writes nothing', async () => {
     const before = await h.db.pool.query('SELECT count(*)::int AS n FROM sequences');
     const res = await send(

@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { APP_ID_PARAMETER, type Operation } from './operation';
+
+const appId = z.object({ appId: APP_ID_PARAMETER });
+
+/** `/v1/accounts…` and `/v1/platform…`. */
+export const ACCOUNT_OPERATIONS: readonly Operation[] = [
+  {
+    operationId: 'listAccounts',
+    method: 'get',
+    path: '/v1/accounts',
+    tag: 'accounts',
+    summary: 'Every account (never a secret)',
+    answers: { 200: { description: 'The accounts.', schema: 'AccountList' } },
+    errors: [],
+  },
+  {
+    operationId: 'createAccount',
+    method: 'post',
+    path: '/v1/accounts',
+    tag: 'accounts',
+    summary: 'Add an own account (its AppSecret)',
+    body: { schema: 'AccountCreateRequest' },
+    answers: { 201: { description: 'The account.', schema: 'Account' } },
+    errors: [400, 409, 413],
+  },
+  {
+    operationId: 'getAccount',
+    method: 'get',
+    path: '/v1/accounts/:appId',
+    tag: 'accounts',
+    summary: 'One account',
+    params: appId,
+    answers: { 200: { description: 'The account.', schema: 'Account' } },
+    errors: [404],
+  },
+  {
+    operationId: 'changeAccount',
+    method: 'patch',
+    path: '/v1/accounts/:appId',
+    tag: 'accounts',
+    summary: 'Change an account: the fields given',
+    params: appId,
+    body: { schema: 'AccountPatchRequest' },
+    answers: { 200: { description: 'The account.', schema: 'Account' } },
+    errors: [400, 404, 413],
+  },
+  {
+    operationId: 'deleteAccount',
+    method: 'delete',
+    path: '/v1/accounts/:appId',
+    tag: 'accounts',
+    summary: 'Delete an account; its open messages are cancelled',
+    params: appId,
+    answers: { 200: { description: 'Deleted.', schema: 'AccountDeleted' } },
+    errors: [404],
+  },
+  {
+    operationId: 'checkAccount',
+    method: 'post',
+    path: '/v1/accounts/:appId/check',
+    tag: 'accounts',
+    summary: "Ask WeChat for a fresh access token with the account's AppSecret",
+    params: appId,
+    answers: { 200: { description: "WeChat's answer, in words.", schema: 'AccountCheck' } },
+    errors: [400, 404],
+  },
+  {
+    operationId: 'getPlatform',
+    method: 'get',
+    path: '/v1/platform',
+    tag: 'platform',
+    summary: 'Whether the service runs as a WeChat third-party platform',
+    answers: { 200: { description: 'The platform.', schema: 'Platform' } },
+    errors: [],
+  },
+  {
+    operationId: 'startAuthorization',
+    method: 'post',
+    path: '/v1/platform/authorizations',
+    tag: 'platform',
+    summary: 'Start connecting an official account through the platform (404 when it is not configured)',
+    body: { schema: 'AuthorizationStartRequest' },
+    answers: { 201: { description: 'The link to open.', schema: 'AuthorizationStarted' } },
+    errors: [400, 404, 413],
+  },
+];

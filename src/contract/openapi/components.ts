@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import {
+  accountCheckSchema,
+  accountCreateSchema,
+  accountDeletedSchema,
+  accountListSchema,
+  accountPatchSchema,
+  accountViewSchema,
+  authorizationStartedSchema,
+  authorizationStartSchema,
+  batchAnswerLineSchema,
+  cancelByIdsSchema,
+  cancelByIdsViewSchema,
+  cancellationSchema,
+  cancellationViewSchema,
+  enrollmentBatchAnswerLineSchema,
+  enrollmentRequestSchema,
+  enrollmentViewSchema,
+  errorBodySchema,
+  followerTimelineSchema,
+  messageDetailSchema,
+  messageRequestSchema,
+  messageViewSchema,
+  platformViewSchema,
+  rescheduledByKeySchema,
+  rescheduledMessageSchema,
+  rescheduleRequestSchema,
+  sequenceCreateSchema,
+  sequenceDefinitionSchema,
+  sequenceListSchema,
+  sequenceResultsSchema,
+  sequenceValidSchema,
+  sequenceViewSchema,
+  testSendSchema,
+} from '..';
+
+/**
+ * The request bodies, by the name the document gives them, described as a client writes them (a field with
+ * a default may be left out).
+ */
+export const REQUEST_SCHEMAS = {
+  MessageRequest: messageRequestSchema,
+  RescheduleRequest: rescheduleRequestSchema,
+  CancellationRequest: z.union([cancellationSchema, cancelByIdsSchema]),
+  AccountCreateRequest: accountCreateSchema,
+  AccountPatchRequest: accountPatchSchema,
+  SequenceCreateRequest: sequenceCreateSchema,
+  SequenceDefinition: sequenceDefinitionSchema,
+  TestSendRequest: testSendSchema,
+  EnrollmentRequest: enrollmentRequestSchema,
+  AuthorizationStartRequest: authorizationStartSchema,
+} as const;
+
+/** The answers, by name, described as the service writes them. */
+export const ANSWER_SCHEMAS = {
+  Message: messageViewSchema,
+  MessageDetail: messageDetailSchema,
+  RescheduledMessage: rescheduledMessageSchema,
+  RescheduledByKey: rescheduledByKeySchema,
+  BatchAnswerLine: batchAnswerLineSchema,
+  Cancellation: cancellationViewSchema,
+  CancelByIds: cancelByIdsViewSchema,
+  FollowerTimeline: followerTimelineSchema,
+  AccountList: accountListSchema,
+  Account: accountViewSchema,
+  AccountCheck: accountCheckSchema,
+  AccountDeleted: accountDeletedSchema,
+  SequenceList: sequenceListSchema,
+  Sequence: sequenceViewSchema,
+  SequenceValid: sequenceValidSchema,
+  SequenceResults: sequenceResultsSchema,
+  Enrollment: enrollmentViewSchema,
+  EnrollmentBatchAnswerLine: enrollmentBatchAnswerLineSchema,
+  Platform: platformViewSchema,
+  AuthorizationStarted: authorizationStartedSchema,
+  Error: errorBodySchema,
+  /** `GET /v1/openapi.json`: this document, an OpenAPI 3.1 object. */
+  OpenApiDocument: z.record(z.string(), z.unknown()),
+} as const;
+
+export type RequestSchemaName = keyof typeof REQUEST_SCHEMAS;
+export type AnswerSchemaName = keyof typeof ANSWER_SCHEMAS;
+
+/** A JSON Schema (2020-12, OpenAPI 3.1's dialect) as zod writes it. */
+export type JsonSchema = z.core.JSONSchema.BaseSchema;
+
+/** The JSON Schemas of `schemas` under their names, one referring to another as `#/components/schemas/<name>`. */
+export function componentSchemas(
+  schemas: Readonly<Record<string, z.ZodType>>,
+  io: 'input' | 'output',
+): Record<string, JsonSchema> {
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of Object.entries(schemas)) registry.add(schema, { id });
+  const converted = z.toJSONSchema(registry, { io, uri: (id) => `#/components/schemas/${id}` }).schemas;
+  return Object.fromEntries(
+    // Each comes out as a document of its own, with a dialect and an id (its URI, a fragment: not a valid
+    // `$id`); inside the OpenAPI document the dialect is implied and the component's name is its address.
+    Object.entries(converted).map(([id, { $schema: _dialect, $id: _uri, ...schema }]) => [id, schema]),
+  );
+}
