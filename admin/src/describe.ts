@@ -1,5 +1,5 @@
 import { h } from './dom.js';
-import type { InteractionKind, SequenceStatus, Trigger } from './types.js';
+import type { ExitCondition, InteractionKind, SequenceStatus, Trigger } from './types.js';
 
 /** The trigger in marketing's words. */
 export function describeTrigger(t: Trigger): string {
@@ -12,11 +12,38 @@ export function describeTrigger(t: Trigger): string {
       return `Menu click “${t.key}”`;
     case 'keyword':
       return `Message containing “${t.keyword}”`;
+    case 'event':
+      return `API event “${t.name}”`;
   }
 }
 
-/** The interaction a trigger is, for the window rules (the API's `triggerKind`). */
-export function triggerKind(t: Trigger): InteractionKind {
+/** An exit condition in marketing's words. */
+export function describeExit(c: ExitCondition): string {
+  switch (c.type) {
+    case 'message':
+      return c.keyword === undefined ? 'Any message' : `Message containing “${c.keyword}”`;
+    case 'click':
+      return `Menu click “${c.key}”`;
+    case 'event':
+      return `API event “${c.name}”`;
+  }
+}
+
+/** A results key of `exited` (an exit's ledger reason, or `unsubscribed`) in marketing's words. */
+export function exitLabel(reason: string): string {
+  const [, type, param] = /^exit:(message|click|event)(?::(.*))?$/s.exec(reason) ?? [];
+  if (type === 'message') return param === undefined ? 'Any message' : `Message containing “${param}”`;
+  if (type === 'click') return `Menu click “${param}”`;
+  if (type === 'event') return `API event “${param}”`;
+  return reason === 'unsubscribed' ? 'Unfollowed' : reason;
+}
+
+/**
+ * The interaction a trigger is, for the window rules (the API's `triggerKind`); null for an API event,
+ * which opens no window.
+ */
+export function triggerKind(t: Trigger): InteractionKind | null {
+  if (t.type === 'event') return null;
   return t.type === 'keyword' ? 'message' : t.type;
 }
 

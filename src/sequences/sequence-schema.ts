@@ -1,6 +1,7 @@
 import { missingPermissionMessage, type PermissionChannel } from '../accounts/permissions';
 import { ValidationError } from '../errors';
-import { sequenceDefinitionSchema, type Trigger } from '../contract';
+import { type ExitCondition, sequenceDefinitionSchema, type Trigger } from '../contract';
+import { exitReason } from './exits';
 import { type IssueDetail, readableIssue, zodIssueDetails } from '../validation';
 import {
   parseCustomMessage,
@@ -32,19 +33,42 @@ export interface SequenceDefinition {
   readonly steps: readonly Step[];
   /** Enroll a follower at most once ever, rather than once per trigger event. */
   readonly oncePerFollower: boolean;
+  /** What ends a follower's enrollment early (the rest of its steps cancelled). */
+  readonly exits: readonly ExitCondition[];
 }
 
-/** The interaction a trigger is, for the contact-window rules. */
-export function triggerKind(trigger: Trigger): InteractionKind {
+/**
+ * The interaction a trigger is, for the contact-window rules; null for an `event`, which another system
+ * posts: it opens no window, so its steps go out only while one the follower opened is still open.
+ */
+export function triggerKind(trigger: Trigger): InteractionKind | null {
+  if (trigger.type === 'event') return null;
   return trigger.type === 'keyword' ? 'message' : trigger.type;
+}
+
+/** A detail for each exit condition that repeats an earlier one (keywords compared as they match). */
+function duplicateExits(exits: readonly ExitCondition[]): IssueDetail[] {
+  const seen = new Map<string, number>();
+  return exits.flatMap((condition, i) => {
+    const reason = exitReason(condition);
+    const first = seen.get(reason);
+    if (first === undefined) {
+      seen.set(reason, i);
+      return [];
+    }
+    return [{ path: `exits.${i}`, message: `repeats exits.${first} (${reason})` }];
+  });
 }
 
 /**
  * Parses a sequence definition, validating every step's message and fallback, the step order, and that
  * each step can be delivered under the account's window policy: a step past its trigger's window, or
  * beyond the window's message count, is refused unless it has a template fallback — with a message that
- * names the step and says why. `policyOf` returns the policy of a configured account, `undefined` else;
- * `missingOf` the channels a platform account's permissions do not allow (a step using one is refused).
+ * names the step and says why. An `event` trigger opens no window, so its steps are not checked: each
+ * goes out if a window the follower opened is open at due time, else on its fallback, else is skipped.
+ * An exit condition that repeats another is refused. `policyOf` returns the policy of a configured
+ * account, `undefined` else; `missingOf` the channels a platform account's permissions do not allow (a
+ * step using one is refused).
  */
 export function parseSequenceDefinition(
   input: unknown,
@@ -58,6 +82,8 @@ export function parseSequenceDefinition(
   const policy = policyOf(d.appId);
   const missing = missingOf(d.appId);
   if (policy === undefined) details.push({ path: 'appId', message: `no account ${d.appId} is configured` });
+  details.push(...duplicateExits(d.exits));
+  const kind = triggerKind(d.trigger);
 
   const steps: Step[] = [];
   d.steps.forEach((s, i) => {
@@ -85,8 +111,7 @@ export function parseSequenceDefinition(
         message: 'steps must be in order: this one is earlier than the step before',
       });
     }
-    if (policy && !fallback) {
-      const kind = triggerKind(d.trigger);
+    if (policy && kind && !fallback) {
       const rule = policy[kind];
       const where = `step ${i + 1} at +${formatDuration(s.offsetMs) || '0 s'}`;
       if (s.offsetMs >= rule.windowMs) {
@@ -111,5 +136,12 @@ export function parseSequenceDefinition(
     }
   });
   if (details.length > 0) throw new ValidationError('invalid sequence', details);
-  return { appId: d.appId, name: d.name, trigger: d.trigger, steps, oncePerFollower: d.oncePerFollower };
+  return {
+    appId: d.appId,
+    name: d.name,
+    trigger: d.trigger,
+    steps,
+    oncePerFollower: d.oncePerFollower,
+    exits: d.exits,
+  };
 }

@@ -10,12 +10,27 @@ export interface GeneralFields {
   oncePerFollower(): boolean;
 }
 
+/** Each trigger type: its label, its parameter's label, and the parameter's field in the API's trigger. */
 const TRIGGERS = [
-  ['subscribe', 'Follow', 'QR scene (optional: only follows from that QR code)'],
-  ['scan', 'QR code scan', 'QR scene'],
-  ['click', 'Menu click', 'Menu key (EventKey)'],
-  ['keyword', 'Message containing a keyword', 'Keyword, e.g. 课程'],
+  ['subscribe', 'Follow', 'QR scene (optional: only follows from that QR code)', 'scene'],
+  ['scan', 'QR code scan', 'QR scene', 'scene'],
+  ['click', 'Menu click', 'Menu key (EventKey)', 'key'],
+  ['keyword', 'Message containing a keyword', 'Keyword, e.g. 课程', 'keyword'],
+  ['event', 'API event (posted by another system)', 'Event name, e.g. course_signup', 'name'],
 ] as const;
+
+function paramOf(t: Trigger): string {
+  switch (t.type) {
+    case 'click':
+      return t.key;
+    case 'keyword':
+      return t.keyword;
+    case 'event':
+      return t.name;
+    default:
+      return t.scene ?? '';
+  }
+}
 
 export function createGeneralFields(accounts: readonly Account[], initial: Sequence | null): GeneralFields {
   const account = h(
@@ -42,13 +57,13 @@ export function createGeneralFields(accounts: readonly Account[], initial: Seque
     TRIGGERS.map(([v, label]) => h('option', { value: v, selected: v === (t?.type ?? 'subscribe') }, label)),
   );
   const param = h('input', { type: 'text', name: 'trigger-param' });
-  param.value = !t ? '' : t.type === 'click' ? t.key : t.type === 'keyword' ? t.keyword : (t.scene ?? '');
+  param.value = t ? paramOf(t) : '';
   const paramRow = field('', param);
   const paramLabel = paramRow.querySelector('.label')!;
   const syncParam = () => {
     const spec = TRIGGERS.find(([v]) => v === type.value) ?? TRIGGERS[0];
     paramLabel.textContent = spec[2];
-    paramRow.dataset.path = `trigger.${type.value === 'click' ? 'key' : type.value === 'keyword' ? 'keyword' : 'scene'}`;
+    paramRow.dataset.path = `trigger.${spec[3]}`;
   };
   type.addEventListener('change', syncParam);
   syncParam();
@@ -85,6 +100,8 @@ export function createGeneralFields(accounts: readonly Account[], initial: Seque
           return { type: 'click', key: p };
         case 'keyword':
           return { type: 'keyword', keyword: p };
+        case 'event':
+          return { type: 'event', name: p };
         default:
           return p ? { type: 'subscribe', scene: p } : { type: 'subscribe' };
       }

@@ -2,6 +2,7 @@ import { ApiError, seg } from '../api.js';
 import { triggerKind } from '../describe.js';
 import { h, replace } from '../dom.js';
 import { clearErrors, showErrors } from '../editor/field-errors.js';
+import { createExitFields } from '../editor/exit-fields.js';
 import { createGeneralFields, type GeneralFields } from '../editor/general-fields.js';
 import { phonePreview } from '../editor/phone-preview.js';
 import { createStepCard, type StepCard } from '../editor/step-card.js';
@@ -35,6 +36,7 @@ export const sequenceEditorPage: PageFactory = (ctx, params) => {
 
 function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: Sequence | null): () => void {
   const general: GeneralFields = createGeneralFields(accounts, initial);
+  const exits = createExitFields(initial?.exits ?? [], () => changed());
   const cards: StepCard[] = [];
   const stepsEl = h('div', { class: 'steps', 'data-path': 'steps' }, h('div', { class: 'error-slot' }));
   const aside = h('aside', { class: 'editor-aside' });
@@ -68,6 +70,7 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
       trigger: general.trigger(),
       steps,
       oncePerFollower: general.oncePerFollower(),
+      exits: exits.exits(),
     };
     return { body, problems };
   };
@@ -196,6 +199,7 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
       },
       'Add step',
     ),
+    exits.el,
     h('div', { class: 'save-bar' }, summary, h('div', { class: 'actions' }, buttons)),
   );
   replace(

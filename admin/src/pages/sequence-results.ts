@@ -5,6 +5,7 @@ import { h, replace } from '../dom.js';
 import { duration, offsetLabel, total, when } from '../format.js';
 import { BASE, type PageFactory } from '../router.js';
 import { actionButtons } from '../sequence-actions.js';
+import { exitsSummary } from './sequence-exits.js';
 import type { Sequence, SequenceResults, StepResult } from '../types.js';
 
 const REFRESH_MS = 4000;
@@ -70,6 +71,7 @@ export const sequenceResultsPage: PageFactory = (ctx, params) => {
   const head = h('div', { class: 'page-head' }, h('h1', {}, 'Sequence'));
   const meta = h('p', { class: 'muted' });
   const tiles = h('div', { class: 'tiles' });
+  const exits = h('div', { id: 'exits' });
   const chart = h('div', {});
   const tbody = h('tbody');
   const updated = h('p', { class: 'muted small' });
@@ -99,10 +101,12 @@ export const sequenceResultsPage: PageFactory = (ctx, params) => {
       `${describeTrigger(sequence.trigger)} · ${sequence.appId} · version ${sequence.version} · `,
       `${sequence.steps.length} steps · updated ${when(sequence.updatedAt)}`,
     );
+    replace(exits, exitsSummary(sequence, results));
     const sum = (f: (r: StepResult) => number) => results.steps.reduce((a, r) => a + f(r), 0);
     replace(
       tiles,
       tile('Enrolled', results.enrolled),
+      tile('Exited', total(results.exited), 'exited'),
       tile(
         'Scheduled',
         sum((r) => r.scheduled),
@@ -182,6 +186,7 @@ export const sequenceResultsPage: PageFactory = (ctx, params) => {
     head,
     meta,
     tiles,
+    exits,
     h('h2', {}, 'Over time'),
     chart,
     h('h2', {}, 'Per step'),

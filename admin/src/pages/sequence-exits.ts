@@ -1,0 +1,28 @@
+import { describeExit, exitLabel } from '../describe.js';
+import { h } from '../dom.js';
+import type { Sequence, SequenceResults } from '../types.js';
+
+/** The exit conditions, and how many enrollments ended early by each (and by unfollowing). */
+export function exitsSummary(sequence: Sequence, results: SequenceResults): HTMLElement {
+  const counts = Object.entries(results.exited);
+  return h(
+    'div',
+    {},
+    h(
+      'p',
+      { class: 'muted small' },
+      sequence.exits.length
+        ? `Ends early on: ${sequence.exits.map(describeExit).join(' · ')}`
+        : 'No exit conditions (an unfollow still ends it).',
+    ),
+    counts.length
+      ? h(
+          'ul',
+          { class: 'reasons', 'data-test': 'exited' },
+          counts.map(([reason, n]) =>
+            h('li', { 'data-exit': reason }, h('strong', {}, n), ' ', exitLabel(reason)),
+          ),
+        )
+      : null,
+  );
+}
