@@ -113,6 +113,7 @@ describe('the admin web app', () => {
       page.locator('.exit-row[data-path="exits.1"] .field-error'),
       'repeats exits.0 (exit:message:stop)',
     );
+    await browser.screenshot('editor-exits');
     await page.locator('.exit-row[data-path="exits.1"] >> text=Remove').click();
     await page.click('[data-test="add-exit"]');
     await page.locator('.exit-row select[name="exit-type"]').last().selectOption('click');
