@@ -59,7 +59,7 @@ export async function postFollowerEvent(
       enrolled: started(steps),
     };
     await saveFollowerEventAnswer(client, recorded.id, view);
-    deps.metrics.cancelled.inc({ scope: 'enrollment' }, exited.length);
+    if (exited.length > 0) deps.metrics.cancelled.inc({ scope: 'enrollment' }, exited.length);
     outcome.result = { view, created: true };
     return steps;
   });

@@ -123,7 +123,8 @@ async function applyRound(
     })),
     ACTOR,
   );
-  deps.metrics.cancelled.inc({ scope: 'enrollment' }, exited.flat().length);
+  const ends = exited.flat().length;
+  if (ends > 0) deps.metrics.cancelled.inc({ scope: 'enrollment' }, ends);
   const exitsOf = new Map(exiting.map(({ t }, i) => [t.row.id, exited[i].length]));
   for (const { t, push } of leaving) outcomes.set(t.row.id, await unfollow(deps, client, t.row, push));
 

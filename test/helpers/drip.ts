@@ -47,3 +47,9 @@ export async function expectEventually(
 ): Promise<void> {
   expect((await waitFor(check, timeoutMs)) ? what : `timed out waiting for ${what}`).toBe(what);
 }
+
+/** `wechat_drip_messages_cancelled_total{scope="enrollment"}` of a service: the exits it counted so far. */
+export async function exitsCountedBy(service: Service): Promise<number> {
+  const { values } = await service.metrics.cancelled.get();
+  return values.find((v) => v.labels.scope === 'enrollment')?.value ?? 0;
+}

@@ -4,7 +4,14 @@ import { CLAIM_LOCK_KEY } from '../../src/store/ledger';
 import { APP_ID, createHarness, type Harness } from '../helpers/harness';
 import { expectNothingMore } from '../helpers/expect-nothing-more';
 import { anOpenid } from '../helpers/builders';
-import { createSequence, expectEventually, receivedTexts, SHORT_WINDOWS, textSteps } from '../helpers/drip';
+import {
+  createSequence,
+  exitsCountedBy,
+  expectEventually,
+  receivedTexts,
+  SHORT_WINDOWS,
+  textSteps,
+} from '../helpers/drip';
 
 const ACCOUNT = { appId: APP_ID, secret: 'test-secret', token: 'eventtoken', windowPolicy: SHORT_WINDOWS };
 
@@ -60,6 +67,7 @@ async function shopping(label: string): Promise<string> {
 describe('POST /v1/followers/:appId/:openid/events', () => {
   it('ends the enrollment the event is an exit of and starts the sequence it triggers', async () => {
     const openid = await shopping('o-buyer');
+    const exitsCounted = await exitsCountedBy(service);
     const res = await postEvent(openid, { name: 'purchased', idempotencyKey: 'order-1' });
     expect(res.status).toBe(201);
     const answer = (await res.json()) as FollowerEventView;
@@ -90,6 +98,7 @@ describe('POST /v1/followers/:appId/:openid/events', () => {
       exited: Record<string, number>;
     };
     expect(counts.exited).toEqual({ 'exit:event:purchased': 1 });
+    expect(await exitsCountedBy(service)).toBe(exitsCounted + 1);
 
     // The same key again: the first answer, and nothing written.
     const before = await written();

@@ -3,7 +3,14 @@ import type { Service } from '../../src/main/start-service';
 import { APP_ID, createHarness, type Harness } from '../helpers/harness';
 import { expectNothingMore } from '../helpers/expect-nothing-more';
 import { anOpenid } from '../helpers/builders';
-import { createSequence, expectEventually, receivedTexts, SHORT_WINDOWS, textSteps } from '../helpers/drip';
+import {
+  createSequence,
+  exitsCountedBy,
+  expectEventually,
+  receivedTexts,
+  SHORT_WINDOWS,
+  textSteps,
+} from '../helpers/drip';
 
 const ACCOUNT = { appId: APP_ID, secret: 'test-secret', token: 'exittoken', windowPolicy: SHORT_WINDOWS };
 
@@ -54,6 +61,7 @@ describe('exit conditions', () => {
     const openid = anOpenid('o-stop');
     await h.simulator.push('scan', openid, { appId: APP_ID, scene: 'stop-drip' });
     await expectEventually('step 1', () => receivedTexts(h, openid).includes('stop 1'));
+    const exitsCounted = await exitsCountedBy(service);
     await h.simulator.push('message', openid, { appId: APP_ID, content: '请帮我退订' });
     await expectEventually('the message processed', async () => (await messageOutcome(openid)) !== null);
 
@@ -64,6 +72,7 @@ describe('exit conditions', () => {
     ]);
     const counts = await results(id);
     expect(counts.exited).toEqual({ 'exit:message:退订': 1 });
+    expect(await exitsCountedBy(service)).toBe(exitsCounted + 1);
     expect(counts.steps.map((s) => s.cancelled)).toEqual([0, 1, 1]);
   });
 
