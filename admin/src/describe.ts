@@ -1,6 +1,6 @@
 import { h } from './dom.js';
 import { hasKey, t } from './i18n/index.js';
-import type { InteractionKind, SequenceStatus, Trigger } from './types.js';
+import type { ExitCondition, InteractionKind, SequenceStatus, Trigger } from './types.js';
 
 /** The trigger in marketing's words. */
 export function describeTrigger(trigger: Trigger): string {
@@ -16,12 +16,40 @@ export function describeTrigger(trigger: Trigger): string {
       return words.keyword(trigger.keyword);
     case 'api':
       return words.api;
+    case 'event':
+      return words.event(trigger.name);
   }
 }
 
-/** The interaction a trigger is, for the window rules (the API's `triggerKind`); null for `api`. */
+/** An exit condition in marketing's words. */
+export function describeExit(c: ExitCondition): string {
+  const words = t().exits;
+  switch (c.type) {
+    case 'message':
+      return c.keyword === undefined ? words.anyMessage : words.messageContaining(c.keyword);
+    case 'click':
+      return words.click(c.key);
+    case 'event':
+      return words.event(c.name);
+  }
+}
+
+/** A results key of `exited` (an exit's ledger reason, or `unsubscribed`) in marketing's words. */
+export function exitLabel(reason: string): string {
+  const words = t().exits;
+  const [, type, param] = /^exit:(message|click|event)(?::(.*))?$/s.exec(reason) ?? [];
+  if (type === 'message') return param === undefined ? words.anyMessage : words.messageContaining(param);
+  if (type === 'click') return words.click(param);
+  if (type === 'event') return words.event(param);
+  return reason === 'unsubscribed' ? words.unfollowed : reason;
+}
+
+/**
+ * The interaction a trigger is, for the window rules (the API's `triggerKind`); null for an API event or
+ * `api` (enrollments through the API), which open no window.
+ */
 export function triggerKind(trigger: Trigger): InteractionKind | null {
-  if (trigger.type === 'api') return null;
+  if (trigger.type === 'event' || trigger.type === 'api') return null;
   return trigger.type === 'keyword' ? 'message' : trigger.type;
 }
 

@@ -12,6 +12,7 @@ export type {
   AuthorizationStarted,
   DeliveryAttempt,
   ErrorDetail,
+  ExitCondition,
   FollowerTimeline,
   InteractionKind,
   /** A message as `GET /v1/messages/:id` answers it, with its delivery attempts. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { INTERACTION_KINDS } from './accounts';
 import { messageViewSchema } from './messages';
+import { eventNameSchema } from './sequences';
 
 const followerStateSchema = z.object({
   subscribed: z.boolean(),
@@ -48,6 +49,42 @@ export const followerTimelineSchema = z.object({
   messages: z.array(timelineMessageSchema),
 });
 
+/** `POST /v1/followers/:appId/:openid/events`: something another system knows the follower did. */
+export const followerEventRequestSchema = z
+  .object({
+    name: eventNameSchema,
+    /** A repeat with the same key answers the first answer and changes nothing. */
+    idempotencyKey: z.string().min(1).max(200).optional(),
+  })
+  .strict();
+
+/** An enrollment the event ended: `reason` names the exit condition, `cancelled` the steps it stopped. */
+const exitedEnrollmentSchema = z.object({
+  sequenceId: z.string(),
+  enrollmentId: z.string(),
+  reason: z.string(),
+  cancelled: z.number(),
+});
+
+/** An enrollment the event started, with how many steps it scheduled. */
+const startedEnrollmentSchema = z.object({
+  sequenceId: z.string(),
+  enrollmentId: z.string(),
+  steps: z.number(),
+});
+
+/** The answer to a follower event (`201`, or `200` with the first answer for a repeated idempotencyKey). */
+export const followerEventViewSchema = z.object({
+  eventId: z.string(),
+  name: z.string(),
+  at: z.string(),
+  exited: z.array(exitedEnrollmentSchema),
+  enrolled: z.array(startedEnrollmentSchema),
+});
+
 export type FollowerState = z.output<typeof followerStateSchema>;
 export type TimelineMessage = z.output<typeof timelineMessageSchema>;
 export type FollowerTimeline = z.output<typeof followerTimelineSchema>;
+export type ExitedEnrollment = z.output<typeof exitedEnrollmentSchema>;
+export type StartedEnrollment = z.output<typeof startedEnrollmentSchema>;
+export type FollowerEventView = z.output<typeof followerEventViewSchema>;

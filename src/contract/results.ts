@@ -23,10 +23,15 @@ export const seriesPointSchema = z.object({
   failed: z.number(),
 });
 
-/** `GET /v1/sequences/:id/results`: per step, and per minute over the last 24 hours. */
+/**
+ * `GET /v1/sequences/:id/results`: per step, and per minute over the last 24 hours. `exited` counts the
+ * enrollments that ended with steps still pending, by condition: an exit condition's ledger reason
+ * (`exit:message`, `exit:message:<keyword>`, `exit:click:<key>`, `exit:event:<name>`) or `unsubscribed`.
+ */
 export const sequenceResultsSchema = z.object({
   sequenceId: z.string(),
   enrolled: z.number(),
+  exited: countsByReasonSchema,
   steps: z.array(stepResultSchema),
   series: z.array(seriesPointSchema),
 });

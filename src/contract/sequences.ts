@@ -16,18 +16,38 @@ export const SEQUENCE_ACTIONS = ['activate', 'pause', 'resume', 'archive'] as co
 export const sequenceListQuerySchema = z.object({ appId: z.string().optional() });
 
 const token = z.string().min(1).max(64);
+const keyword = z.string().min(1).max(30);
+
+/** The name of an event another system posts for a follower (`purchased`, `course_signup`). */
+export const eventNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1–64 letters, digits, _ . : or -');
 
 /**
  * What starts a sequence. A `subscribe` with a scene matches a follow from that QR code (`qrscene_<scene>`);
- * `api`: no push starts it, only `POST /v1/sequences/:id/enrollments` (which can enroll into any active
- * sequence).
+ * an `event` is posted by another system (`POST /v1/followers/:appId/:openid/events`); `api`: no push
+ * starts it, only `POST /v1/sequences/:id/enrollments` (which can enroll into any active sequence).
  */
 export const triggerSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('subscribe'), scene: token.optional() }).strict(),
   z.object({ type: z.literal('scan'), scene: token }).strict(),
   z.object({ type: z.literal('click'), key: token }).strict(),
-  z.object({ type: z.literal('keyword'), keyword: z.string().min(1).max(30) }).strict(),
+  z.object({ type: z.literal('keyword'), keyword }).strict(),
+  z.object({ type: z.literal('event'), name: eventNameSchema }).strict(),
   z.object({ type: z.literal('api') }).strict(),
+]);
+
+/** Most exit conditions a sequence may have. */
+export const MAX_EXITS = 20;
+
+/**
+ * What ends a follower's enrollment early: a user message (any, or one containing `keyword`, ASCII letters
+ * in any case), a menu click on `key`, or an event another system posts.
+ */
+export const exitConditionSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('message'), keyword: keyword.optional() }).strict(),
+  z.object({ type: z.literal('click'), key: token }).strict(),
+  z.object({ type: z.literal('event'), name: eventNameSchema }).strict(),
 ]);
 
 /** One step as sent; its message and fallback are checked against the WeChat message schemas after this. */
@@ -48,6 +68,7 @@ export const sequenceDefinitionSchema = z
     trigger: triggerSchema,
     steps: z.array(stepRequestSchema).min(1, 'a sequence needs at least one step').max(MAX_STEPS),
     oncePerFollower: z.boolean().default(false),
+    exits: z.array(exitConditionSchema).max(MAX_EXITS).default([]),
   })
   .strict();
 
@@ -119,6 +140,7 @@ export const sequenceViewSchema = z.object({
   version: z.number(),
   oncePerFollower: z.boolean(),
   trigger: triggerSchema,
+  exits: z.array(exitConditionSchema),
   steps: z.array(stepViewSchema),
   createdAt: z.string(),
   updatedAt: z.string(),
@@ -135,6 +157,7 @@ export const sequenceListSchema = z.object({ sequences: z.array(sequenceViewSche
 export const sequenceValidSchema = z.object({ ok: z.literal(true) });
 
 export type Trigger = z.output<typeof triggerSchema>;
+export type ExitCondition = z.output<typeof exitConditionSchema>;
 /** What the client sends to create or change a sequence (`status` only on create). */
 export type SequenceBody = z.input<typeof sequenceCreateSchema>;
 export type TemplateMessageView = z.output<typeof templateMessageViewSchema>;

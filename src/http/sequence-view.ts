@@ -11,6 +11,7 @@ export function sequenceView(s: Sequence): SequenceView {
     version: s.version,
     oncePerFollower: s.oncePerFollower,
     trigger: s.trigger,
+    exits: [...s.exits],
     steps: [...s.steps],
     createdAt: s.createdAt.toISOString(),
     updatedAt: s.updatedAt.toISOString(),

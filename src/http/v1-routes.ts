@@ -8,7 +8,6 @@ import { findMessage, listAttempts } from '../store/message-store';
 import { parseScheduleRequest, type ScheduleContext } from '../scheduling/schedule-request';
 import { scheduleMessages } from '../scheduling/schedule-messages';
 import { readableIssue, zodIssueDetails } from '../validation';
-import { followerTimeline } from '../store/follower-timeline';
 import { rescheduleByKey, rescheduleMessage } from '../scheduling/reschedule';
 import {
   cancellationSchema,
@@ -21,19 +20,14 @@ import {
 import { createAccountRouter } from './account-routes';
 import { messageDetailView, messageView } from './message-view';
 import { createSequenceRouter } from './sequence-routes';
+import { createFollowerRouter } from './follower-routes';
+import { jsonBody } from './json-body';
 import { handleNdjsonBatch } from './ndjson-batch';
 import { uuidParam } from './uuid-param';
 import { guardBodyAndQuery, guardPathEncoding, guardPathParams } from './input-guard';
 import type { V1Deps } from './v1-deps';
 
 const ACTOR = 'api';
-/** The parsed JSON body; absent when the client did not send `Content-Type: application/json`. */
-function jsonBody(body: unknown): unknown {
-  if (body === undefined) {
-    throw new ValidationError('the body must be a JSON object sent with Content-Type: application/json');
-  }
-  return body;
-}
 
 /**
  * A reschedule's body, once it names the new time and holds only request fields. The body itself is
@@ -49,7 +43,10 @@ function rescheduleBody(raw: unknown): Record<string, unknown> {
 
 const messageId = (raw: string | string[] | undefined): string => uuidParam(raw, 'message');
 
-/** `/v1/messages…`, `/v1/cancellations` and `/v1/sequences…`: thin adapters from HTTP to the use cases. */
+/**
+ * `/v1/messages…`, `/v1/cancellations`, `/v1/sequences…`, `/v1/accounts…` and `/v1/followers…`: thin
+ * adapters from HTTP to the use cases.
+ */
 export function createV1Router(deps: V1Deps): Router {
   const router = Router();
   const appIds = { has: (appId: string) => deps.accounts.get(appId) !== undefined };
@@ -62,11 +59,12 @@ export function createV1Router(deps: V1Deps): Router {
   });
 
   router.use(guardPathEncoding, guardBodyAndQuery);
-  guardPathParams(router, ['appId', 'cancelKey', 'id', 'openid']);
+  guardPathParams(router, ['appId', 'cancelKey', 'id']);
   router.use('/sequences', createSequenceRouter(deps));
   router.post('/messages/batch', (req, res) => handleNdjsonBatch(deps, context, req, res));
 
   router.use('/accounts', createAccountRouter(deps));
+  router.use('/followers', createFollowerRouter(deps));
 
   // Move a reminder: by id (the replacement inherits what the body does not say) or by cancel key.
   router.put('/messages/by-key/:appId/:cancelKey', async (req, res) => {
@@ -134,12 +132,6 @@ export function createV1Router(deps: V1Deps): Router {
     const message = await cancelMessage({ id: messageId(req.params.id), reason, actor: ACTOR });
     deps.metrics.cancelled.inc({ scope: 'message' });
     res.json(messageView(message));
-  });
-
-  router.get('/followers/:appId/:openid', async (req, res) => {
-    const appId = String(req.params.appId);
-    if (!appIds.has(appId)) throw new NotFoundError(`account ${appId}`);
-    res.json(await followerTimeline(deps.pool, appId, String(req.params.openid)));
   });
 
   router.post('/cancellations', async (req, res) => {

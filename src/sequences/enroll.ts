@@ -6,12 +6,13 @@ import type { Trigger } from '../contract';
 import { listActive, type Sequence } from '../store/sequence-store';
 import { type RenderedStep, renderStep } from './render-step';
 
-/** What a push offers to the triggers: its kind and key (scene, menu key, message text). */
+/** What a push or a posted event offers to the triggers: its kind and key (scene, menu key, text, name). */
 export type TriggerEvent =
   | { readonly type: 'subscribe'; readonly scene: string | null }
   | { readonly type: 'scan'; readonly scene: string }
   | { readonly type: 'click'; readonly key: string }
-  | { readonly type: 'message'; readonly text: string };
+  | { readonly type: 'message'; readonly text: string }
+  | { readonly type: 'event'; readonly name: string };
 
 function matches(trigger: Trigger, event: TriggerEvent): boolean {
   switch (trigger.type) {
@@ -23,6 +24,8 @@ function matches(trigger: Trigger, event: TriggerEvent): boolean {
       return event.type === 'click' && trigger.key === event.key;
     case 'keyword':
       return event.type === 'message' && event.text.toLowerCase().includes(trigger.keyword.toLowerCase());
+    case 'event':
+      return event.type === 'event' && trigger.name === event.name;
     case 'api':
       return false;
   }
@@ -43,7 +46,7 @@ export interface Enrollee {
   readonly appId: string;
   readonly openid: string;
   readonly event: TriggerEvent;
-  /** The push's dedupe key: a follower is enrolled once per trigger event. */
+  /** The push's dedupe key (or the posted event's): a follower is enrolled once per trigger event. */
   readonly pushKey: string;
   readonly at: Date;
   readonly requestId: string | null;

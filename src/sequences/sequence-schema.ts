@@ -1,6 +1,7 @@
 import { missingPermissionMessage, type PermissionChannel } from '../accounts/permissions';
 import { ValidationError } from '../errors';
-import { sequenceDefinitionSchema, type Trigger } from '../contract';
+import { type ExitCondition, sequenceDefinitionSchema, type Trigger } from '../contract';
+import { exitReason } from './exits';
 import { type IssueDetail, readableIssue, zodIssueDetails } from '../validation';
 import { placeholdersOf } from './template-vars';
 import {
@@ -33,15 +34,32 @@ export interface SequenceDefinition {
   readonly steps: readonly Step[];
   /** Enroll a follower at most once ever, rather than once per trigger event. */
   readonly oncePerFollower: boolean;
+  /** What ends a follower's enrollment early (the rest of its steps cancelled). */
+  readonly exits: readonly ExitCondition[];
 }
 
 /**
- * The interaction a trigger is, for the contact-window rules; null for `api` (no interaction: the window is
- * whatever the follower's is when a step falls due, so no step is refused for it).
+ * The interaction a trigger is, for the contact-window rules; null for an `event`, which another system
+ * posts, or `api` (enrollments through the API): neither opens a window, so their steps go out only while
+ * one the follower opened is still open (no step is refused for it).
  */
 export function triggerKind(trigger: Trigger): InteractionKind | null {
-  if (trigger.type === 'api') return null;
+  if (trigger.type === 'event' || trigger.type === 'api') return null;
   return trigger.type === 'keyword' ? 'message' : trigger.type;
+}
+
+/** A detail for each exit condition that repeats an earlier one (keywords compared as they match). */
+function duplicateExits(exits: readonly ExitCondition[]): IssueDetail[] {
+  const seen = new Map<string, number>();
+  return exits.flatMap((condition, i) => {
+    const reason = exitReason(condition);
+    const first = seen.get(reason);
+    if (first === undefined) {
+      seen.set(reason, i);
+      return [];
+    }
+    return [{ path: `exits.${i}`, message: `repeats exits.${first} (${reason})` }];
+  });
 }
 
 /**
@@ -54,7 +72,7 @@ function placeholderIssues(trigger: Trigger, payload: unknown, path: string): Is
     .filter((p) => !p.hasDefault)
     .map((p) => ({
       path,
-      message: `{{${p.name}}} has no default, and a ${trigger.type} trigger gives no variables: write {{${p.name}|默认值}}, or start the sequence through the API (trigger api)`,
+      message: `{{${p.name}}} has no default, and the sequence's trigger (${trigger.type}) gives no variables: write {{${p.name}|默认值}}, or start the sequence through the API (trigger api)`,
     }));
 }
 
@@ -62,8 +80,11 @@ function placeholderIssues(trigger: Trigger, payload: unknown, path: string): Is
  * Parses a sequence definition, validating every step's message and fallback, the step order, and that
  * each step can be delivered under the account's window policy: a step past its trigger's window, or
  * beyond the window's message count, is refused unless it has a template fallback — with a message that
- * names the step and says why. `policyOf` returns the policy of a configured account, `undefined` else;
- * `missingOf` the channels a platform account's permissions do not allow (a step using one is refused).
+ * names the step and says why. An `event` trigger opens no window, so its steps are not checked: each
+ * goes out if a window the follower opened is open at due time, else on its fallback, else is skipped.
+ * An exit condition that repeats another is refused. `policyOf` returns the policy of a configured
+ * account, `undefined` else; `missingOf` the channels a platform account's permissions do not allow (a
+ * step using one is refused).
  */
 export function parseSequenceDefinition(
   input: unknown,
@@ -77,6 +98,8 @@ export function parseSequenceDefinition(
   const policy = policyOf(d.appId);
   const missing = missingOf(d.appId);
   if (policy === undefined) details.push({ path: 'appId', message: `no account ${d.appId} is configured` });
+  details.push(...duplicateExits(d.exits));
+  const kind = triggerKind(d.trigger);
 
   const steps: Step[] = [];
   d.steps.forEach((s, i) => {
@@ -106,8 +129,7 @@ export function parseSequenceDefinition(
     }
     details.push(...placeholderIssues(d.trigger, s.message, `${at}.message`));
     if (s.fallback) details.push(...placeholderIssues(d.trigger, s.fallback, `${at}.fallback`));
-    const kind = triggerKind(d.trigger);
-    if (policy && !fallback && kind) {
+    if (policy && kind && !fallback) {
       const rule = policy[kind];
       const where = `step ${i + 1} at +${formatDuration(s.offsetMs) || '0 s'}`;
       if (s.offsetMs >= rule.windowMs) {
@@ -132,5 +154,12 @@ export function parseSequenceDefinition(
     }
   });
   if (details.length > 0) throw new ValidationError('invalid sequence', details);
-  return { appId: d.appId, name: d.name, trigger: d.trigger, steps, oncePerFollower: d.oncePerFollower };
+  return {
+    appId: d.appId,
+    name: d.name,
+    trigger: d.trigger,
+    steps,
+    oncePerFollower: d.oncePerFollower,
+    exits: d.exits,
+  };
 }

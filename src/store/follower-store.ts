@@ -82,9 +82,9 @@ async function insertInteractions(db: PoolClient, inputs: readonly NewInteractio
 
 /**
  * The follower unfollowed: WeChat requires deleting their data. Every open message is cancelled, and
- * message payloads, interactions, stored pushes and enrollments lose everything personal; rows stay as
- * anonymous counts (per-step results). What remains is the openid marked unsubscribed, so nothing is sent
- * to it, and the ledger row recording the cancellation. Returns how many open messages were cancelled.
+ * message payloads, interactions, stored pushes, enrollments and posted events lose everything personal;
+ * rows stay as anonymous counts (per-step results; an event's idempotency key and answer). What remains is
+ * the openid marked unsubscribed, so nothing is sent to it, and the ledger row recording the cancellation. Returns how many open messages were cancelled.
  */
 export async function unsubscribeAndForget(
   db: PoolClient,
@@ -109,6 +109,7 @@ export async function unsubscribeAndForget(
     `UPDATE enrollments SET openid = '', dedupe = 'redacted:' || id::text WHERE app_id = $1 AND openid = $2`,
     [appId, openid],
   );
+  await db.query(`UPDATE follower_events SET openid = '' WHERE app_id = $1 AND openid = $2`, [appId, openid]);
   await db.query(
     `INSERT INTO followers (app_id, openid, subscribed, unsubscribed_at) VALUES ($1, $2, false, $3)
      ON CONFLICT (app_id, openid) DO UPDATE SET subscribed = false, subscribed_at = NULL, unsubscribed_at = $3,

@@ -97,6 +97,18 @@ export async function holdClaimsOfMessages(client: PoolClient, ids: readonly str
   );
 }
 
+/**
+ * `holdClaims` for each of the accounts `appIds`, taken in the claim's own order (by app id, in SQL), so
+ * that a claim holding one of them never waits for another that this transaction holds.
+ */
+export async function holdClaimsOfAccounts(client: PoolClient, appIds: readonly string[]): Promise<void> {
+  await client.query(
+    `SELECT pg_advisory_xact_lock(${CLAIM_LOCK_KEY('s.app_id')})
+     FROM (SELECT DISTINCT app_id FROM unnest($1::text[]) AS a(app_id) ORDER BY app_id) s`,
+    [appIds],
+  );
+}
+
 /** Appends one ledger row. The ledger is append-only: nothing updates or deletes it. */
 export async function appendCancellation(
   db: Pool | PoolClient,

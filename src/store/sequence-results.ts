@@ -6,9 +6,27 @@ import { MESSAGE_STATUS, type MessageStatus, sqlList } from './message-status';
 /** The final states the per-minute series counts. */
 const FINISHED = [MESSAGE_STATUS.sent, MESSAGE_STATUS.skipped, MESSAGE_STATUS.failed];
 
+/**
+ * Enrollments of sequence `$1` that ended with steps pending, by condition: an exit's ledger row (its reason,
+ * `exit:…`), or else an unfollow (`unsubscribed`: the steps it cancelled keep their enrollment id). Each
+ * probe of the ledger is one of its index.
+ */
+const EXITED_SQL = `
+SELECT reason, count(*)::int AS n FROM (
+  SELECT c.reason FROM enrollments e
+  JOIN cancellations c ON c.app_id = e.app_id AND c.scope = 'enrollment' AND c.target = e.id::text
+  WHERE e.sequence_id = $1 AND c.reason LIKE 'exit:%'
+  UNION ALL
+  SELECT 'unsubscribed' FROM scheduled_messages m
+  WHERE m.sequence_id = $1 AND m.status = '${MESSAGE_STATUS.cancelled}' AND m.status_reason = 'unsubscribed'
+    AND NOT EXISTS (SELECT 1 FROM cancellations c
+                    WHERE c.app_id = m.app_id AND c.scope = 'enrollment' AND c.target = m.enrollment_id::text)
+  GROUP BY m.enrollment_id
+) x GROUP BY reason`;
+
 /** Results per step of a sequence, across all its versions, for marketing's results page. */
 export async function sequenceResults(pool: Pool, sequenceId: string): Promise<SequenceResults> {
-  const [counts, lateness, enrolled, series] = await Promise.all([
+  const [counts, lateness, enrolled, series, exited] = await Promise.all([
     pool.query<{ step_index: number; status: MessageStatus; reason: string | null; n: number }>(
       `SELECT m.step_index, ${ledgerStatusSql('m')} AS status, m.status_reason AS reason, count(*)::int AS n
        FROM scheduled_messages m WHERE m.sequence_id = $1 GROUP BY 1, 2, 3`,
@@ -36,6 +54,7 @@ export async function sequenceResults(pool: Pool, sequenceId: string): Promise<S
        GROUP BY 1 ORDER BY 1`,
       [sequenceId],
     ),
+    pool.query<{ reason: string; n: number }>(EXITED_SQL, [sequenceId]),
   ]);
   const steps = new Map<number, StepResult>();
   const stepOf = (i: number) => {
@@ -78,6 +97,7 @@ export async function sequenceResults(pool: Pool, sequenceId: string): Promise<S
   return {
     sequenceId,
     enrolled: enrolled.rows[0].n,
+    exited: Object.fromEntries(exited.rows.map((r) => [r.reason, r.n])),
     steps: [...steps.values()].sort((a, b) => a.stepIndex - b.stepIndex),
     series: series.rows.map((r) => ({
       at: r.at.toISOString(),

@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from '../db/pool';
 import { LEDGER_COVERS } from './ledger';
 import { isOpenSql } from './message-status';
-import type { SequenceStatus, StepView, Trigger } from '../contract';
+import type { ExitCondition, SequenceStatus, StepView, Trigger } from '../contract';
 
 /**
  * A sequence as the store writes it: sequences/sequence-schema parses and checks the definition (each
@@ -13,6 +13,7 @@ export interface StoredDefinition {
   readonly trigger: Trigger;
   readonly steps: readonly StepView[];
   readonly oncePerFollower: boolean;
+  readonly exits: readonly ExitCondition[];
 }
 /** The status whose sequences enroll followers. */
 const ACTIVE: SequenceStatus = 'active';
@@ -26,6 +27,8 @@ export interface Sequence {
   readonly oncePerFollower: boolean;
   readonly trigger: Trigger;
   readonly steps: readonly StepView[];
+  /** The current version's exit conditions. */
+  readonly exits: readonly ExitCondition[];
   readonly createdAt: Date;
   readonly updatedAt: Date;
 }
@@ -39,12 +42,13 @@ interface SequenceRow {
   once_per_follower: boolean;
   trigger: Trigger;
   steps: StepView[];
+  exits: ExitCondition[];
   created_at: Date;
   updated_at: Date;
 }
 
 const SELECT = `SELECT s.id, s.app_id, s.name, s.status, s.current_version, s.once_per_follower, v.trigger, v.steps,
-  s.created_at, s.updated_at
+  v.exits, s.created_at, s.updated_at
   FROM sequences s JOIN sequence_versions v ON v.sequence_id = s.id AND v.version = s.current_version`;
 
 function toSequence(r: SequenceRow): Sequence {
@@ -57,6 +61,7 @@ function toSequence(r: SequenceRow): Sequence {
     oncePerFollower: r.once_per_follower,
     trigger: r.trigger,
     steps: r.steps,
+    exits: r.exits,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
@@ -73,8 +78,8 @@ export async function insertSequence(
   );
   const id = rows[0].id;
   await db.query(
-    `INSERT INTO sequence_versions (sequence_id, version, trigger, steps) VALUES ($1, 1, $2, $3)`,
-    [id, JSON.stringify(d.trigger), JSON.stringify(d.steps)],
+    `INSERT INTO sequence_versions (sequence_id, version, trigger, steps, exits) VALUES ($1, 1, $2, $3, $4)`,
+    [id, JSON.stringify(d.trigger), JSON.stringify(d.steps), JSON.stringify(d.exits)],
   );
   return id;
 }
@@ -88,8 +93,8 @@ export async function addVersion(db: PoolClient, id: string, d: StoredDefinition
   );
   const version = rows[0].current_version;
   await db.query(
-    `INSERT INTO sequence_versions (sequence_id, version, trigger, steps) VALUES ($1, $2, $3, $4)`,
-    [id, version, JSON.stringify(d.trigger), JSON.stringify(d.steps)],
+    `INSERT INTO sequence_versions (sequence_id, version, trigger, steps, exits) VALUES ($1, $2, $3, $4, $5)`,
+    [id, version, JSON.stringify(d.trigger), JSON.stringify(d.steps), JSON.stringify(d.exits)],
   );
   return version;
 }

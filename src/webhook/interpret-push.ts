@@ -1,24 +1,36 @@
 import type { TriggerEvent } from '../sequences/enroll';
+import type { ExitEvent } from '../sequences/exits';
 import type { Push } from '../wechat/push';
 import type { InteractionKind } from '../wechat/window-policy';
 
-/** What a push means for the drip: an interaction (opens a window), a trigger, an unfollow, or nothing. */
+/**
+ * What a push means for the drip: an interaction (opens a window), a trigger, what it offers to the exit
+ * conditions of the follower's running enrollments, an unfollow, or nothing.
+ */
 export interface PushMeaning {
   readonly interaction: InteractionKind | null;
   /** Short description kept with the interaction (msg type, scene, menu key). */
   readonly detail: string | null;
   readonly trigger: TriggerEvent | null;
+  readonly exit: ExitEvent | null;
   readonly unsubscribe: boolean;
 }
 
-const NOTHING: PushMeaning = { interaction: null, detail: null, trigger: null, unsubscribe: false };
+const NOTHING: PushMeaning = {
+  interaction: null,
+  detail: null,
+  trigger: null,
+  exit: null,
+  unsubscribe: false,
+};
 const SCENE_PREFIX = 'qrscene_';
 // Menu types whose click counts as an interaction (reference/wechat.md §2.1); `view` (a link) does not.
 const CLICK_EVENTS = new Set(['CLICK', 'scancode_push', 'scancode_waitmsg']);
 
 /**
  * Reads a push. User messages of any type count as `message` — except a tap on a msgmenu option, which
- * WeChat delivers as text with `bizmsgmenuid` but counts as a menu click (kf intro, "特别说明").
+ * WeChat delivers as text with `bizmsgmenuid` but counts as a menu click (kf intro, "特别说明"); having no
+ * menu key, it meets no trigger and no exit condition. Only a text message has text for keywords.
  * Unknown event types mean nothing: they are recorded and answered, and start nothing.
  */
 export function interpretPush(push: Push): PushMeaning {
@@ -28,13 +40,16 @@ export function interpretPush(push: Push): PushMeaning {
         interaction: 'click',
         detail: `msgmenu:${push.fields.bizmsgmenuid}`,
         trigger: null,
+        exit: null,
         unsubscribe: false,
       };
     }
+    const text = push.msgType === 'text' ? (push.content ?? '') : null;
     return {
       interaction: 'message',
       detail: push.msgType,
-      trigger: push.msgType === 'text' ? { type: 'message', text: push.content ?? '' } : null,
+      trigger: text === null ? null : { type: 'message', text },
+      exit: { type: 'message', text },
       unsubscribe: false,
     };
   }
@@ -46,16 +61,29 @@ export function interpretPush(push: Push): PushMeaning {
         interaction: 'subscribe',
         detail: scene,
         trigger: { type: 'subscribe', scene },
+        exit: null,
         unsubscribe: false,
       };
     }
     case 'unsubscribe':
       return { ...NOTHING, unsubscribe: true };
     case 'SCAN':
-      return { interaction: 'scan', detail: key, trigger: { type: 'scan', scene: key }, unsubscribe: false };
+      return {
+        interaction: 'scan',
+        detail: key,
+        trigger: { type: 'scan', scene: key },
+        exit: null,
+        unsubscribe: false,
+      };
     default:
       if (push.event && CLICK_EVENTS.has(push.event)) {
-        return { interaction: 'click', detail: key, trigger: { type: 'click', key }, unsubscribe: false };
+        return {
+          interaction: 'click',
+          detail: key,
+          trigger: { type: 'click', key },
+          exit: { type: 'click', key },
+          unsubscribe: false,
+        };
       }
       return NOTHING;
   }

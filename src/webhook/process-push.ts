@@ -14,6 +14,7 @@ import {
 } from '../store/webhook-pushes';
 import { scheduleMessages } from '../scheduling/schedule-messages';
 import { type Enrollee, enrollFollowers } from '../sequences/enroll';
+import { applyExits, type ExitInput } from '../sequences/apply-exits';
 import { type Push, pushDedupeKey, toPush } from '../wechat/push';
 import { interpretPush, type PushMeaning } from './interpret-push';
 
@@ -26,6 +27,9 @@ export interface ProcessDeps {
   readonly metrics: Metrics;
 }
 
+/** Who the ledger names as having cancelled what a push ends. */
+const ACTOR = 'webhook';
+
 /** A taken push with what it means; `push` null when there is nothing to do (erased, unknown account). */
 interface Taken {
   readonly row: StoredPush;
@@ -35,12 +39,14 @@ interface Taken {
 
 /**
  * Does what recorded pushes ask, each once, in one transaction per round: it takes them (skipping those
- * processed already or held by another process), records the interactions and resets the contact windows,
- * or handles the unfollows, enrolls the followers in the sequences the pushes trigger, and marks the pushes
- * processed — all or nothing. A round holds one push per follower; a follower's later pushes go in the
- * next rounds, in the order they were recorded (so an unfollow after a follow also erases the steps the
- * follow scheduled). The steps are scheduled in the round's transaction (`scheduleMessages`); their
- * wake-ups are published after commit (the outbox covers a crash in between). Returns each push's outcome.
+ * processed already or held by another process), ends the running enrollments whose exit conditions the
+ * pushes meet, records the interactions and resets the contact windows, or handles the unfollows, enrolls
+ * the followers in the sequences the pushes trigger, and marks the pushes processed — all or nothing. A
+ * round holds one push per follower; a follower's later pushes go in the next rounds, in the order they
+ * were recorded (so an unfollow after a follow also erases the steps the follow scheduled). The steps are
+ * scheduled in the round's transaction (`scheduleMessages`); their wake-ups are published after commit
+ * (the outbox covers a crash in between). Returns each push's outcome: `<interaction>:<steps scheduled>`,
+ * with ` exited:<enrollments ended>` when it ended some; `unsubscribed:<messages cancelled>`; `ignored`.
  */
 export async function processPushes(
   deps: ProcessDeps,
@@ -87,7 +93,12 @@ function rounds(taken: readonly Taken[]): Taken[][] {
   return out;
 }
 
-/** Applies one round (distinct followers): unfollows one by one, interactions and enrollments together. */
+/**
+ * Applies one round (distinct followers): exits first, then unfollows one by one, then interactions and
+ * enrollments together. A push's exits end only the enrollments running before it, and the steps it then
+ * schedules are new: the message that starts one sequence can end another, and a push never ends the
+ * enrollment it starts. (Exits take the claim locks, which must come before any follower or message row.)
+ */
 async function applyRound(
   deps: ProcessDeps,
   client: PoolClient,
@@ -95,31 +106,28 @@ async function applyRound(
   outcomes: Map<number, string | null>,
 ): Promise<NewMessage[]> {
   const interacting: { t: Taken; push: Push; meaning: PushMeaning }[] = [];
+  const leaving: { t: Taken; push: Push }[] = [];
   for (const t of round) {
     const { row, push, meaning } = t;
-    if (!push || !meaning || (!meaning.unsubscribe && !meaning.interaction)) {
-      outcomes.set(row.id, 'ignored');
-      continue;
-    }
-    if (!meaning.unsubscribe) {
-      interacting.push({ t, push, meaning });
-      continue;
-    }
-    await appendCancellation(client, {
-      appId: row.appId,
-      scope: 'follower',
-      target: push.openid,
-      reason: 'unsubscribed',
-      actor: 'webhook',
-    });
-    const cancelled = await unsubscribeAndForget(client, {
-      appId: row.appId,
-      openid: push.openid,
-      at: row.receivedAt,
-    });
-    deps.metrics.cancelled.inc({ scope: 'follower' });
-    outcomes.set(row.id, `unsubscribed:${cancelled}`);
+    if (!push || !meaning || (!meaning.unsubscribe && !meaning.interaction)) outcomes.set(row.id, 'ignored');
+    else if (meaning.unsubscribe) leaving.push({ t, push });
+    else interacting.push({ t, push, meaning });
   }
+  const exiting = interacting.filter(({ meaning }) => meaning.exit);
+  const exited = await applyExits(
+    client,
+    exiting.map(({ t, push, meaning }): ExitInput => ({
+      appId: t.row.appId,
+      openid: push.openid,
+      event: meaning.exit!,
+    })),
+    ACTOR,
+  );
+  const ends = exited.flat().length;
+  if (ends > 0) deps.metrics.cancelled.inc({ scope: 'enrollment' }, ends);
+  const exitsOf = new Map(exiting.map(({ t }, i) => [t.row.id, exited[i].length]));
+  for (const { t, push } of leaving) outcomes.set(t.row.id, await unfollow(deps, client, t.row, push));
+
   const policyOf = (appId: string) => deps.accounts.get(appId)?.windowPolicy ?? null;
   await recordInteractions(
     client,
@@ -145,9 +153,30 @@ async function applyRound(
     })),
   );
   const stepsOf = new Map(triggered.map(({ t }, i) => [t.row.id, steps[i]]));
-  for (const { t, meaning } of interacting)
-    outcomes.set(t.row.id, `${meaning.interaction}:${stepsOf.get(t.row.id)?.length ?? 0}`);
+  for (const { t, meaning } of interacting) {
+    const ended = exitsOf.get(t.row.id) ?? 0;
+    const enrolled = `${meaning.interaction}:${stepsOf.get(t.row.id)?.length ?? 0}`;
+    outcomes.set(t.row.id, ended > 0 ? `${enrolled} exited:${ended}` : enrolled);
+  }
   return steps.flat();
+}
+
+/** The follower unfollowed: one ledger row cancels everything pending, and their data is erased. */
+async function unfollow(deps: ProcessDeps, client: PoolClient, row: StoredPush, push: Push): Promise<string> {
+  await appendCancellation(client, {
+    appId: row.appId,
+    scope: 'follower',
+    target: push.openid,
+    reason: 'unsubscribed',
+    actor: ACTOR,
+  });
+  const cancelled = await unsubscribeAndForget(client, {
+    appId: row.appId,
+    openid: push.openid,
+    at: row.receivedAt,
+  });
+  deps.metrics.cancelled.inc({ scope: 'follower' });
+  return `unsubscribed:${cancelled}`;
 }
 
 /** Pushes recorded but not processed after `olderThanMs` (a crash after answering WeChat): process them. */

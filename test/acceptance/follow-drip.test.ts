@@ -1,26 +1,21 @@
 import {
   aMessageRequest,
   anOpenid,
+  aWindowPolicy,
   aSequence,
   aStep,
   aTemplateMessage,
   aTextMessage,
   type SequenceRequest,
 } from './support/builders';
-import { FINAL_STATUSES, untilReceived } from './support/expectations';
+import { FINAL_STATUSES, untilMarker, untilReceived } from './support/expectations';
 import type { SequenceView } from './support/types';
 import { waitFor } from './support/wait-for';
 import { anAccount, APP_ID, startWorld, type World } from './support/world';
 
 // A custom window policy (README "Contact windows") with short windows, enforced by the service and the
 // simulator alike: a menu click opens 3 messages within 1.5 s.
-const rule = (count: number, windowMs: number) => ({ count, windowMs });
-const POLICY = {
-  message: rule(5, 60_000),
-  subscribe: rule(3, 60_000),
-  scan: rule(3, 60_000),
-  click: rule(3, 1500),
-};
+const POLICY = aWindowPolicy({ click: { count: 3, windowMs: 1500 } });
 
 let world: World;
 beforeAll(async () => {
@@ -28,17 +23,9 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => world?.close(), 30_000);
 
-async function createSequence(request: SequenceRequest): Promise<SequenceView> {
-  const res = await world.api('/v1/sequences', { json: request });
-  expect(`${res.status} ${res.text.slice(0, 300)}`).toMatch(/^201 /);
-  return res.body as SequenceView;
-}
-
+const createSequence = (request: SequenceRequest): Promise<SequenceView> => world.api.createSequence(request);
 /** A message scheduled through the API after the drip: once it arrives, anything due before it has been handled. */
-async function marker(openid: string, delayMs = 300): Promise<void> {
-  await world.api.schedule(aMessageRequest({ openid, delayMs, message: aTextMessage('marker') }));
-  await untilReceived(world.sim, openid, 'marker');
-}
+const marker = (openid: string) => untilMarker(world.api, world.sim, openid, 300);
 
 /** Waits until the follower's (one) step of `sequence` reached a final status; returns it. */
 async function untilStepFinal(openid: string, sequence: SequenceView): Promise<Record<string, unknown>> {

@@ -62,7 +62,7 @@ describe('the admin web app', () => {
     expect(await page.evaluate('Object.values(sessionStorage)')).toEqual([ADMIN_TOKEN]);
   });
 
-  it('creates a sequence of three steps; a fourth at +2 h is flagged before saving and refused on save', async () => {
+  it('creates a sequence of three steps and two exit conditions; a fourth step at +2 h and a repeated exit are refused on save', async () => {
     await page.click('[data-action="new-sequence"]');
     await page.fill('input[name="name"]', NAME);
     await fillTextStep(1, '1', 'seconds', '欢迎关注！点此 <a href="https://example.com/course">查看课程</a>');
@@ -100,6 +100,21 @@ describe('the admin web app', () => {
 
     await stepCard(4).locator('[data-action="remove-step"]').click();
     await expectText(page.locator('.window-panel'), '所有步骤都在窗口内。');
+    // Two exit conditions that are the same one: refused on save, next to the second.
+    for (const keyword of ['STOP', 'stop']) {
+      await page.click('[data-test="add-exit"]');
+      await page.locator('.exit-row input[name="exit-param"]').last().fill(keyword);
+    }
+    await page.click('[data-test="save"]');
+    await expectText(
+      page.locator('.exit-row[data-path="exits.1"] .field-error'),
+      'repeats exits.0 (exit:message:stop)',
+    );
+    await browser.screenshot('editor-exits');
+    await page.locator('.exit-row[data-path="exits.1"] button.danger').click();
+    await page.click('[data-test="add-exit"]');
+    await page.locator('.exit-row select[name="exit-type"]').last().selectOption('click');
+    await page.locator('.exit-row input[name="exit-param"]').last().fill('UNSUB');
     await page.click('[data-test="save"]');
     await page.waitForURL(/\/admin\/sequences\/[0-9a-f-]{36}$/);
     sequenceId = page.url().split('/').pop()!;
@@ -109,6 +124,10 @@ describe('the admin web app', () => {
     expect(saved.steps[0].message.text.content).toContain(
       '<a href="https://example.com/course">查看课程</a>',
     );
+    expect(saved.exits).toEqual([
+      { type: 'message', keyword: 'STOP' },
+      { type: 'click', key: 'UNSUB' },
+    ]);
     expect(saved.steps[2].message).toEqual({
       msgtype: 'msgmenu',
       msgmenu: { head_content: '您想了解哪门课？', list: [{ id: '101', content: '周末班' }] },
@@ -134,6 +153,8 @@ describe('the admin web app', () => {
   it('shows per-step results and a chart', async () => {
     await page.locator('#sequences a', { hasText: NAME }).click();
     await expectText(page.locator('[data-tile="sent"] strong'), '1');
+    await expectText(page.locator('[data-tile="exited"] strong'), '0');
+    await expectText(page.locator('#exits'), '提前退出条件：发送含“STOP”的消息 · 点击菜单“UNSUB”');
     await expectText(page.locator('#step-results tr[data-step="1"]'), '文本');
     await page.waitForSelector('.chart svg .bar');
     await browser.screenshot('sequence-results');

@@ -9,7 +9,12 @@ import type { SecretBox } from '../../src/accounts/secret-box';
 import type { NewStoredAccount } from '../../src/store/accounts';
 import type { Channel } from '../../src/store/message-status';
 import type { NewMessage } from '../../src/store/message-store';
-import { accountCreateSchema, type AccountCreateBody, type Trigger } from '../../src/contract';
+import {
+  accountCreateSchema,
+  type AccountCreateBody,
+  type ExitCondition,
+  type Trigger,
+} from '../../src/contract';
 import type { CustomMessage, TemplateMessage } from '../../src/wechat/message-schema';
 
 /** The account every harness configures (and its simulator knows). */
@@ -64,6 +69,7 @@ export type SequenceRequest = {
   trigger: Trigger;
   steps: StepRequest[];
   oncePerFollower?: boolean;
+  exits?: ExitCondition[];
 };
 
 /** A step right after the trigger. */

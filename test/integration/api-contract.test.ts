@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import {
   accountViewSchema,
+  followerEventViewSchema,
   followerTimelineSchema,
   messageDetailSchema,
   messageViewSchema,
@@ -82,5 +83,18 @@ describe('the /v1 answers match the contract the admin app is typed by', () => {
       await answer(`/v1/sequences/${created.id}/activate`, { method: 'POST', body: {} }),
     );
     expectShape(sequenceResultsSchema, await answer(`/v1/sequences/${created.id}/results`));
+  });
+
+  it('a posted follower event, first and repeated, has the event shape', async () => {
+    await answer('/v1/sequences', {
+      method: 'POST',
+      body: aSequence({ trigger: { type: 'event', name: 'course_signup' } }),
+    });
+    const path = `/v1/followers/${APP_ID}/${anOpenid()}/events`;
+    const body = { name: 'course_signup', idempotencyKey: 'signup-1' };
+    const first = await answer(path, { method: 'POST', body });
+    expectShape(followerEventViewSchema, first);
+    expect(first).toMatchObject({ enrolled: [{ steps: 1 }] });
+    expectShape(followerEventViewSchema, await answer(path, { method: 'POST', body }));
   });
 });

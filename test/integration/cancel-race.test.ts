@@ -68,6 +68,7 @@ describe('a counted cancellation racing the claim', () => {
           trigger: { type: 'subscribe' },
           steps: [{ offsetMs: 0, message: aTextMessage('hi'), fallback: null }],
           oncePerFollower: false,
+          exits: [],
         },
         'active',
       );

@@ -2,22 +2,15 @@ import type { Service } from '../../src/main/start-service';
 import { APP_ID, createHarness, type Harness, waitFor } from '../helpers/harness';
 import { expectNothingMore } from '../helpers/expect-nothing-more';
 import { aTextMessage } from '../helpers/builders';
+import { createSequence, receivedTexts, SHORT_WINDOWS } from '../helpers/drip';
 
-// Short windows so a "48 h" drip runs in seconds: a user message opens 5 messages within 20 s.
-const rule = (count: number, windowMs: number) => ({ count, windowMs });
-const POLICY = {
-  message: rule(5, 20_000),
-  subscribe: rule(3, 60_000),
-  scan: rule(3, 60_000),
-  click: rule(3, 60_000),
-};
 const ACCOUNT = {
   appId: APP_ID,
   secret: 'test-secret',
   token: 'driptoken',
   encodingAESKey: 'abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG',
   pushMode: 'safe',
-  windowPolicy: POLICY,
+  windowPolicy: SHORT_WINDOWS,
 };
 
 let h: Harness;
@@ -29,40 +22,27 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-async function createSequence(body: object): Promise<string> {
-  const res = await h.api(service, '/v1/sequences', {
-    method: 'POST',
-    body: JSON.stringify({ appId: APP_ID, status: 'active', ...body }),
-  });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { id: string }).id;
-}
-const received = (openid: string) =>
-  h.simulator
-    .messages({ appId: APP_ID, openid })
-    .map((m) => (m.body as { text: { content: string } }).text.content);
-
 describe('follow → drip', () => {
   it('a follow from the qrscene_spring code starts "spring welcome" and its three steps arrive', async () => {
-    await createSequence({
+    await createSequence(h, service, {
       name: 'spring welcome',
       trigger: { type: 'subscribe', scene: 'spring' },
       steps: [0, 500, 1000].map((offsetMs, i) => ({ offsetMs, message: aTextMessage(`spring ${i + 1}`) })),
     });
-    await createSequence({
+    await createSequence(h, service, {
       name: 'generic welcome',
       trigger: { type: 'subscribe' },
       steps: [{ offsetMs: 0, message: aTextMessage('generic') }],
     });
     const { pushes } = await h.simulator.push('follow', 'o-spring', { appId: APP_ID, scene: 'spring' });
     expect(pushes).toEqual([expect.objectContaining({ status: 200, body: 'success' })]);
-    expect(await waitFor(() => received('o-spring').length === 3, 10_000)).toBe(true);
+    expect(await waitFor(() => receivedTexts(h, 'o-spring').length === 3, 10_000)).toBe(true);
     await expectNothingMore(
       'step of the generic welcome, or a step twice',
-      () => received('o-spring').length > 3,
+      () => receivedTexts(h, 'o-spring').length > 3,
       500,
     );
-    expect(received('o-spring')).toEqual(['spring 1', 'spring 2', 'spring 3']);
+    expect(receivedTexts(h, 'o-spring')).toEqual(['spring 1', 'spring 2', 'spring 3']);
   });
 
   it("WeChat's retried pushes, even concurrent, start nothing twice", async () => {
@@ -73,9 +53,13 @@ describe('follow → drip', () => {
       concurrent: true,
     });
     expect(pushes.map((p) => p.body)).toEqual(['success', 'success', 'success', 'success']);
-    expect(await waitFor(() => received('o-retry').length === 3, 10_000)).toBe(true);
-    await expectNothingMore('step sent twice for a retried push', () => received('o-retry').length > 3, 1000);
-    expect(received('o-retry')).toHaveLength(3);
+    expect(await waitFor(() => receivedTexts(h, 'o-retry').length === 3, 10_000)).toBe(true);
+    await expectNothingMore(
+      'step sent twice for a retried push',
+      () => receivedTexts(h, 'o-retry').length > 3,
+      1000,
+    );
+    expect(receivedTexts(h, 'o-retry')).toHaveLength(3);
     const { rows } = await h.db.pool.query(
       `SELECT count(*)::int AS n FROM enrollments WHERE openid = 'o-retry'`,
     );
@@ -83,7 +67,7 @@ describe('follow → drip', () => {
   });
 
   it('a user message gets the keyword sequence: five steps spread over the message window', async () => {
-    await createSequence({
+    await createSequence(h, service, {
       name: 'course drip',
       trigger: { type: 'keyword', keyword: '课程' },
       steps: [0, 1000, 2000, 3000, 4000].map((offsetMs, i) => ({
@@ -92,13 +76,19 @@ describe('follow → drip', () => {
       })),
     });
     await h.simulator.push('message', 'o-course', { appId: APP_ID, content: '我想了解课程' });
-    expect(await waitFor(() => received('o-course').length === 5, 15_000)).toBe(true);
-    expect(received('o-course')).toEqual(['course 1', 'course 2', 'course 3', 'course 4', 'course 5']);
+    expect(await waitFor(() => receivedTexts(h, 'o-course').length === 5, 15_000)).toBe(true);
+    expect(receivedTexts(h, 'o-course')).toEqual([
+      'course 1',
+      'course 2',
+      'course 3',
+      'course 4',
+      'course 5',
+    ]);
   });
 
   it("a step beyond the click's window allowance goes out as its template fallback", async () => {
     const fallback = { template_id: 'tpl-course', data: { first: { value: '课程提醒' } } };
-    await createSequence({
+    await createSequence(h, service, {
       name: 'menu drip',
       trigger: { type: 'click', key: 'COURSE' },
       steps: [
@@ -115,10 +105,14 @@ describe('follow → drip', () => {
 
   it('an unfollow in between cancels the rest with one ledger row and wipes the follower data', async () => {
     await h.simulator.push('message', 'o-leaver', { appId: APP_ID, content: '课程表' });
-    await waitFor(() => received('o-leaver').length >= 2, 10_000);
+    await waitFor(() => receivedTexts(h, 'o-leaver').length >= 2, 10_000);
     await h.simulator.push('unfollow', 'o-leaver', { appId: APP_ID });
     // The last step falls due 4 s after the trigger: watch that long for it to arrive anyway.
-    await expectNothingMore('last step after the unfollow', () => received('o-leaver').length >= 5, 4000);
+    await expectNothingMore(
+      'last step after the unfollow',
+      () => receivedTexts(h, 'o-leaver').length >= 5,
+      4000,
+    );
     const ledger = await h.db.pool.query(`SELECT scope, reason FROM cancellations WHERE target = 'o-leaver'`);
     expect(ledger.rows).toEqual([{ scope: 'follower', reason: 'unsubscribed' }]);
     const left = await h.db.pool.query(
@@ -146,7 +140,10 @@ describe('follow → drip', () => {
   it('a re-follow starts fresh', async () => {
     await h.simulator.push('follow', 'o-leaver', { appId: APP_ID, scene: 'spring' });
     expect(
-      await waitFor(() => received('o-leaver').filter((t) => t.startsWith('spring')).length === 3, 10_000),
+      await waitFor(
+        () => receivedTexts(h, 'o-leaver').filter((t) => t.startsWith('spring')).length === 3,
+        10_000,
+      ),
     ).toBe(true);
   });
 });

@@ -11,7 +11,30 @@ export interface GeneralFields {
   oncePerFollower(): boolean;
 }
 
-const TRIGGERS = ['subscribe', 'scan', 'click', 'keyword', 'api'] as const;
+/** Each trigger type and the parameter's field in the API's trigger (none for `api`). */
+const TRIGGERS = [
+  ['subscribe', 'scene'],
+  ['scan', 'scene'],
+  ['click', 'key'],
+  ['keyword', 'keyword'],
+  ['event', 'name'],
+  ['api', null],
+] as const;
+
+function paramOf(t: Trigger): string {
+  switch (t.type) {
+    case 'click':
+      return t.key;
+    case 'keyword':
+      return t.keyword;
+    case 'event':
+      return t.name;
+    case 'api':
+      return '';
+    default:
+      return t.scene ?? '';
+  }
+}
 
 export function createGeneralFields(accounts: readonly Account[], initial: Sequence | null): GeneralFields {
   const { editor: words, policyNames } = t();
@@ -36,26 +59,19 @@ export function createGeneralFields(accounts: readonly Account[], initial: Seque
   const type = h(
     'select',
     { name: 'trigger' },
-    TRIGGERS.map((v) =>
+    TRIGGERS.map(([v]) =>
       h('option', { value: v, selected: v === (trigger?.type ?? 'subscribe') }, words.triggers[v].label),
     ),
   );
   const param = h('input', { type: 'text', name: 'trigger-param' });
-  param.value =
-    !trigger || trigger.type === 'api'
-      ? ''
-      : trigger.type === 'click'
-        ? trigger.key
-        : trigger.type === 'keyword'
-          ? trigger.keyword
-          : (trigger.scene ?? '');
+  param.value = trigger ? paramOf(trigger) : '';
   const paramRow = field('', param);
   const paramLabel = paramRow.querySelector('.label')!;
   const syncParam = () => {
-    const spec = TRIGGERS.find((v) => v === type.value) ?? TRIGGERS[0];
-    paramLabel.textContent = words.triggers[spec].param;
-    paramRow.hidden = type.value === 'api';
-    paramRow.dataset.path = `trigger.${type.value === 'click' ? 'key' : type.value === 'keyword' ? 'keyword' : 'scene'}`;
+    const spec = TRIGGERS.find(([v]) => v === type.value) ?? TRIGGERS[0];
+    paramLabel.textContent = words.triggers[spec[0]].param;
+    paramRow.hidden = spec[1] === null;
+    paramRow.dataset.path = spec[1] === null ? 'trigger' : `trigger.${spec[1]}`;
   };
   type.addEventListener('change', syncParam);
   syncParam();
@@ -94,6 +110,8 @@ export function createGeneralFields(accounts: readonly Account[], initial: Seque
           return { type: 'keyword', keyword: p };
         case 'api':
           return { type: 'api' };
+        case 'event':
+          return { type: 'event', name: p };
         default:
           return p ? { type: 'subscribe', scene: p } : { type: 'subscribe' };
       }

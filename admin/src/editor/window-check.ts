@@ -21,18 +21,23 @@ export function describeRule(kind: InteractionKind, rule: WindowRule): string {
 
 /**
  * The same rule as the API's: step i is inside iff offsetMs < windowMs and i < count. An outside step
- * without a template fallback is refused on save; with one, it goes out as the template message.
+ * without a template fallback is refused on save; with one, it goes out as the template message. `kind`
+ * null (an API event or enrollment) opens no window: nothing is refused, and each step's note says what happens to it.
  */
 export function checkSteps(
   steps: readonly { offsetMs: number; hasFallback: boolean }[],
   policy: WindowPolicy,
-  kind: InteractionKind,
+  kind: InteractionKind | null,
 ): Verdict[] {
   const words = t().window;
   return steps.map(({ offsetMs, hasFallback }, index) => {
+    const where = words.at(index + 1, duration(offsetMs));
+    if (kind === null) {
+      const note = policy ? words.ownWindow(where, hasFallback) : null;
+      return { index, offsetMs, outside: null, hasFallback, note };
+    }
     const rule = policy?.[kind];
     const outside = !rule ? null : offsetMs >= rule.windowMs ? 'late' : index >= rule.count ? 'count' : null;
-    const where = words.at(index + 1, duration(offsetMs));
     let note: string | null = null;
     if (rule && outside) {
       const why =

@@ -14,22 +14,22 @@ const TICKS_MS = [0, 10e3, 60e3, 600e3, 3600e3, 6 * 3600e3, 86400e3, 2 * 86400e3
 
 /**
  * The window drawn on a timeline with each step as a marker. The scale is logarithmic so that a 1-minute
- * window and a step 2 days later both stay readable on one line.
+ * window and a step 2 days later both stay readable on one line. `kind` null: an API event, no window.
  */
 export function windowTimeline(
   verdicts: readonly Verdict[],
   policy: WindowPolicy,
-  kind: InteractionKind,
+  kind: InteractionKind | null,
   policyName: string,
 ): HTMLElement {
   const words = t().window;
-  const rule = policy?.[kind] ?? null;
+  const rule = kind === null ? null : (policy?.[kind] ?? null);
   const maxMs = Math.max(60e3, (rule?.windowMs ?? 0) * 3, ...verdicts.map((v) => v.offsetMs * 1.3));
   const scale = Math.log1p(maxMs / 1000);
   const x = (ms: number) => PAD + ((W - 2 * PAD) * Math.log1p(ms / 1000)) / scale;
 
   const parts: SVGElement[] = [];
-  if (rule) {
+  if (kind && rule) {
     const end = x(rule.windowMs);
     parts.push(
       s('rect', { x: PAD, y: BAND_TOP, width: end - PAD, height: AXIS_Y - BAND_TOP, class: 'window-open' }),
@@ -53,7 +53,11 @@ export function windowTimeline(
         height: AXIS_Y - BAND_TOP,
         class: 'window-unchecked',
       }),
-      s('text', { x: PAD, y: 12, class: 'window-label' }, words.unchecked),
+      s(
+        'text',
+        { x: PAD, y: 12, class: 'window-label' },
+        policy && kind === null ? words.noWindow : words.unchecked,
+      ),
     );
   }
   parts.push(s('line', { x1: PAD, x2: W - PAD, y1: AXIS_Y, y2: AXIS_Y, class: 'axis' }));

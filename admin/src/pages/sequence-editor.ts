@@ -2,6 +2,7 @@ import { ApiError, seg } from '../api.js';
 import { triggerKind } from '../describe.js';
 import { h, replace } from '../dom.js';
 import { clearErrors, showErrors } from '../editor/field-errors.js';
+import { createExitFields } from '../editor/exit-fields.js';
 import { createGeneralFields, type GeneralFields } from '../editor/general-fields.js';
 import { phonePreview } from '../editor/phone-preview.js';
 import { createStepCard, type StepCard } from '../editor/step-card.js';
@@ -36,6 +37,7 @@ export const sequenceEditorPage: PageFactory = (ctx, params) => {
 function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: Sequence | null): () => void {
   const { editor: words, common, sequenceStatus, window: windowWords, policyNames } = t();
   const general: GeneralFields = createGeneralFields(accounts, initial);
+  const exits = createExitFields(initial?.exits ?? [], () => changed());
   const cards: StepCard[] = [];
   const stepsEl = h('div', { class: 'steps', 'data-path': 'steps' }, h('div', { class: 'error-slot' }));
   const aside = h('aside', { class: 'editor-aside' });
@@ -69,6 +71,7 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
       trigger: general.trigger(),
       steps,
       oncePerFollower: general.oncePerFollower(),
+      exits: exits.exits(),
     };
     return { body, problems };
   };
@@ -92,9 +95,9 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
 
   const drawAside = (body: SequenceBody) => {
     const account = accounts.find((a) => a.appId === body.appId);
-    // An API enrollment opens no window: the follower's own decides at send time, so nothing is checked.
-    const kind = triggerKind(body.trigger) ?? 'message';
-    const policy = triggerKind(body.trigger) ? (account?.windowPolicy ?? null) : null;
+    // An API event or enrollment opens no window (kind null): each step's note says what happens to it.
+    const kind = triggerKind(body.trigger);
+    const policy = account?.windowPolicy ?? null;
     const verdicts = checkSteps(
       body.steps.map((s) => ({ offsetMs: s.offsetMs, hasFallback: Boolean(s.fallback) })),
       policy,
@@ -204,6 +207,7 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
       },
       words.addStep,
     ),
+    exits.el,
     h('div', { class: 'save-bar' }, summary, h('div', { class: 'actions' }, buttons)),
   );
   replace(

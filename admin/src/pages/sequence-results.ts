@@ -6,6 +6,7 @@ import { clockTime, duration, offsetLabel, total, when, zoneOf } from '../format
 import { t, type Catalog } from '../i18n/index.js';
 import { BASE, type PageFactory } from '../router.js';
 import { actionButtons } from '../sequence-actions.js';
+import { exitsSummary } from './sequence-exits.js';
 import type { Sequence, SequenceResults, StepResult } from '../types.js';
 
 const REFRESH_MS = 4000;
@@ -74,6 +75,7 @@ export const sequenceResultsPage: PageFactory = (ctx, params) => {
   const head = h('div', { class: 'page-head' }, h('h1', {}, words.heading));
   const meta = h('p', { class: 'muted' });
   const tiles = h('div', { class: 'tiles' });
+  const exits = h('div', { id: 'exits' });
   const chart = h('div', {});
   const tbody = h('tbody');
   const updated = h('p', { class: 'muted small' });
@@ -108,10 +110,12 @@ export const sequenceResultsPage: PageFactory = (ctx, params) => {
         when(sequence.updatedAt, zone),
       ),
     );
+    replace(exits, exitsSummary(sequence, results));
     const sum = (f: (r: StepResult) => number) => results.steps.reduce((a, r) => a + f(r), 0);
     replace(
       tiles,
       tile('enrolled', results.enrolled),
+      tile('exited', total(results.exited), 'exited'),
       tile(
         'scheduled',
         sum((r) => r.scheduled),
@@ -193,6 +197,7 @@ export const sequenceResultsPage: PageFactory = (ctx, params) => {
     head,
     meta,
     tiles,
+    exits,
     h('h2', {}, words.overTime),
     chart,
     h('h2', {}, words.perStep),

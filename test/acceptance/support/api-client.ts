@@ -1,5 +1,5 @@
 import { call, type Answer, type Call } from './http';
-import type { BatchLine, CancellationView, FollowerTimeline, MessageView } from './types';
+import type { BatchLine, CancellationView, FollowerTimeline, MessageView, SequenceView } from './types';
 
 /** The service's HTTP API, authorised with the admin token. */
 export interface ApiClient {
@@ -12,6 +12,8 @@ export interface ApiClient {
   message(id: string): Promise<MessageView>;
   /** `POST /v1/cancellations`, expecting 201. */
   cancel(body: object): Promise<CancellationView>;
+  /** `POST /v1/sequences`, expecting 201. */
+  createSequence(request: object): Promise<SequenceView>;
   /** `GET /v1/followers/:appId/:openid`, expecting 200. */
   follower(appId: string, openid: string): Promise<FollowerTimeline>;
   /** `POST /v1/messages/batch` with one JSON line per request; the answer's lines, parsed. */
@@ -35,6 +37,8 @@ export function createApiClient(url: string, adminToken: string): ApiClient {
       expectStatus<MessageView>(await api(`/v1/messages/${id}`), [200], `GET message ${id}`),
     cancel: async (body: object) =>
       expectStatus<CancellationView>(await api('/v1/cancellations', { json: body }), [201], 'cancel'),
+    createSequence: async (request: object) =>
+      expectStatus<SequenceView>(await api('/v1/sequences', { json: request }), [201], 'create sequence'),
     follower: async (appId: string, openid: string) =>
       expectStatus<FollowerTimeline>(
         await api(`/v1/followers/${encodeURIComponent(appId)}/${encodeURIComponent(openid)}`),

@@ -44,13 +44,34 @@ export const aMessageRequest = (overrides: Partial<MessageRequest> = {}): Messag
   ...overrides,
 });
 
+/** One rule of a window policy (README "Contact windows"). */
+export interface WindowRule {
+  count: number;
+  windowMs: number;
+}
+type WindowPolicy = Record<'message' | 'subscribe' | 'scan' | 'click', WindowRule>;
+
+/** A custom window policy of short windows, so drips run in seconds: 5 messages within 1 min after a user message, 3 after the rest. */
+export const aWindowPolicy = (overrides: Partial<WindowPolicy> = {}): WindowPolicy => ({
+  message: { count: 5, windowMs: 60_000 },
+  subscribe: { count: 3, windowMs: 60_000 },
+  scan: { count: 3, windowMs: 60_000 },
+  click: { count: 3, windowMs: 60_000 },
+  ...overrides,
+});
+
 /** A sequence trigger (README "Follow → drip"). */
 export type Trigger =
   | { type: 'subscribe'; scene?: string }
   | { type: 'scan'; scene: string }
   | { type: 'click'; key: string }
   | { type: 'keyword'; keyword: string }
+  | { type: 'event'; name: string }
   | { type: 'api' };
+
+/** What ends an enrollment early (README "Follow → drip", exit conditions). */
+export type ExitCondition =
+  { type: 'message'; keyword?: string } | { type: 'click'; key: string } | { type: 'event'; name: string };
 
 /** One step of a sequence. */
 export interface Step {
@@ -68,6 +89,7 @@ export interface SequenceRequest {
   trigger: Trigger;
   steps: Step[];
   oncePerFollower?: boolean;
+  exits?: ExitCondition[];
 }
 
 /** A step right after the trigger. */

@@ -2,6 +2,7 @@ import type { Answer } from './http';
 import type { ApiClient } from './api-client';
 import type { SimulatorClient } from './simulator-client';
 import type { ErrorBody, MessageView } from './types';
+import { aMessageRequest, aTextMessage } from './builders';
 import { waitFor } from './wait-for';
 
 /** Statuses a message does not leave. */
@@ -67,4 +68,18 @@ export async function untilReceived(
       timeoutMs,
     },
   );
+}
+
+/**
+ * Schedules a text "marker" to `openid` through the API, `delayMs` from now, and waits until it arrives:
+ * anything due before it has been handled by then — the way to prove that nothing else was sent.
+ */
+export async function untilMarker(
+  api: ApiClient,
+  sim: SimulatorClient,
+  openid: string,
+  delayMs: number,
+): Promise<void> {
+  await api.schedule(aMessageRequest({ openid, delayMs, message: aTextMessage('marker') }));
+  await untilReceived(sim, openid, 'marker');
 }

@@ -78,6 +78,24 @@ export interface SequenceView {
   readonly cancelledSteps?: number;
 }
 
+/** `POST /v1/followers/:appId/:openid/events` (README "Follower events from other systems"). */
+export interface FollowerEventView {
+  readonly eventId: string;
+  readonly name: string;
+  readonly at: string;
+  readonly exited: readonly {
+    readonly sequenceId: string;
+    readonly enrollmentId: string;
+    readonly reason: string;
+    readonly cancelled: number;
+  }[];
+  readonly enrolled: readonly {
+    readonly sequenceId: string;
+    readonly enrollmentId: string;
+    readonly steps: number;
+  }[];
+}
+
 /** One send the simulator accepted (`GET /__sim/messages`). */
 export interface SimMessage {
   readonly seq: number;

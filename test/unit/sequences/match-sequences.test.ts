@@ -11,6 +11,7 @@ const seq = (name: string, trigger: Trigger): Sequence => ({
   oncePerFollower: false,
   trigger,
   steps: [],
+  exits: [],
   createdAt: new Date(0),
   updatedAt: new Date(0),
 });
@@ -21,6 +22,7 @@ const active = [
   seq('booth', { type: 'scan', scene: 'booth' }),
   seq('menu', { type: 'click', key: 'MENU_A' }),
   seq('course', { type: 'keyword', keyword: 'Course' }),
+  seq('signup', { type: 'event', name: 'course_signup' }),
 ];
 const names = (event: Parameters<typeof matchSequences>[1]) =>
   matchSequences(active, event).map((s) => s.name);
@@ -40,5 +42,11 @@ describe('matchSequences', () => {
     expect(names({ type: 'click', key: 'MENU_A' })).toEqual(['menu']);
     expect(names({ type: 'message', text: 'which course starts soon?' })).toEqual(['course']);
     expect(names({ type: 'message', text: 'hello' })).toEqual([]);
+  });
+
+  it('starts an event sequence on a posted event of that name only', () => {
+    expect(names({ type: 'event', name: 'course_signup' })).toEqual(['signup']);
+    expect(names({ type: 'event', name: 'purchased' })).toEqual([]);
+    expect(names({ type: 'message', text: 'course_signup' })).toEqual(['course']);
   });
 });

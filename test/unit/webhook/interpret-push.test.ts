@@ -12,6 +12,7 @@ describe('interpretPush', () => {
       interaction: 'subscribe',
       detail: 'spring',
       trigger: { type: 'subscribe', scene: 'spring' },
+      exit: null,
       unsubscribe: false,
     });
   });
@@ -58,12 +59,30 @@ describe('interpretPush', () => {
     });
   });
 
+  it('offers every user message to the exit conditions (text only for keywords), and menu clicks by key', () => {
+    expect(interpretPush(push({ MsgType: 'text', Content: '退订', MsgId: '4' })).exit).toEqual({
+      type: 'message',
+      text: '退订',
+    });
+    expect(interpretPush(push({ MsgType: 'voice', MediaId: 'm', MsgId: '5' })).exit).toEqual({
+      type: 'message',
+      text: null,
+    });
+    expect(interpretPush(push({ MsgType: 'event', Event: 'CLICK', EventKey: 'STOP' })).exit).toEqual({
+      type: 'click',
+      key: 'STOP',
+    });
+    expect(interpretPush(push({ MsgType: 'event', Event: 'subscribe' })).exit).toBeNull();
+    expect(interpretPush(push({ MsgType: 'event', Event: 'SCAN', EventKey: 'b' })).exit).toBeNull();
+  });
+
   it('counts a msgmenu tap as a menu click, not a user message (no 48 h window)', () => {
     expect(
       interpretPush(push({ MsgType: 'text', Content: '满意', MsgId: '3', bizmsgmenuid: '101' })),
     ).toMatchObject({
       interaction: 'click',
       trigger: null,
+      exit: null,
     });
   });
 
@@ -72,6 +91,7 @@ describe('interpretPush', () => {
       interaction: null,
       detail: null,
       trigger: null,
+      exit: null,
       unsubscribe: false,
     });
   });

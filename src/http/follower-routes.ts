@@ -1,0 +1,47 @@
+import { Router } from 'express';
+import { NotFoundError, ValidationError } from '../errors';
+import { followerEventRequestSchema, OPENID_PATTERN } from '../contract';
+import { postFollowerEvent } from '../sequences/post-follower-event';
+import { followerTimeline } from '../store/follower-timeline';
+import { readableIssue, zodIssueDetails } from '../validation';
+import { guardPathParams } from './input-guard';
+import { jsonBody } from './json-body';
+import type { V1Deps } from './v1-deps';
+
+/** `/v1/followers/:appId/:openid…`: what is stored about a follower, and events other systems post. */
+export function createFollowerRouter(deps: V1Deps): Router {
+  const router = Router();
+  guardPathParams(router, ['appId', 'openid']);
+  const accountOf = (raw: unknown): string => {
+    const appId = String(raw);
+    if (!deps.accounts.get(appId)) throw new NotFoundError(`account ${appId}`);
+    return appId;
+  };
+
+  router.get('/:appId/:openid', async (req, res) => {
+    const appId = accountOf(req.params.appId);
+    res.json(await followerTimeline(deps.pool, appId, String(req.params.openid)));
+  });
+
+  router.post('/:appId/:openid/events', async (req, res) => {
+    const appId = accountOf(req.params.appId);
+    const openid = String(req.params.openid);
+    if (!OPENID_PATTERN.test(openid)) {
+      throw new ValidationError('invalid event', [
+        { path: 'params.openid', message: 'must be 1–128 letters, digits, _ or -' },
+      ]);
+    }
+    const parsed = followerEventRequestSchema.safeParse(jsonBody(req.body), { error: readableIssue });
+    if (!parsed.success) throw new ValidationError('invalid event', zodIssueDetails(parsed.error, ''));
+    const { view, created } = await postFollowerEvent(deps, {
+      appId,
+      openid,
+      name: parsed.data.name,
+      idempotencyKey: parsed.data.idempotencyKey ?? null,
+      requestId: req.requestId,
+    });
+    res.status(created ? 201 : 200).json(view);
+  });
+
+  return router;
+}

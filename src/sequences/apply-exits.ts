@@ -1,0 +1,63 @@
+import type { PoolClient } from '../db/pool';
+import type { ExitedEnrollment } from '../contract';
+import { countOpenStepsByEnrollment, listRunningWithExits } from '../store/enrollment-exits';
+import { appendCancellation, holdClaimsOfAccounts } from '../store/ledger';
+import { type ExitEvent, exitReason, matchExit } from './exits';
+
+/** A follower's push or posted event, offered to the exit conditions of their running enrollments. */
+export interface ExitInput {
+  readonly appId: string;
+  readonly openid: string;
+  readonly event: ExitEvent;
+}
+
+/**
+ * Ends each running enrollment (one with a step still to send) whose sequence has an exit condition the
+ * follower's event meets — the first such condition in the sequence's list names the exit — with one
+ * ledger row (scope `enrollment`, reason `exit:…`, see `exitReason`): the worker finds it when each step
+ * falls due. Returns, per input, the enrollments it ended and how many steps each had left.
+ *
+ * The count is true as a cancellation by key's is: claims in flight on those accounts finish first (what
+ * they took is being sent and goes out) and none starts until the caller's transaction commits. Run it
+ * before the transaction locks a follower or message row: a claim waits for those while holding its lock.
+ */
+export async function applyExits(
+  db: PoolClient,
+  inputs: readonly ExitInput[],
+  actor: string,
+): Promise<ExitedEnrollment[][]> {
+  const exited: ExitedEnrollment[][] = inputs.map(() => []);
+  const running = await listRunningWithExits(db, inputs);
+  const hits = running.flatMap((r) => {
+    const condition = matchExit(r.exits, inputs[r.index].event);
+    return condition ? [{ ...r, reason: exitReason(condition) }] : [];
+  });
+  if (hits.length === 0) return exited;
+  await holdClaimsOfAccounts(
+    db,
+    hits.map((hit) => hit.appId),
+  );
+  const open = await countOpenStepsByEnrollment(
+    db,
+    hits.map((hit) => hit.enrollmentId),
+  );
+  for (const hit of hits) {
+    const cancelled = open.get(hit.enrollmentId) ?? 0;
+    // Claims that were in flight took what was left: those steps are being sent, nothing remains to end.
+    if (cancelled === 0) continue;
+    await appendCancellation(db, {
+      appId: hit.appId,
+      scope: 'enrollment',
+      target: hit.enrollmentId,
+      reason: hit.reason,
+      actor,
+    });
+    exited[hit.index].push({
+      sequenceId: hit.sequenceId,
+      enrollmentId: hit.enrollmentId,
+      reason: hit.reason,
+      cancelled,
+    });
+  }
+  return exited;
+}

@@ -1,0 +1,94 @@
+import type { FollowerEventView, StartedEnrollment } from '../contract';
+import { ConflictError } from '../errors';
+import { scheduleMessages, type ScheduleDeps } from '../scheduling/schedule-messages';
+import {
+  findFollowerEventByKey,
+  insertFollowerEvent,
+  saveFollowerEventAnswer,
+  type NewFollowerEvent,
+  type PriorFollowerEvent,
+} from '../store/follower-events';
+import type { NewMessage } from '../store/message-store';
+import { applyExits } from './apply-exits';
+import { enrollFollowers } from './enroll';
+
+/** Who the ledger names as having ended the enrollments an event exits. */
+const ACTOR = 'api';
+
+export interface FollowerEventInput extends NewFollowerEvent {
+  readonly requestId: string | null;
+}
+
+/** The answer, and whether this request recorded the event (false: a repeated idempotency key). */
+export interface FollowerEventResult {
+  readonly view: FollowerEventView;
+  readonly created: boolean;
+}
+
+/**
+ * Another system says the follower did something (`purchased`, `course_signup`). In one transaction: the
+ * event is recorded, the running enrollments whose exit conditions it meets end (`applyExits`), and the
+ * active sequences it triggers enroll the follower as a push would (once per event, or once ever with
+ * `oncePerFollower`), their steps due from the event's time. It is no interaction: it opens no contact
+ * window. The follower need not be known. A repeated idempotency key answers the first answer and changes
+ * nothing; the same key with another name or follower is a conflict.
+ */
+export async function postFollowerEvent(
+  deps: ScheduleDeps,
+  input: FollowerEventInput,
+): Promise<FollowerEventResult> {
+  const outcome: { result?: FollowerEventResult } = {};
+  await scheduleMessages(deps, async (client): Promise<NewMessage[]> => {
+    const recorded = await insertFollowerEvent(client, input);
+    if (!recorded) {
+      const prior = await findFollowerEventByKey(client, input.appId, input.idempotencyKey!);
+      outcome.result = { view: replayed(prior, input), created: false };
+      return [];
+    }
+    const event = { type: 'event', name: input.name } as const;
+    const follower = { appId: input.appId, openid: input.openid };
+    const [exited] = await applyExits(client, [{ ...follower, event }], ACTOR);
+    const [steps] = await enrollFollowers(client, [
+      { ...follower, event, pushKey: `event:${recorded.id}`, at: recorded.at, requestId: input.requestId },
+    ]);
+    const view: FollowerEventView = {
+      eventId: recorded.id,
+      name: input.name,
+      at: recorded.at.toISOString(),
+      exited,
+      enrolled: started(steps),
+    };
+    await saveFollowerEventAnswer(client, recorded.id, view);
+    if (exited.length > 0) deps.metrics.cancelled.inc({ scope: 'enrollment' }, exited.length);
+    outcome.result = { view, created: true };
+    return steps;
+  });
+  return outcome.result!;
+}
+
+/** The first answer, when the repeat is the same request (an unfollow since erased the openid it had). */
+function replayed(prior: PriorFollowerEvent, input: FollowerEventInput): FollowerEventView {
+  if (prior.name !== input.name || (prior.openid !== '' && prior.openid !== input.openid)) {
+    throw new ConflictError(
+      'idempotency_key_reused',
+      `idempotencyKey ${input.idempotencyKey} was already used for a different event`,
+      { existingId: prior.answer.eventId },
+    );
+  }
+  return prior.answer;
+}
+
+/** The enrollments the steps belong to, in order, with how many steps each scheduled. */
+function started(steps: readonly NewMessage[]): StartedEnrollment[] {
+  const byEnrollment = new Map<string, StartedEnrollment>();
+  for (const { step } of steps) {
+    if (!step) continue;
+    const seen = byEnrollment.get(step.enrollmentId);
+    byEnrollment.set(step.enrollmentId, {
+      sequenceId: step.sequenceId,
+      enrollmentId: step.enrollmentId,
+      steps: (seen?.steps ?? 0) + 1,
+    });
+  }
+  return [...byEnrollment.values()];
+}
