@@ -79,7 +79,7 @@ export const zhCN = {
     click: (key: string) => `点击菜单“${key}”`,
     keyword: (keyword: string) => `发送含“${keyword}”的消息`,
     event: (name: string) => `接口事件“${name}”`,
-    api: '仅通过接口加入（POST …/enrollments）',
+    api: '仅通过接口加入（…/enrollments 接口）',
     /** The interaction that opens a window, as the window rules name it. */
     kind: { message: '粉丝发消息', subscribe: '关注', scan: '扫码', click: '点击菜单' },
   },
@@ -296,7 +296,7 @@ export const zhCN = {
     types: {
       message: { label: '粉丝发送消息', param: '包含的关键词（留空：任意消息）' },
       click: { label: '粉丝点击菜单', param: '菜单 KEY 值（EventKey）' },
-      event: { label: '其他系统上报事件', param: '事件名，例如：purchased' },
+      event: { label: '其他系统上报事件', param: '事件名，例如：order_paid' },
     },
     anyMessage: '任意消息',
     messageContaining: (keyword: string) => `发送含“${keyword}”的消息`,

@@ -17,6 +17,8 @@ import {
   enrollmentRequestSchema,
   enrollmentViewSchema,
   errorBodySchema,
+  followerEventRequestSchema,
+  followerEventViewSchema,
   followerTimelineSchema,
   messageDetailSchema,
   messageRequestSchema,
@@ -48,6 +50,7 @@ export const REQUEST_SCHEMAS = {
   SequenceDefinition: sequenceDefinitionSchema,
   TestSendRequest: testSendSchema,
   EnrollmentRequest: enrollmentRequestSchema,
+  FollowerEventRequest: followerEventRequestSchema,
   AuthorizationStartRequest: authorizationStartSchema,
 } as const;
 
@@ -61,6 +64,7 @@ export const ANSWER_SCHEMAS = {
   Cancellation: cancellationViewSchema,
   CancelByIds: cancelByIdsViewSchema,
   FollowerTimeline: followerTimelineSchema,
+  FollowerEvent: followerEventViewSchema,
   AccountList: accountListSchema,
   Account: accountViewSchema,
   AccountCheck: accountCheckSchema,

@@ -111,4 +111,22 @@ export const MESSAGE_OPERATIONS: readonly Operation[] = [
     answers: { 200: { description: 'The timeline.', schema: 'FollowerTimeline' } },
     errors: [404],
   },
+  {
+    operationId: 'postFollowerEvent',
+    method: 'post',
+    path: '/v1/followers/:appId/:openid/events',
+    tag: 'followers',
+    summary:
+      'Another system says the follower did something: ends the enrollments it exits, starts its event sequences',
+    params: z.object({
+      appId: APP_ID_PARAMETER,
+      openid: z.string().describe("The follower's openid."),
+    }),
+    body: { schema: 'FollowerEventRequest' },
+    answers: {
+      201: { description: 'Recorded: what it ended and what it started.', schema: 'FollowerEvent' },
+      200: { description: 'A repeated idempotency key: the first answer.', schema: 'FollowerEvent' },
+    },
+    errors: [400, 404, 409, 413],
+  },
 ];
