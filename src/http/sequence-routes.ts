@@ -30,7 +30,6 @@ import { guardPathParams } from './input-guard';
 import { uuidParam } from './uuid-param';
 import type { V1Deps } from './v1-deps';
 
-
 const sequenceId = (raw: string | string[] | undefined): string => uuidParam(raw, 'sequence');
 
 /** `/v1/sequences…`: marketing's drip sequences (the admin page calls these too). */
