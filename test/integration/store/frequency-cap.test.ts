@@ -64,7 +64,12 @@ describe('the frequency cap in the claim', () => {
     const [first] = await seedMessages(db.pool, [f.message()], { status: 'queued' });
     expect((await claimDue(db.pool, [first], 20, [])).claimed.map((m) => m.id)).toEqual([first]);
 
-    const [second, third] = await seedMessages(db.pool, [f.message(), f.message()], { status: 'queued' });
+    // The earlier one goes first (ties are broken by id, so the two are due a moment apart).
+    const [second, third] = await seedMessages(
+      db.pool,
+      [f.message({ dueAt: new Date(Date.now() - 50) }), f.message()],
+      { status: 'queued' },
+    );
     const claim = await claimDue(db.pool, [second, third], 20, []);
 
     expect(claim.claimed.map((m) => m.id)).toEqual([second]);
