@@ -35,6 +35,7 @@ export interface Metrics {
   readonly wechatDuration: Histogram<'endpoint' | 'outcome'>;
   readonly tokenRefreshes: Counter<'app_id' | 'outcome'>;
   readonly webhookPushes: Counter<'type' | 'verdict'>;
+  readonly authorizationCodes: Counter<'by' | 'result'>;
   readonly windowChecks: Counter<'verdict'>;
 }
 
@@ -120,6 +121,11 @@ export function createMetrics(opts: { pool: Pool; transportMode: string }): Metr
       'outcome',
     ]),
     webhookPushes: counter('webhook_pushes', 'Webhook pushes, by type and verdict.', ['type', 'verdict']),
+    authorizationCodes: counter(
+      'authorization_codes',
+      'Authorization codes brought by the callback or a push, by result (exchanged, earlier, refused, failed).',
+      ['by', 'result'],
+    ),
     windowChecks: counter('window_checks', 'Contact-window checks at claim time, by verdict.', ['verdict']),
   };
 }

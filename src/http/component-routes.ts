@@ -1,4 +1,5 @@
 import express, { Router } from 'express';
+import type { PushedAuthorization } from '../accounts/exchange-pushed-code';
 import type { AccountRegistry } from '../accounts/registry';
 import type { SecretBox } from '../accounts/secret-box';
 import { takePlatformEvent } from '../accounts/take-platform-event';
@@ -24,6 +25,8 @@ export interface ComponentRouteDeps {
   readonly metrics: Metrics;
   readonly bodyLimitBytes: number;
   readonly maxSkewS: number;
+  /** Exchanges the code of a kept `authorized` / `updateauthorized` push in the background. */
+  readonly exchangeCodeLater: (push: PushedAuthorization) => void;
 }
 
 /** The path of the authorization-event URL (授权事件接收配置) under /wechat. */
@@ -33,8 +36,10 @@ export const COMPONENT_PATH = '/component';
  * `POST /wechat/component`, the third-party platform's authorization-event URL (reference/wechat-platform.md
  * §1.1, one URL, no `$APPID$`): takes `component_verify_ticket` and the `authorized` / `updateauthorized` /
  * `unauthorized` events, signed and encrypted with the component's token and key, and answers the plain
- * string `success` once what they carry is stored. Anything not authentic is refused (401), a malformed or
- * foreign push 400, a replay 409; none writes anything.
+ * string `success` once what they carry is stored (WeChat waits 5 s at most); then the code of an
+ * authorization event is exchanged in the background, unless a later event of the account was stored
+ * already. Anything not authentic is refused (401), a malformed or foreign push 400, a replay 409; none
+ * writes anything.
  */
 export function createComponentRouter(deps: ComponentRouteDeps): Router {
   const { platform } = deps;
@@ -61,15 +66,20 @@ export function createComponentRouter(deps: ComponentRouteDeps): Router {
         count('component:unknown', `rejected:${err instanceof AppError ? err.code : 'error'}`);
         throw err;
       }
-      const type = `component:${push.event.infoType}`;
+      const { event } = push;
+      const type = `component:${event.infoType}`;
+      let kept: boolean;
       try {
-        const taken = await takePlatformEvent(eventDeps, push.msgSignature, push.event);
-        count(type, taken.kept ? 'recorded' : 'superseded');
+        ({ kept } = await takePlatformEvent(eventDeps, push.msgSignature, event));
+        count(type, kept ? 'recorded' : 'superseded');
       } catch (err) {
         count(type, `rejected:${err instanceof AppError ? err.code : 'error'}`);
         throw err;
       }
       res.type('text/plain').send('success');
+      if (kept && (event.infoType === 'authorized' || event.infoType === 'updateauthorized')) {
+        deps.exchangeCodeLater(event);
+      }
     },
   );
   return router;

@@ -12,6 +12,7 @@ import { createWebhookRouter } from './webhook-routes';
 import { createDocsRouter } from './docs-routes';
 import { createComponentRouter } from './component-routes';
 import type { ConnectDeps } from '../accounts/connect-account';
+import type { PushedAuthorization } from '../accounts/exchange-pushed-code';
 import { createPlatformCallbackRouter, createPlatformV1Router } from './platform-routes';
 
 export interface AppDeps extends V1Deps {
@@ -21,6 +22,8 @@ export interface AppDeps extends V1Deps {
   readonly processPushLater: (pushId: number) => void;
   /** Connecting accounts through the third-party platform, when it is configured. */
   readonly connect: ConnectDeps | null;
+  /** Exchanges the code of an authorization event the platform pushed, in the background. */
+  readonly exchangeCodeLater: (push: PushedAuthorization) => void;
 }
 
 export type { Readiness };

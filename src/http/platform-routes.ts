@@ -1,5 +1,6 @@
 import express, { Router, type Request, type Response } from 'express';
-import { type ConnectDeps, completeAuthorization, startAuthorization } from '../accounts/connect-account';
+import { type ConnectDeps, startAuthorization } from '../accounts/connect-account';
+import { exchangeAuthorizationCode } from '../accounts/exchange-code';
 import {
   type AccountConnected,
   type AuthorizationStarted,
@@ -43,9 +44,11 @@ const isBrowser = (req: Request): boolean => req.accepts(['json', 'html']) === '
 
 /**
  * `GET /wechat/platform/callback?auth_code=…`: where WeChat sends the admin's browser after they
- * authorized; exchanges the code and creates (or re-enables) the account. Public: the code is the proof,
- * good once. A browser is redirected (303) to the account on the admin page with the outcome, or, when
- * the code is refused, to the Accounts page with the error's code (the page says it in words).
+ * authorized; exchanges the code and creates (or re-enables) the account, or, when the code's
+ * `authorized` push exchanged it first, answers that exchange's outcome (so does the same code again).
+ * Public: the code is the proof. A browser is redirected (303) to the account on the admin page with the
+ * outcome, or, when the code is refused, to the Accounts page with the error's code (the page says it
+ * in words).
  */
 export function createPlatformCallbackRouter(deps: ConnectDeps): Router {
   const router = Router();
@@ -72,7 +75,7 @@ async function connect(deps: ConnectDeps, authCode: string | undefined): Promise
   if (authCode === undefined || authCode === '' || authCode.length > 512) {
     throw new ValidationError('auth_code is required', [{ path: 'auth_code', message: 'is required' }]);
   }
-  const { appId, outcome, permissions } = await completeAuthorization(deps, authCode);
+  const { appId, outcome, permissions } = await exchangeAuthorizationCode(deps, authCode, 'callback');
   return { appId, outcome, permissions: [...permissions] };
 }
 

@@ -1,5 +1,6 @@
 import { importBootstrapAccounts } from '../accounts/bootstrap';
 import type { ConnectDeps } from '../accounts/connect-account';
+import { exchangePushedCode } from '../accounts/exchange-pushed-code';
 import { createServiceTokens } from '../accounts/service-tokens';
 import { type AccountRegistry, startAccountRegistry } from '../accounts/registry';
 import { createSecretBox, type SecretBox } from '../accounts/secret-box';
@@ -94,6 +95,8 @@ export async function startService(
     background.add(work);
     void work.finally(() => background.delete(work));
   };
+  /** Aborted on stop: background work waiting to retry gives up rather than hold the stop. */
+  const stopping = new AbortController();
 
   async function readiness(): Promise<Readiness> {
     const checks: Readiness['checks'] = {};
@@ -130,8 +133,12 @@ export async function startService(
         { pool, publisher, logger },
         { concurrency: Math.max(1, Math.floor(config.databasePoolSize / 2)), maxRows: WRITER_MAX_ROWS },
       );
+      const connect = connectDeps(config, { pool, box, logger, metrics, accounts });
       const app = createApp({
-        connect: connectDeps(config, { pool, box, logger, accounts }),
+        connect,
+        exchangeCodeLater: (push) => {
+          if (connect) track(exchangePushedCode(connect, push, stopping.signal));
+        },
         config,
         accounts,
         box,
@@ -174,6 +181,7 @@ export async function startService(
     accounts,
     readiness,
     async stop() {
+      stopping.abort();
       await publicServer?.close();
       await worker?.stop();
       await Promise.allSettled([...background]);
@@ -190,7 +198,7 @@ export async function startService(
 /** What connecting accounts through the platform needs in the api, or null without a platform. */
 function connectDeps(
   config: Config,
-  deps: { pool: Pool; box: SecretBox; logger: Logger; accounts: AccountRegistry },
+  deps: { pool: Pool; box: SecretBox; logger: Logger; metrics: Metrics; accounts: AccountRegistry },
 ): ConnectDeps | null {
   if (!config.platform) return null;
   const { tokens, platform } = createServiceTokens({ config, ...deps });

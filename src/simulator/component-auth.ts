@@ -25,6 +25,16 @@ interface AuthCode extends Code {
   readonly funcIds: readonly number[];
 }
 
+/**
+ * One `api_query_auth` call as the Open Platform saw it: the account the code named (null when unknown)
+ * and the errcode it answered (0: exchanged).
+ */
+export interface CodeRedemption {
+  readonly appId: string | null;
+  readonly errcode: number;
+  readonly at: string;
+}
+
 /** The codes of the Open Platform's authorization flow: pre-auth codes, then authorization codes. */
 export interface AuthCodes {
   /** `api_create_preauthcode`. */
@@ -35,11 +45,21 @@ export interface AuthCodes {
   issueAuthCode(appId: string, funcIds: readonly number[]): { code: string; expiresInS: number };
   /** `api_query_auth`: the authorization the code stands for, once; 61009 unknown or used, 61010 expired. */
   redeemAuthCode(code: string): { appId: string; funcIds: readonly number[] } | WechatError;
+  /** Every code `api_query_auth` was asked to redeem (by a caller it accepted), oldest first. */
+  redemptions(): readonly CodeRedemption[];
 }
 
 export function createAuthCodes(now: () => number): AuthCodes {
   const preAuthCodes = new Map<string, Code>();
   const authCodes = new Map<string, AuthCode>();
+  const redemptions: CodeRedemption[] = [];
+  const redeem = (code: string) => {
+    const found = authCodes.get(code);
+    if (!found || found.used) return CODE_INVALID;
+    if (found.expiresAt <= now()) return CODE_EXPIRED;
+    found.used = true;
+    return { appId: found.appId, funcIds: found.funcIds };
+  };
   const fresh = (prefix: string) => `${prefix}@@@${randomBytes(18).toString('base64url')}`;
   return {
     issuePreAuthCode() {
@@ -59,12 +79,15 @@ export function createAuthCodes(now: () => number): AuthCodes {
       return { code, expiresInS: AUTH_CODE_LIFE_S };
     },
     redeemAuthCode(code) {
-      const found = authCodes.get(code);
-      if (!found || found.used) return CODE_INVALID;
-      if (found.expiresAt <= now()) return CODE_EXPIRED;
-      found.used = true;
-      return { appId: found.appId, funcIds: found.funcIds };
+      const redeemed = redeem(code);
+      redemptions.push({
+        appId: authCodes.get(code)?.appId ?? null,
+        errcode: 'errcode' in redeemed ? redeemed.errcode : 0,
+        at: new Date(now()).toISOString(),
+      });
+      return redeemed;
     },
+    redemptions: () => redemptions,
   };
 }
 

@@ -2,11 +2,16 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logger';
 import { toComponentWirePush } from './component-push';
-import { readBody, sendBadRequest, sendJson } from './http-io';
 import { pushNonce, type PushField } from './push-format';
 import { createSimCipher } from './sim-crypto';
 import { type ComponentApiState, handleComponentApi } from './component-api';
 import { createAuthCodes, DEFAULT_FUNC_IDS, handleLoginPage } from './component-auth';
+import {
+  AUTHORIZATION_ACTIONS,
+  type AuthorizationAction,
+  type ComponentControlTarget,
+  handleComponentControl,
+} from './component-controls';
 import type { SimulatorAccount } from './config';
 import type { TokenRegistry } from './tokens';
 
@@ -29,13 +34,6 @@ export interface ComponentDelivery {
   readonly at: string;
 }
 
-export const AUTHORIZATION_ACTIONS = {
-  authorize: 'authorized',
-  update: 'updateauthorized',
-  unauthorize: 'unauthorized',
-} as const;
-export type AuthorizationAction = keyof typeof AUTHORIZATION_ACTIONS;
-
 export interface OpenPlatformOptions {
   readonly component: SimComponent;
   /** Issues the component and authorizer tokens (authorizer tokens are good for sends). */
@@ -54,8 +52,17 @@ export interface OpenPlatformOptions {
 export interface OpenPlatform {
   /** Pushes a new component_verify_ticket now. */
   pushTicket(): Promise<ComponentDelivery>;
-  /** An account's admin authorizes, updates or revokes the platform: pushes the event. */
-  authorize(appId: string, action: AuthorizationAction): Promise<ComponentDelivery>;
+  /**
+   * An account's admin authorizes, updates or revokes the platform: pushes the event. `funcIds`: the
+   * permission sets granted (default 1, 7).
+   */
+  authorize(
+    appId: string,
+    action: AuthorizationAction,
+    funcIds?: readonly number[],
+  ): Promise<ComponentDelivery>;
+  /** While `lost`, the pushes do not reach the authorization-event URL (recorded with status 0). */
+  losePushes(lost: boolean): void;
   /** The account's authorizer_refresh_token; null unless it authorized the platform (in-process tests). */
   refreshTokenOf(appId: string): string | null;
   /**
@@ -68,7 +75,6 @@ export interface OpenPlatform {
 
 /** WeChat gives up on a push after 5 s. */
 const PUSH_TIMEOUT_MS = 5000;
-const APP_ID = /^[A-Za-z0-9_-]{4,64}$/;
 
 export function createOpenPlatform(opts: OpenPlatformOptions): OpenPlatform {
   const { component, logger, now, registerAccount } = opts;
@@ -83,6 +89,7 @@ export function createOpenPlatform(opts: OpenPlatformOptions): OpenPlatform {
   /** Each account's refresh token while it authorizes the platform. */
   const refreshTokens = new Map<string, string>();
   let ipRegistered = true;
+  let pushesLost = false;
   const codes = createAuthCodes(now);
   const api: ComponentApiState = {
     codes,
@@ -97,16 +104,18 @@ export function createOpenPlatform(opts: OpenPlatformOptions): OpenPlatform {
   async function deliver(fields: PushField[], authorizerAppId: string | null): Promise<ComponentDelivery> {
     const push = toComponentWirePush(channel, fields, String(Math.floor(now() / 1000)), pushNonce());
     let status = 0;
-    let body: string;
+    let body = 'lost: the authorization-event URL was not reached';
     try {
-      const res = await fetch(`${url}?${push.query}`, {
-        method: 'POST',
-        headers: { 'content-type': push.contentType },
-        body: push.body,
-        signal: AbortSignal.timeout(PUSH_TIMEOUT_MS),
-      });
-      status = res.status;
-      body = await res.text();
+      if (!pushesLost) {
+        const res = await fetch(`${url}?${push.query}`, {
+          method: 'POST',
+          headers: { 'content-type': push.contentType },
+          body: push.body,
+          signal: AbortSignal.timeout(PUSH_TIMEOUT_MS),
+        });
+        status = res.status;
+        body = await res.text();
+      }
     } catch (err) {
       body = (err as Error).message;
     }
@@ -168,7 +177,8 @@ export function createOpenPlatform(opts: OpenPlatformOptions): OpenPlatform {
       tickets.splice(0, tickets.length - 2);
       return deliver([...head('component_verify_ticket'), ['ComponentVerifyTicket', ticket, 'text']], null);
     },
-    authorize: async (appId, action) => (await authorizeWith(appId, action)).delivery,
+    authorize: async (appId, action, funcIds) => (await authorizeWith(appId, action, { funcIds })).delivery,
+    losePushes: (lost) => void (pushesLost = lost),
     refreshTokenOf: api.refreshTokenOf,
     async handle(req, res, path, query) {
       if (await handleComponentApi(api, req, res, path, query)) return true;
@@ -179,46 +189,21 @@ export function createOpenPlatform(opts: OpenPlatformOptions): OpenPlatform {
           codes,
           authorize: async (appId, opts) => (await authorizeWith(appId, 'authorize', opts)).code!,
         });
-      } else if (route === 'POST /__sim/component/ip-whitelist') {
-        const registered = parseJson(await readBody(req))?.registered;
-        if (typeof registered !== 'boolean') sendBadRequest(res, 'registered (boolean) is required');
-        else sendJson(res, 200, { registered: (ipRegistered = registered) });
-      } else if (route === 'POST /__sim/component/ticket') {
-        sendJson(res, 200, await platform.pushTicket());
-      } else if (route === 'POST /__sim/component/authorizations') {
-        const body = parseAuthorization(await readBody(req));
-        if (typeof body === 'string') sendBadRequest(res, body);
-        else sendJson(res, 200, await platform.authorize(body.appId, body.action));
-      } else if (route === 'GET /__sim/component/pushes') {
-        sendJson(res, 200, { pushes: deliveries });
-      } else {
-        return false;
+        return true;
       }
-      return true;
+      return handleComponentControl(controls, req, res, route);
     },
     close: () => clearInterval(timer),
+  };
+  const controls: ComponentControlTarget = {
+    pushTicket: platform.pushTicket,
+    authorize: platform.authorize,
+    deliveries: () => deliveries,
+    redemptions: codes.redemptions,
+    setIpRegistered: (registered) => void (ipRegistered = registered),
+    losePushes: platform.losePushes,
   };
   const timer = setInterval(() => void platform.pushTicket(), opts.ticketIntervalMs);
   timer.unref();
   return platform;
-}
-
-function parseJson(raw: string | null): Record<string, unknown> | null {
-  try {
-    const value: unknown = JSON.parse(raw ?? '');
-    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
-
-function parseAuthorization(raw: string | null): { appId: string; action: AuthorizationAction } | string {
-  const value = parseJson(raw);
-  if (value === null) return 'body must be a JSON object';
-  const { appId, action } = value;
-  if (typeof appId !== 'string' || !APP_ID.test(appId)) return 'appId must be 4–64 letters, digits, _ or -';
-  if (typeof action !== 'string' || !Object.hasOwn(AUTHORIZATION_ACTIONS, action)) {
-    return `action must be one of ${Object.keys(AUTHORIZATION_ACTIONS).join(', ')}`;
-  }
-  return { appId, action: action as AuthorizationAction };
 }

@@ -130,17 +130,47 @@ describe('Accounts through the third-party platform', () => {
     expect(browser.status).toBe(303);
     expect(browser.headers.get('location')).toBe('/admin/accounts/wxconnectedbybrowser?connected=created');
     expect((await world.api('/v1/accounts/wxconnectedbybrowser')).body).toMatchObject({ kind: 'platform' });
-    const usedAgain = await fetch(browserCallback, { headers: html, redirect: 'manual' });
-    expect(usedAgain.status).toBe(303);
-    expect(usedAgain.headers.get('location')).toBe('/admin/accounts?connect_error=auth_code_invalid');
+    const again = await fetch(browserCallback, { headers: html, redirect: 'manual' });
+    expect(again.status).toBe(303);
+    expect(again.headers.get('location')).toBe('/admin/accounts/wxconnectedbybrowser?connected=created');
+    const unknown = `${world.api.url}${platform.body.callbackPath}?auth_code=queryauthcode%40%40%40never-issued`;
+    const refusedInBrowser = await fetch(unknown, { headers: html, redirect: 'manual' });
+    expect(refusedInBrowser.status).toBe(303);
+    expect(refusedInBrowser.headers.get('location')).toBe('/admin/accounts?connect_error=auth_code_invalid');
 
     const apiCallback = await consentedCallback('wxconnectedbyapi');
     const json = await call(apiCallback, { headers: { accept: 'application/json' } });
     expect(json.status).toBe(200);
     expect(json.body).toEqual({ appId: 'wxconnectedbyapi', outcome: 'created', permissions: [1, 7] });
-    const refused = await call(apiCallback, { headers: { accept: 'application/json' } });
+    const refused = await call(unknown, { headers: { accept: 'application/json' } });
     expect(refused.status).toBe(400);
     expect(refused.body.error.code).toBe('auth_code_invalid');
+  });
+
+  it('an admin who closes the browser before the redirect still connects the account: the `authorized` push’s code is exchanged, once', async () => {
+    const appId = 'wxconnectedbypush1';
+    const started = await world.api('/v1/platform/authorizations', {
+      json: { redirectUri: `${world.api.url}/wechat/platform/callback` },
+    });
+    const page = new URL(started.body.authorizationUrl as string);
+    page.searchParams.set('sim_appid', appId);
+    const consented = await fetch(page, { redirect: 'manual' }); // the redirect is never followed
+    expect(consented.status).toBe(302);
+
+    const account = await waitFor(async () => {
+      const res = await world.api(`/v1/accounts/${appId}`);
+      return res.status === 200 && res.body;
+    }, 'the account connected from the authorized push alone');
+    expect(account).toMatchObject({ kind: 'platform', status: 'active', permissions: [1, 7] });
+    // The browser arriving late after all gets the same answer; WeChat was asked once.
+    const late = await call(consented.headers.get('location')!);
+    expect(late.body).toEqual({ appId, outcome: 'created', permissions: [1, 7] });
+    const { redemptions } = (
+      await call<{ redemptions: { appId: string | null; errcode: number }[] }>(
+        `${world.sim.url}/__sim/component/redemptions`,
+      )
+    ).body;
+    expect(redemptions.filter((r) => r.appId === appId).map((r) => r.errcode)).toEqual([0]);
   });
 
   it('refuses a push the platform did not sign, with 401', async () => {

@@ -3,8 +3,9 @@ import { toComponentWirePush } from '../../src/simulator/component-push';
 import { pushNonce, type PushField, type WirePush } from '../../src/simulator/push-format';
 import { createSimCipher } from '../../src/simulator/sim-crypto';
 import type { Service } from '../../src/main/start-service';
+import type { OpenPlatform } from '../../src/simulator/open-platform';
 import { anAppId, anEncodingAESKey, anOpenid, aTextMessage } from './builders';
-import type { Harness } from './harness';
+import { createHarness, type Harness } from './harness';
 
 /** A third-party platform's settings, as the four WECHAT_COMPONENT_* variables, and as values. */
 export interface APlatform {
@@ -43,12 +44,13 @@ export const aTicketPush = (appId: string, ticket: string, createTimeS = nowS())
   ['ComponentVerifyTicket', ticket, 'text'],
 ];
 
-/** The plaintext fields of an authorization event; `unauthorized` carries no code. */
+/** The plaintext fields of an authorization event (a made-up code unless given); `unauthorized` carries no code. */
 export const anAuthorizationPush = (
   appId: string,
   infoType: 'authorized' | 'updateauthorized' | 'unauthorized',
   authorizerAppId: string,
   createTimeS = nowS(),
+  code = `queryauthcode@@@${randomBytes(8).toString('hex')}`,
 ): PushField[] => [
   ['AppId', appId, 'text'],
   ['CreateTime', String(createTimeS), 'number'],
@@ -57,7 +59,7 @@ export const anAuthorizationPush = (
   ...(infoType === 'unauthorized'
     ? []
     : ([
-        ['AuthorizationCode', `queryauthcode@@@${randomBytes(8).toString('hex')}`, 'text'],
+        ['AuthorizationCode', code, 'text'],
         ['AuthorizationCodeExpiredTime', String(createTimeS + 3600), 'number'],
         ['PreAuthCode', `preauthcode@@@${randomBytes(6).toString('hex')}`, 'text'],
       ] as PushField[])),
@@ -98,4 +100,22 @@ export async function aTextSentThrough(
     body: JSON.stringify({ appId, openid, message: aTextMessage(text) }),
   });
   return { status: res.status, openid };
+}
+
+/**
+ * A harness whose simulator plays `platform`'s Open Platform (its clock `simulatorNow`), a service
+ * connecting accounts through the simulator's authorization page, and a first ticket pushed and taken.
+ */
+export async function startPlatformHarness(
+  platform: APlatform,
+  simulatorNow: () => number,
+): Promise<{ h: Harness; service: Service; sim: OpenPlatform }> {
+  const h = await createHarness({ ...platform.env }, { simulatorComponent: platform, simulatorNow });
+  const service = await h.start({
+    WECHAT_COMPONENT_LOGIN_PAGE_URL: `${h.simulatorUrl}/cgi-bin/componentloginpage`,
+  });
+  const sim = h.simulator.openPlatform!;
+  const ticket = await sim.pushTicket();
+  if (ticket.body !== 'success') throw new Error(`the service answered the first ticket ${ticket.status}`);
+  return { h, service, sim };
 }

@@ -1,8 +1,8 @@
 import type { Service } from '../../src/main/start-service';
 import type { OpenPlatform } from '../../src/simulator/open-platform';
 import { anAppId, aSequence, aStep, aTextMessage } from '../helpers/builders';
-import { createHarness, type Harness, waitFor, writtenRows } from '../helpers/harness';
-import { aPlatform, aTextSentThrough } from '../helpers/platform';
+import { type Harness, waitFor, writtenRows } from '../helpers/harness';
+import { aPlatform, aTextSentThrough, startPlatformHarness } from '../helpers/platform';
 
 const PLATFORM = aPlatform();
 let h: Harness;
@@ -12,15 +12,7 @@ let sim: OpenPlatform;
 let wechatAheadMs = 0;
 
 beforeAll(async () => {
-  h = await createHarness(
-    { ...PLATFORM.env },
-    { simulatorComponent: PLATFORM, simulatorNow: () => Date.now() + wechatAheadMs },
-  );
-  service = await h.start({
-    WECHAT_COMPONENT_LOGIN_PAGE_URL: `${h.simulatorUrl}/cgi-bin/componentloginpage`,
-  });
-  sim = h.simulator.openPlatform!;
-  expect((await sim.pushTicket()).body).toBe('success');
+  ({ h, service, sim } = await startPlatformHarness(PLATFORM, () => Date.now() + wechatAheadMs));
 });
 afterAll(() => h.close());
 
@@ -34,6 +26,21 @@ async function consent(authorizationUrl: string, appId: string, func?: string): 
   if (func) url.searchParams.set('sim_func', func);
   return fetch(url, { redirect: 'manual' });
 }
+/**
+ * `consent` while WeChat's `authorized` push does not reach the service, which would exchange the code
+ * at once: the callback is then the only one to bring it. Gives the callback URL.
+ */
+async function consentWithoutPush(appId: string): Promise<string> {
+  const { authorizationUrl } = (await (await start()).json()) as { authorizationUrl: string };
+  sim.losePushes(true);
+  try {
+    return (await consent(authorizationUrl, appId)).headers.get('location')!;
+  } finally {
+    sim.losePushes(false);
+  }
+}
+/** A code WeChat never issued. */
+const UNKNOWN_CODE = 'queryauthcode@@@never-issued';
 
 async function connect(appId: string): Promise<{ callback: string; answer: Response }> {
   const { authorizationUrl } = (await (await start()).json()) as { authorizationUrl: string };
@@ -92,20 +99,20 @@ describe('connecting an official account through the platform', () => {
     expect(await waitFor(() => h.simulator.messages({ appId }).length === 1, 10_000)).toBe(true);
   });
 
-  it('refuses the same code again (400 auth_code_invalid) and a used pre-auth code, writing nothing', async () => {
+  it('answers the same code again with the same outcome, and refuses a code WeChat never issued (400 auth_code_invalid), writing nothing', async () => {
     const appId = anAppId();
     const { callback } = await connect(appId);
+    expect(new URL(callback).searchParams.get('auth_code')).toMatch(/^queryauthcode@@@/);
     const before = { accounts: await accountCount(), ...(await writtenRows(h.db)) };
 
-    expect(await errorOf(await fetch(callback))).toBe('400 auth_code_invalid');
+    expect(await (await fetch(callback)).json()).toEqual({ appId, outcome: 'created', permissions: [1, 7] });
+    const unknown = `${service.url}/wechat/platform/callback?auth_code=${encodeURIComponent(UNKNOWN_CODE)}`;
+    expect(await errorOf(await fetch(unknown))).toBe('400 auth_code_invalid');
     expect({ accounts: await accountCount(), ...(await writtenRows(h.db)) }).toEqual(before);
-    const preAuthCode = new URL(callback).searchParams.get('auth_code');
-    expect(preAuthCode).toMatch(/^queryauthcode@@@/);
   });
 
   it('refuses a code left to expire (400 auth_code_expired), writing nothing', async () => {
-    const { authorizationUrl } = (await (await start()).json()) as { authorizationUrl: string };
-    const callback = (await consent(authorizationUrl, anAppId())).headers.get('location')!;
+    const callback = await consentWithoutPush(anAppId());
     const before = { accounts: await accountCount(), ...(await writtenRows(h.db)) };
     wechatAheadMs = 601_000;
     try {
@@ -149,13 +156,15 @@ describe('connecting an official account through the platform', () => {
       });
     });
 
-    it('sends a used, an expired or a missing code to the Accounts page with the error’s code, writing nothing', async () => {
-      const { callback: used } = await connect(anAppId());
-      const { authorizationUrl } = (await (await start()).json()) as { authorizationUrl: string };
-      const expiring = (await consent(authorizationUrl, anAppId())).headers.get('location')!;
+    it('sends an unknown, an expired or a missing code to the Accounts page with the error’s code, writing nothing', async () => {
+      const callback = `${service.url}/wechat/platform/callback`;
+      const expiring = await consentWithoutPush(anAppId());
       const before = { accounts: await accountCount(), ...(await writtenRows(h.db)) };
 
-      const answers = [await fromBrowser(used), await fromBrowser(`${service.url}/wechat/platform/callback`)];
+      const answers = [
+        await fromBrowser(`${callback}?auth_code=${encodeURIComponent(UNKNOWN_CODE)}`),
+        await fromBrowser(callback),
+      ];
       wechatAheadMs = 601_000;
       try {
         answers.push(await fromBrowser(expiring));

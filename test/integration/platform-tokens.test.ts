@@ -35,10 +35,18 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-/** A platform account that authorized the platform in the simulator, with its refresh token stored. */
+/**
+ * A platform account that authorized the platform in the simulator, with its refresh token stored (by
+ * the test: the `authorized` push, which would connect it with a cached token, does not reach the service).
+ */
 async function anAuthorizedAccount(): Promise<string> {
   const appId = anAppId();
-  await sim.authorize(appId, 'authorize');
+  sim.losePushes(true);
+  try {
+    await sim.authorize(appId, 'authorize');
+  } finally {
+    sim.losePushes(false);
+  }
   await insertAccount(h.db.pool, aStoredAccount(box, { appId, kind: 'platform', windowPolicy: 'none' }));
   await saveRefreshToken(h.db.pool, appId, box.seal(sim.refreshTokenOf(appId)!, refreshTokenContext(appId)));
   await service.accounts.refresh();

@@ -102,6 +102,39 @@ describe('the simulated Open Platform', () => {
       expect.arrayContaining(['component_verify_ticket', 'authorized', 'unauthorized']),
     );
   });
+
+  it('loses its pushes on demand (the URL unreachable), recording them with status 0', async () => {
+    const control = (body: unknown) =>
+      fetch(`${base}/__sim/component/push-loss`, { method: 'POST', body: JSON.stringify(body) });
+    expect(await (await control({ lost: true })).json()).toEqual({ lost: true });
+    try {
+      const seen = received.length;
+      const lost = await sim.openPlatform!.authorize('wxauthorized0003', 'authorize');
+      expect(lost).toMatchObject({ infoType: 'authorized', status: 0 });
+      expect(received.slice(seen).map(open).join()).not.toContain('wxauthorized0003');
+    } finally {
+      await control({ lost: false });
+    }
+    expect((await sim.openPlatform!.authorize('wxauthorized0003', 'update')).status).toBe(200);
+  });
+
+  it('refuses bad push-loss and funcIds controls with 400, pushing nothing', async () => {
+    const post = (path: string, body: unknown) =>
+      fetch(`${base}/__sim/component/${path}`, { method: 'POST', body: JSON.stringify(body) });
+    const pushed = (await (await fetch(`${base}/__sim/component/pushes`)).json()) as { pushes: unknown[] };
+    const answers = [
+      await post('push-loss', { lost: 'yes' }),
+      await post('authorizations', { appId: 'wxauthorized0003', action: 'update', funcIds: ['1'] }),
+      await post('authorizations', { appId: 'wxauthorized0003', action: 'unauthorize', funcIds: [1] }),
+    ];
+    expect(answers.map((a) => a.status)).toEqual([400, 400, 400]);
+    const after = (await (await fetch(`${base}/__sim/component/pushes`)).json()) as {
+      pushes: { infoType: string }[];
+    };
+    expect(
+      after.pushes.slice(pushed.pushes.length).filter((p) => p.infoType !== 'component_verify_ticket'),
+    ).toEqual([]);
+  });
 });
 
 describe('the simulated Open Platform’s token APIs', () => {
@@ -176,5 +209,30 @@ describe('the simulated Open Platform’s token APIs', () => {
     expect(await api('api_authorizer_token', refresh, 'not-a-token')).toMatchObject({ errcode: 40001 });
     await sim.openPlatform!.authorize('wxauthorized0002', 'unauthorize');
     expect(await api('api_authorizer_token', refresh, component)).toMatchObject({ errcode: 61003 });
+  });
+
+  it('exchanges an updated authorization’s code for the permission sets granted, once, and lists the calls', async () => {
+    const component = (await api('api_component_token', componentBody())).component_access_token as string;
+    await sim.openPlatform!.authorize('wxauthorized0004', 'authorize');
+    await fetch(`${base}/__sim/component/authorizations`, {
+      method: 'POST',
+      body: JSON.stringify({ appId: 'wxauthorized0004', action: 'update', funcIds: [1, 89] }),
+    });
+    const code = /<AuthorizationCode><!\[CDATA\[(.*?)\]\]>/.exec(lastOf('updateauthorized'))![1];
+    const query = { component_appid: COMPONENT.componentAppId, authorization_code: code };
+
+    expect(await api('api_query_auth', query, component)).toMatchObject({
+      authorization_info: {
+        authorizer_appid: 'wxauthorized0004',
+        func_info: [{ funcscope_category: { id: 1 } }, { funcscope_category: { id: 89 } }],
+      },
+    });
+    expect(await api('api_query_auth', query, component)).toMatchObject({ errcode: 61009 });
+    const { redemptions } = (await (await fetch(`${base}/__sim/component/redemptions`)).json()) as {
+      redemptions: { appId: string | null; errcode: number }[];
+    };
+    expect(redemptions.filter((r) => r.appId === 'wxauthorized0004').map((r) => r.errcode)).toEqual([
+      0, 61009,
+    ]);
   });
 });
