@@ -52,6 +52,7 @@ function anApp() {
     track: () => undefined,
     readiness: untouched('readiness'),
     processPushLater: () => undefined,
+    exchangeCodeLater: () => undefined,
   };
   return createApp(deps);
 }
