@@ -83,6 +83,11 @@ describe('Accounts through the third-party platform', () => {
     const sim = createSimulatorClient(world.sim.url, appId);
     const follow = await sim.follow('o-platform');
     expect(follow.pushes.map((p) => `${p.status} ${p.body}`)).toEqual(['200 success']);
+    // The webhook answers once the push is stored; it is processed (the window recorded) just after.
+    await waitFor(
+      async () => (await world.api.follower(appId, 'o-platform')).follower !== null,
+      'the follow to be processed',
+    );
 
     const now = await world.api.schedule({
       appId,
