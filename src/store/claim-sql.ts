@@ -79,8 +79,10 @@ WITH cand AS (
   FROM scheduled_messages m
   LEFT JOIN account_states a ON a.app_id = m.app_id AND a.paused_until > now()
   LEFT JOIN accounts acc ON acc.app_id = m.app_id
+  -- The reservations are stamped with clock_timestamp(): so is their horizon (now() is the claim's start,
+  -- which may lie long behind after a wait for the claim lock).
   LEFT JOIN send_pacing sp ON sp.app_id = m.app_id
-    AND sp.next_at > now() + ${SEND_RATE_HORIZON_MS} * interval '1 millisecond'
+    AND sp.next_at > clock_timestamp() + ${SEND_RATE_HORIZON_MS} * interval '1 millisecond'
   WHERE m.id = ANY($1::uuid[]) AND ${OPEN}
 ), due AS (
   SELECT *, row_number() OVER (PARTITION BY app_id, openid, channel ORDER BY due_at, id) AS rank,
@@ -152,7 +154,7 @@ UNION ALL SELECT '${CLAIM_ROW.early}', id, due_at, extract(epoch FROM due_at - n
 UNION ALL SELECT '${CLAIM_ROW.early}', id, due_at, extract(epoch FROM due_at - now()) * 1000, NULL, NULL, NULL, NULL, NULL, NULL,
   NULL FROM cand WHERE NOT covered AND paused_until IS NULL AND due_at > now() + $2 * interval '1 millisecond'
 UNION ALL SELECT '${CLAIM_ROW.early}', id, due_at,
-  extract(epoch FROM rate_busy_until - now()) * 1000 - ${SEND_RATE_HORIZON_MS}
+  extract(epoch FROM rate_busy_until - clock_timestamp()) * 1000 - ${SEND_RATE_HORIZON_MS}
     + (row_number() OVER (PARTITION BY app_id ORDER BY due_at, id) - 1) * 1000.0 / rate,
   '${EARLY_REASON.sendRate}', NULL, NULL, NULL, NULL, NULL, NULL
   FROM cand WHERE NOT covered AND paused_until IS NULL AND rate_busy_until IS NOT NULL
