@@ -145,11 +145,17 @@ describe('Follow → drip: the webhook, contact windows and sequences', () => {
     const sequence = await createSequence(
       aSequence({
         trigger: { type: 'click', key: 'NO_FALLBACK' },
-        steps: [aStep({ offsetMs: 800, message: aTextMessage('nothing left') })],
+        steps: [aStep({ offsetMs: 1200, message: aTextMessage('nothing left') })],
       }),
     );
     const openid = anOpenid();
     expectSuccess(await world.sim.click(openid, 'NO_FALLBACK'));
+    // The webhook answers once the push is stored and processes it just after: the click's window (and
+    // the enrollment) exist once the follower's timeline shows the enrollment.
+    await waitFor(
+      async () => (await world.api.follower(APP_ID, openid)).enrollments.length > 0,
+      'the click to be processed',
+    );
     // The click's allowance (3 messages) is used up by the API before the step falls due.
     for (let i = 0; i < 3; i++) {
       await world.api.schedule(aMessageRequest({ openid, message: aTextMessage(`first ${i}`) }));
