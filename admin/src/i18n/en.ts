@@ -224,6 +224,12 @@ export const en: Catalog = {
     step: (n) => `Step ${n}`,
     stepTitle: 'Step',
     removeStep: 'Remove step',
+    addVariant: 'Add A/B variant',
+    removeVariant: 'Remove variant',
+    variantName: 'Variant name',
+    variantWeight: 'Weight',
+    variantWeightHint:
+      'Followers get each variant in proportion to its weight; a follower always gets the same one.',
     sendAfter: 'Send after the trigger',
     unit: 'Unit',
     offsetProblem: 'must be a number, 0 or more',
