@@ -1,23 +1,16 @@
 import type { SequenceResults } from '../../src/contract';
-import type { Service } from '../../src/main/start-service';
 import { chooseVariant } from '../../src/sequences/choose-variant';
-import { APP_ID, createHarness, type Harness, writtenRows } from '../helpers/harness';
+import { APP_ID, useStartedService, writtenRows } from '../helpers/harness';
 import { aTextMessage } from '../helpers/builders';
 import { createSequence, expectEventually, receivedTexts } from '../helpers/drip';
 
 // Enrollments through the API open no window: with no window policy their steps go out all the same.
 const ACCOUNT = { appId: APP_ID, secret: 'test-secret', token: 'abtoken', windowPolicy: 'none' };
 
-let h: Harness;
-let service: Service;
-beforeAll(async () => {
-  h = await createHarness({ WECHAT_ACCOUNTS: JSON.stringify([ACCOUNT]) });
-  service = await h.start();
-});
-afterAll(() => h.close());
+const started = useStartedService({ WECHAT_ACCOUNTS: JSON.stringify([ACCOUNT]) });
 
 const send = async (method: string, path: string, body?: unknown) => {
-  const res = await h.api(service, path, {
+  const res = await started.h.api(started.service, path, {
     method,
     body: body === undefined ? undefined : JSON.stringify(body),
   });
@@ -27,15 +20,15 @@ const send = async (method: string, path: string, body?: unknown) => {
 const abStep = {
   offsetMs: 0,
   variants: [
-    { name: 'A', weight: 1, message: aTextMessage('hello A') },
-    { name: 'B', weight: 1, message: aTextMessage('hello B') },
+    { name: 'A', weight: 1, message: aTextMessage('hello A'), fallback: null },
+    { name: 'B', weight: 1, message: aTextMessage('hello B'), fallback: null },
   ],
 };
 const OPENIDS = Array.from({ length: 20 }, (_, i) => `o-ab-follower-${i}`);
 
 describe('A/B steps', () => {
   it('each enrollment gets its follower’s variant, recorded on the row; results count per variant', async () => {
-    const id = await createSequence(h, service, {
+    const id = await createSequence(started.h, started.service, {
       name: 'ab drip',
       trigger: { type: 'api' },
       steps: [abStep, { offsetMs: 60_000, message: aTextMessage('later') }],
@@ -52,15 +45,17 @@ describe('A/B steps', () => {
     );
     expect(new Set(expected.values())).toEqual(new Set(['A', 'B']));
 
-    const { rows } = await h.db.pool.query<{ openid: string; step_index: number; variant: string | null }>(
-      `SELECT openid, step_index, variant FROM scheduled_messages WHERE sequence_id = $1`,
-      [id],
-    );
+    const { rows } = await started.h.db.pool.query<{
+      openid: string;
+      step_index: number;
+      variant: string | null;
+    }>(`SELECT openid, step_index, variant FROM scheduled_messages WHERE sequence_id = $1`, [id]);
     for (const r of rows) expect(r.variant).toBe(r.step_index === 0 ? expected.get(r.openid) : null);
     await expectEventually('every first step sent', () =>
-      OPENIDS.every((openid) => receivedTexts(h, openid).length === 1),
+      OPENIDS.every((openid) => receivedTexts(started.h, openid).length === 1),
     );
-    for (const openid of OPENIDS) expect(receivedTexts(h, openid)).toEqual([`hello ${expected.get(openid)}`]);
+    for (const openid of OPENIDS)
+      expect(receivedTexts(started.h, openid)).toEqual([`hello ${expected.get(openid)}`]);
 
     const exiting = OPENIDS.slice(0, 5);
     for (const openid of exiting) {
@@ -87,7 +82,7 @@ describe('A/B steps', () => {
   });
 
   it('refuses bad variants with a 400 naming the field, and writes nothing', async () => {
-    const before = await writtenRows(h.db);
+    const before = await writtenRows(started.h.db);
     const [a] = abStep.variants;
     for (const [variants, path] of [
       [[a, { ...a, name: 'B', weight: 0 }], 'steps.0.variants.1.weight'],
@@ -103,6 +98,6 @@ describe('A/B steps', () => {
       expect(res.status).toBe(400);
       expect(res.body.error.details).toEqual([expect.objectContaining({ path })]);
     }
-    expect(await writtenRows(h.db)).toEqual(before);
+    expect(await writtenRows(started.h.db)).toEqual(before);
   });
 });
