@@ -187,6 +187,8 @@ export const en: Catalog = {
     lateness: 'Lateness',
     latenessTitle: 'p50 / p95 / max',
     olderVersion: '(older version)',
+    variant: (name: string) => `↳ Variant ${name}`,
+    exitedAfter: (n: number) => `${n} exited after it`,
   },
   chart: {
     empty: 'Nothing sent, skipped or failed in the last 24 hours yet.',

@@ -165,6 +165,8 @@ export const zhCN = {
     lateness: '延迟',
     latenessTitle: '中位数 / p95 / 最大值',
     olderVersion: '（旧版本的步骤）',
+    variant: (name: string) => `↳ 版本 ${name}`,
+    exitedAfter: (n: number) => `此后退出 ${n} 人`,
   },
   chart: {
     empty: '最近 24 小时内还没有发送、跳过或失败的消息。',

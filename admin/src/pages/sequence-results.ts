@@ -8,6 +8,7 @@ import { BASE, type PageFactory } from '../router.js';
 import { shownContent } from '../step-content.js';
 import { actionButtons } from '../sequence-actions.js';
 import { exitsSummary } from './sequence-exits.js';
+import { variantRows } from './variant-rows.js';
 import type { Sequence, SequenceResults, StepResult } from '../types.js';
 
 const REFRESH_MS = 4000;
@@ -168,7 +169,9 @@ export const sequenceResultsPage: PageFactory = (ctx, params) => {
     for (const r of results.steps) rows.set(r.stepIndex, r);
     replace(
       tbody,
-      [...rows.values()].sort((a, b) => a.stepIndex - b.stepIndex).map((r) => stepRow(sequence, r)),
+      [...rows.values()]
+        .sort((a, b) => a.stepIndex - b.stepIndex)
+        .flatMap((r) => [stepRow(sequence, r), ...variantRows(r)]),
     );
   };
 
