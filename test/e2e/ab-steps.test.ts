@@ -1,7 +1,5 @@
-import type { Page } from 'playwright-core';
 import type { SequenceResults, SequenceView } from '../../src/contract';
-import type { Service } from '../../src/main/start-service';
-import { ADMIN_TOKEN, APP_ID, createHarness, type Harness, waitFor } from '../helpers/harness';
+import { ADMIN_TOKEN, APP_ID, useStartedService, waitFor } from '../helpers/harness';
 import { aTextMessage } from '../helpers/builders';
 import { adminUrl, apiJsonOf, expectText, launchBrowser, type TestBrowser } from './browser';
 
@@ -10,27 +8,22 @@ const ACCOUNT = { appId: APP_ID, secret: 'test-secret', token: 'e2eabtoken', win
 
 jest.setTimeout(60_000);
 
-let world: { h: Harness; service: Service; browser: TestBrowser; page: Page };
+const started = useStartedService({ WECHAT_ACCOUNTS: JSON.stringify([ACCOUNT]) });
+let browser: TestBrowser;
 beforeAll(async () => {
-  const h = await createHarness({ WECHAT_ACCOUNTS: JSON.stringify([ACCOUNT]) });
-  const service = await h.start();
-  const browser = await launchBrowser();
-  world = { h, service, browser, page: browser.page };
-  await browser.page.goto(adminUrl(service, 'sign-in'));
+  browser = await launchBrowser();
+  await browser.page.goto(adminUrl(started.service, 'sign-in'));
   await browser.page.fill('input[name="token"]', ADMIN_TOKEN);
   await browser.page.click('button[type="submit"]');
   await browser.page.waitForSelector('#sequences');
 });
-afterAll(async () => {
-  await world?.browser.close();
-  await world?.h.close();
-});
+afterAll(() => browser?.close());
 
-const apiJson = (path: string, init?: RequestInit) => apiJsonOf(world.h, world.service, path, init);
+const apiJson = (path: string, init?: RequestInit) => apiJsonOf(started.h, started.service, path, init);
 
 describe('A/B steps in the admin page', () => {
   it('the editor turns a step into two variants; the results page shows a row per variant', async () => {
-    const { page, browser } = world;
+    const { page } = browser;
     const created = (await apiJson('/v1/sequences', {
       method: 'POST',
       body: JSON.stringify({
@@ -41,7 +34,7 @@ describe('A/B steps in the admin page', () => {
         steps: [{ offsetMs: 0, message: aTextMessage('明天开课，记得准时参加') }],
       }),
     })) as SequenceView;
-    await page.goto(adminUrl(world.service, `sequences/${created.id}/edit`));
+    await page.goto(adminUrl(started.service, `sequences/${created.id}/edit`));
     await page.click('.step[data-step="1"] [data-action="add-variant"]');
     const variantB = page.locator('.step[data-step="1"] .content-block').nth(1);
     await variantB.locator('textarea[name="content"]').fill('明天开课，点此查看课表');
@@ -82,7 +75,7 @@ describe('A/B steps in the admin page', () => {
     await page.click('[data-lang="en"]');
     await expectText(page.locator('tr.variant-row[data-variant="A"]'), 'Variant A');
     await browser.screenshot('ab-results-en');
-    await page.goto(adminUrl(world.service, `sequences/${created.id}/edit`));
+    await page.goto(adminUrl(started.service, `sequences/${created.id}/edit`));
     await expectText(page.locator('.step[data-step="1"] .content-block').nth(1), 'Variant name');
     await browser.screenshot('ab-editor-en');
   });
