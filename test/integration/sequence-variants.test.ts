@@ -81,6 +81,24 @@ describe('A/B steps', () => {
     expect(results.steps[1].cancelled).toBe(exiting.length);
   });
 
+  it('a test send of an A/B step sends the variant that follower would get', async () => {
+    const id = await createSequence(started.h, started.service, {
+      name: 'ab test send',
+      trigger: { type: 'api' },
+      steps: [abStep],
+    });
+    for (const openid of ['o-ab-try-1', 'o-ab-try-2', 'o-ab-try-3']) {
+      const tried = await send('POST', `/v1/sequences/${id}/test-send`, { openid, stepIndex: 0 });
+      expect(tried.status).toBe(201);
+      const { variant } = chooseVariant(abStep, { sequenceId: id, stepIndex: 0, openid });
+      await expectEventually(
+        `the test send to ${openid}`,
+        () => receivedTexts(started.h, openid).length === 1,
+      );
+      expect(receivedTexts(started.h, openid)).toEqual([`hello ${variant}`]);
+    }
+  });
+
   it('refuses bad variants with a 400 naming the field, and writes nothing', async () => {
     const before = await writtenRows(started.h.db);
     const [a] = abStep.variants;
