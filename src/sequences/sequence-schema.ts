@@ -4,19 +4,14 @@ import { type ExitCondition, sequenceDefinitionSchema, type Trigger } from '../c
 import { exitReason } from './exits';
 import { type IssueDetail, readableIssue, zodIssueDetails } from '../validation';
 import { placeholdersOf } from './template-vars';
+import { windowIssues } from './window-issues';
 import {
   parseCustomMessage,
   parseTemplateMessage,
   type CustomMessage,
   type TemplateMessage,
 } from '../wechat/message-schema';
-import {
-  describeRule,
-  formatDuration,
-  type InteractionKind,
-  type WindowPolicy,
-  type WindowRule,
-} from '../wechat/window-policy';
+import type { InteractionKind, WindowPolicy } from '../wechat/window-policy';
 
 /** One variant of an A/B step: enrollments get it in proportion to its weight. */
 export interface Variant {
@@ -82,37 +77,6 @@ function duplicateVariantNames(variants: readonly { name: string }[], at: string
       ? [{ path: `${at}.variants.${j}.name`, message: `repeats the name of variants.${first} (${v.name})` }]
       : [];
   });
-}
-
-/**
- * A step (or one of its variants, at `at`) without a template fallback must fit its trigger's window: sent
- * before the window closes, and within the window's message count.
- */
-function windowIssues(
-  rule: WindowRule,
-  kind: InteractionKind,
-  i: number,
-  offsetMs: number,
-  at: string,
-): IssueDetail[] {
-  const where = `step ${i + 1} at +${formatDuration(offsetMs) || '0 s'}`;
-  if (offsetMs >= rule.windowMs) {
-    return [
-      {
-        path: at,
-        message: `${where} falls outside the contact window: ${describeRule(kind, rule)}. Move it earlier or add a template fallback.`,
-      },
-    ];
-  }
-  if (i >= rule.count) {
-    return [
-      {
-        path: at,
-        message: `${where} would be message ${i + 1} in a window where ${describeRule(kind, rule)}. Add a template fallback or drop a step.`,
-      },
-    ];
-  }
-  return [];
 }
 
 /**

@@ -9,6 +9,8 @@ export interface ContentBlock {
   readonly el: HTMLElement;
   /** Shows or hides the variant's name and weight (shown while the step has two or more variants). */
   asVariant(on: boolean): void;
+  /** The variant's name as typed. */
+  name(): string;
   read(
     at: string,
     problems: ErrorDetail[],
@@ -67,6 +69,7 @@ export function createContentBlock(initial: Initial, onRemove: (() => void) | nu
       head.hidden = !on;
       el.classList.toggle('variant', on);
     },
+    name: () => name.value.trim(),
     read(at, problems) {
       nameRow.dataset.path = `${at}.name`;
       weightRow.dataset.path = `${at}.weight`;

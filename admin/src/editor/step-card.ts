@@ -4,8 +4,7 @@ import { t } from '../i18n/index.js';
 import type { ErrorDetail, Step } from '../types.js';
 import { type ContentBlock, createContentBlock } from './content-block.js';
 
-/** Most variants an A/B step may have, and the names new ones get. */
-const MAX_VARIANTS = 5;
+/** The names new variants get, one per variant an A/B step may have (at most five). */
 const VARIANT_NAMES = ['A', 'B', 'C', 'D', 'E'];
 
 /**
@@ -34,6 +33,7 @@ export function createStepCard(initial: Step | null, onRemove: (card: StepCard) 
   const blocks: ContentBlock[] = [];
   const layout = () => {
     blocks.forEach((b) => b.asVariant(blocks.length > 1));
+    addVariant.hidden = blocks.length >= VARIANT_NAMES.length;
     blocksEl.replaceChildren(...blocks.map((b) => b.el));
   };
   const addBlock = (content: Parameters<typeof createContentBlock>[0]) => {
@@ -50,7 +50,6 @@ export function createStepCard(initial: Step | null, onRemove: (card: StepCard) 
     blocks.push(block);
     layout();
   };
-  for (const content of initial?.variants ?? [{ ...initial, name: VARIANT_NAMES[0] }]) addBlock(content);
   // A step with one message becomes an A/B step: its message is variant A.
   const addVariant = h(
     'button',
@@ -59,13 +58,15 @@ export function createStepCard(initial: Step | null, onRemove: (card: StepCard) 
       class: 'link',
       'data-action': 'add-variant',
       onclick: () => {
-        if (blocks.length >= MAX_VARIANTS) return;
-        addBlock({ name: VARIANT_NAMES[blocks.length], weight: 1 });
+        const name = VARIANT_NAMES.find((n) => !blocks.some((b) => b.name() === n));
+        if (name === undefined) return;
+        addBlock({ name, weight: 1 });
         blocksEl.dispatchEvent(new Event('input', { bubbles: true }));
       },
     },
     words.addVariant,
   );
+  for (const content of initial?.variants ?? [{ ...initial, name: VARIANT_NAMES[0] }]) addBlock(content);
 
   const title = h('h3', {}, words.stepTitle);
   const error = h('div', { class: 'error-slot' });
