@@ -2,6 +2,22 @@ import { z } from 'zod';
 
 const countsByReasonSchema = z.record(z.string(), z.number());
 
+/**
+ * One variant's outcomes at an A/B step: its rows by status, and `exitedAfter`, the enrollments an exit
+ * condition ended after this variant was sent to them.
+ */
+export const variantResultSchema = z.object({
+  name: z.string(),
+  scheduled: z.number(),
+  pending: z.number(),
+  sent: z.number(),
+  skipped: z.number(),
+  failed: z.number(),
+  cancelled: z.number(),
+  unknown: z.number(),
+  exitedAfter: z.number(),
+});
+
 /** One step's outcomes across all versions of a sequence; `latenessMs` is null until a step was sent. */
 export const stepResultSchema = z.object({
   stepIndex: z.number(),
@@ -13,6 +29,8 @@ export const stepResultSchema = z.object({
   skipped: countsByReasonSchema,
   failed: countsByReasonSchema,
   latenessMs: z.object({ p50: z.number(), p95: z.number(), p99: z.number(), max: z.number() }).nullable(),
+  /** An A/B step's outcomes per variant (by name); absent for a step without variants. */
+  variants: z.array(variantResultSchema).optional(),
 });
 
 /** Outcomes of one minute with activity. */
@@ -36,6 +54,7 @@ export const sequenceResultsSchema = z.object({
   series: z.array(seriesPointSchema),
 });
 
+export type VariantResult = z.output<typeof variantResultSchema>;
 export type StepResult = z.output<typeof stepResultSchema>;
 export type SeriesPoint = z.output<typeof seriesPointSchema>;
 export type SequenceResults = z.output<typeof sequenceResultsSchema>;

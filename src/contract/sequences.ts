@@ -50,15 +50,44 @@ export const exitConditionSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('event'), name: eventNameSchema }).strict(),
 ]);
 
-/** One step as sent; its message and fallback are checked against the WeChat message schemas after this. */
+/** Fewest and most variants an A/B step may have. */
+export const MIN_VARIANTS = 2;
+export const MAX_VARIANTS = 5;
+
+/** One variant of an A/B step: each enrollment gets one, picked by `weight` (stable per follower and step). */
+const variantRequestSchema = z
+  .object({
+    name: z.string().min(1).max(32),
+    weight: z.number().int().min(1).max(1000),
+    message: z.record(z.string(), z.unknown()),
+    fallback: z.record(z.string(), z.unknown()).nullable().optional(),
+  })
+  .strict();
+
+/**
+ * One step as sent: a `message` (and `fallback`), or `variants` instead; each message and fallback is checked
+ * against the WeChat message schemas after this.
+ */
 const stepRequestSchema = z
   .object({
     offsetMs: z.number().int().min(0).max(MAX_OFFSET_MS),
-    message: z.record(z.string(), z.unknown()),
+    message: z.record(z.string(), z.unknown()).optional(),
     fallback: z.record(z.string(), z.unknown()).nullable().optional(),
+    variants: z.array(variantRequestSchema).min(MIN_VARIANTS).max(MAX_VARIANTS).optional(),
     maxLatenessMs: maxLatenessMsSchema.optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((step, ctx) => {
+    if (step.variants && (step.message || step.fallback)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['variants'],
+        message: 'a step has a message or variants, not both',
+      });
+    } else if (!step.variants && !step.message) {
+      ctx.addIssue({ code: 'custom', path: ['message'], message: 'a step needs a message (or variants)' });
+    }
+  });
 
 /** `POST/PUT /v1/sequences` and `/v1/sequences/validate`, without `status` (read apart, on create only). */
 export const sequenceDefinitionSchema = z
@@ -124,10 +153,19 @@ const templateMessageViewSchema = z.looseObject({
   data: z.record(z.string(), z.object({ value: z.string(), color: z.string().optional() })),
 });
 
-const stepViewSchema = z.object({
-  offsetMs: z.number(),
+const variantViewSchema = z.object({
+  name: z.string(),
+  weight: z.number(),
   message: z.record(z.string(), z.unknown()),
   fallback: templateMessageViewSchema.nullable(),
+});
+
+/** A step: its `message` and `fallback`, or, for an A/B step, `variants` (and no message). */
+const stepViewSchema = z.object({
+  offsetMs: z.number(),
+  message: z.record(z.string(), z.unknown()).optional(),
+  fallback: templateMessageViewSchema.nullable().optional(),
+  variants: z.array(variantViewSchema).optional(),
   maxLatenessMs: z.number().optional(),
 });
 
@@ -162,6 +200,7 @@ export type ExitCondition = z.output<typeof exitConditionSchema>;
 export type SequenceBody = z.input<typeof sequenceCreateSchema>;
 export type TemplateMessageView = z.output<typeof templateMessageViewSchema>;
 export type StepView = z.output<typeof stepViewSchema>;
+export type VariantView = z.output<typeof variantViewSchema>;
 export type SequenceStatus = (typeof SEQUENCE_STATUSES)[number];
 export type SequenceView = z.output<typeof sequenceViewSchema>;
 export type SequenceAction = (typeof SEQUENCE_ACTIONS)[number];

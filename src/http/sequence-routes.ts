@@ -23,6 +23,7 @@ import {
   testSendSchema,
 } from '../contract';
 import { addEnrollmentRoutes } from './enrollment-routes';
+import { chooseVariant } from '../sequences/choose-variant';
 import { renderStep } from '../sequences/render-step';
 import { messageView } from './message-view';
 import { sequenceView } from './sequence-view';
@@ -109,7 +110,10 @@ export function createSequenceRouter(deps: V1Deps): Router {
       ]);
     }
     const issues: IssueDetail[] = [];
-    const rendered = renderStep(step, parsed.data.stepIndex, parsed.data.vars ?? {}, issues);
+    // An A/B step is tried with the variant this follower would get.
+    const { openid, stepIndex } = parsed.data;
+    const content = chooseVariant(step, { sequenceId: sequence.id, stepIndex, openid });
+    const rendered = renderStep(content, stepIndex, parsed.data.vars ?? {}, issues);
     if (issues.length > 0) throw new ValidationError('invalid test send', issues);
     // Through the normal path (outbox, broker, claim, window check), not part of the sequence's results.
     const [result] = await scheduleMessages(deps, [

@@ -5,6 +5,7 @@ import { type ScheduleDeps, scheduleMessages } from '../scheduling/schedule-mess
 import { findEnrollments, insertEnrollments } from '../store/enrollments';
 import type { Sequence } from '../store/sequence-store';
 import type { IssueDetail } from '../validation';
+import { chooseVariant } from './choose-variant';
 import { stepsOf } from './enroll';
 import { type RenderedStep, renderStep } from './render-step';
 
@@ -44,7 +45,14 @@ export async function enrollThroughApi(
   const valid: { k: number; openid: string; dedupe: string; rendered: RenderedStep[] }[] = [];
   requests.forEach((request, k) => {
     const issues: IssueDetail[] = [];
-    const rendered = sequence.steps.map((step, i) => renderStep(step, i, request.vars, issues));
+    const rendered = sequence.steps.map((step, i) =>
+      renderStep(
+        chooseVariant(step, { sequenceId: sequence.id, stepIndex: i, openid: request.openid }),
+        i,
+        request.vars,
+        issues,
+      ),
+    );
     if (issues.length > 0) answers[k] = new ValidationError('invalid enrollment', issues);
     else valid.push({ k, openid: request.openid, dedupe: dedupeOf(sequence, request), rendered });
   });

@@ -4,6 +4,7 @@ import { insertEnrollments } from '../store/enrollments';
 import type { NewMessage } from '../store/message-store';
 import type { Trigger } from '../contract';
 import { listActive, type Sequence } from '../store/sequence-store';
+import { chooseVariant } from './choose-variant';
 import { type RenderedStep, renderStep } from './render-step';
 
 /** What a push or a posted event offers to the triggers: its kind and key (scene, menu key, text, name). */
@@ -90,13 +91,21 @@ export async function enrollFollowers(
 
 /**
  * The rows of one enrollment: each step due at the enrollment time plus its offset, its variables filled
- * from `steps` (rendered by the caller) or, for a push's enrollment, from their defaults.
+ * from `steps` (rendered by the caller) or, for a push's enrollment, from their defaults; an A/B step's row
+ * records the follower's variant.
  */
 export function stepsOf(
   input: Pick<Enrollee, 'appId' | 'openid' | 'at' | 'requestId'>,
   sequence: Sequence,
   enrollmentId: string,
-  rendered: readonly RenderedStep[] = sequence.steps.map((step, i) => renderStep(step, i, {}, null)),
+  rendered: readonly RenderedStep[] = sequence.steps.map((step, i) =>
+    renderStep(
+      chooseVariant(step, { sequenceId: sequence.id, stepIndex: i, openid: input.openid }),
+      i,
+      {},
+      null,
+    ),
+  ),
 ): NewMessage[] {
   return sequence.steps.map((step, index): NewMessage => ({
     id: randomUUID(),
@@ -112,6 +121,6 @@ export function stepsOf(
     frequencyCapped: true,
     requestId: input.requestId,
     fallback: rendered[index].fallback,
-    step: { sequenceId: sequence.id, enrollmentId, index },
+    step: { sequenceId: sequence.id, enrollmentId, index, variant: rendered[index].variant },
   }));
 }

@@ -1,11 +1,12 @@
-import type { StepView } from '../contract';
 import { ValidationError } from '../errors';
 import type { IssueDetail } from '../validation';
 import { parseCustomMessage, parseTemplateMessage } from '../wechat/message-schema';
+import type { StepContent } from './choose-variant';
 import { renderVars } from './template-vars';
 
-/** A step's message and fallback with an enrollment's variables filled in. */
+/** A step's message and fallback (its variant's, for an A/B step) with an enrollment's variables filled in. */
 export interface RenderedStep {
+  readonly variant: string | null;
   readonly message: Record<string, unknown>;
   readonly fallback: Record<string, unknown> | null;
 }
@@ -17,7 +18,7 @@ export interface RenderedStep {
  * was checked when saved), a variable with neither stays as written.
  */
 export function renderStep(
-  step: Pick<StepView, 'message' | 'fallback'>,
+  step: StepContent,
   index: number,
   vars: Readonly<Record<string, string>>,
   issues: IssueDetail[] | null,
@@ -35,7 +36,7 @@ export function renderStep(
     collect(issues, () => parseCustomMessage(message.rendered, `${at}.message`));
     if (fallback) collect(issues, () => parseTemplateMessage(fallback.rendered, `${at}.fallback`));
   }
-  return { message: message.rendered, fallback: fallback?.rendered ?? null };
+  return { variant: step.variant, message: message.rendered, fallback: fallback?.rendered ?? null };
 }
 
 function collect(issues: IssueDetail[], check: () => unknown): void {

@@ -4,25 +4,32 @@ import { type ExitCondition, sequenceDefinitionSchema, type Trigger } from '../c
 import { exitReason } from './exits';
 import { type IssueDetail, readableIssue, zodIssueDetails } from '../validation';
 import { placeholdersOf } from './template-vars';
+import { windowIssues } from './window-issues';
 import {
   parseCustomMessage,
   parseTemplateMessage,
   type CustomMessage,
   type TemplateMessage,
 } from '../wechat/message-schema';
-import {
-  describeRule,
-  formatDuration,
-  type InteractionKind,
-  type WindowPolicy,
-} from '../wechat/window-policy';
+import type { InteractionKind, WindowPolicy } from '../wechat/window-policy';
+
+/** One variant of an A/B step: enrollments get it in proportion to its weight. */
+export interface Variant {
+  readonly name: string;
+  readonly weight: number;
+  readonly message: CustomMessage;
+  readonly fallback: TemplateMessage | null;
+}
 
 export interface Step {
   /** Wait after the trigger, in ms. */
   readonly offsetMs: number;
-  readonly message: CustomMessage;
+  /** The step's message, or none when it has variants. */
+  readonly message?: CustomMessage;
   /** Sent instead, as a template message, when the contact window is closed at due time. */
-  readonly fallback: TemplateMessage | null;
+  readonly fallback?: TemplateMessage | null;
+  /** An A/B step's variants: each enrollment gets one (stable per follower and step). */
+  readonly variants?: Variant[];
   /** Skip the step rather than send it this much later than due (after an outage). */
   readonly maxLatenessMs?: number;
 }
@@ -59,6 +66,16 @@ function duplicateExits(exits: readonly ExitCondition[]): IssueDetail[] {
       return [];
     }
     return [{ path: `exits.${i}`, message: `repeats exits.${first} (${reason})` }];
+  });
+}
+
+/** A detail for each variant of a step whose name repeats an earlier one's. */
+function duplicateVariantNames(variants: readonly { name: string }[], at: string): IssueDetail[] {
+  return variants.flatMap((v, j) => {
+    const first = variants.findIndex((w) => w.name === v.name);
+    return first < j
+      ? [{ path: `${at}.variants.${j}.name`, message: `repeats the name of variants.${first} (${v.name})` }]
+      : [];
   });
 }
 
@@ -101,57 +118,59 @@ export function parseSequenceDefinition(
   details.push(...duplicateExits(d.exits));
   const kind = triggerKind(d.trigger);
 
-  const steps: Step[] = [];
-  d.steps.forEach((s, i) => {
-    const at = `steps.${i}`;
-    const collect = <T>(fn: () => T): T | null => {
-      try {
-        return fn();
-      } catch (err) {
-        if (!(err instanceof ValidationError)) throw err;
-        details.push(...((err.details as IssueDetail[] | undefined) ?? [{ path: at, message: err.message }]));
-        return null;
-      }
-    };
-    const message = collect(() => parseCustomMessage(s.message, `${at}.message`));
-    const fallback = s.fallback ? collect(() => parseTemplateMessage(s.fallback, `${at}.fallback`)) : null;
+  const collect = <T>(at: string, fn: () => T): T | null => {
+    try {
+      return fn();
+    } catch (err) {
+      if (!(err instanceof ValidationError)) throw err;
+      details.push(...((err.details as IssueDetail[] | undefined) ?? [{ path: at, message: err.message }]));
+      return null;
+    }
+  };
+  /** A message and fallback (a step's or a variant's at `at`), checked like every step's; null if refused. */
+  const parseContent = (
+    content: { message?: Record<string, unknown>; fallback?: Record<string, unknown> | null },
+    at: string,
+    i: number,
+    offsetMs: number,
+  ): { message: CustomMessage; fallback: TemplateMessage | null } | null => {
+    const message = collect(at, () => parseCustomMessage(content.message, `${at}.message`));
+    const fallback = content.fallback
+      ? collect(at, () => parseTemplateMessage(content.fallback, `${at}.fallback`))
+      : null;
     // A platform account authorizes channels one by one: a step it could never send is refused now.
     if (missing.includes('custom'))
       details.push({ path: `${at}.message`, message: missingPermissionMessage('custom') });
     if (fallback && missing.includes('template')) {
       details.push({ path: `${at}.fallback`, message: missingPermissionMessage('template') });
     }
+    details.push(...placeholderIssues(d.trigger, content.message, `${at}.message`));
+    if (content.fallback) details.push(...placeholderIssues(d.trigger, content.fallback, `${at}.fallback`));
+    if (policy && kind && !fallback) details.push(...windowIssues(policy[kind], kind, i, offsetMs, at));
+    return message ? { message, fallback } : null;
+  };
+
+  const steps: Step[] = [];
+  d.steps.forEach((s, i) => {
+    const at = `steps.${i}`;
     if (i > 0 && s.offsetMs < d.steps[i - 1].offsetMs) {
       details.push({
         path: `${at}.offsetMs`,
         message: 'steps must be in order: this one is earlier than the step before',
       });
     }
-    details.push(...placeholderIssues(d.trigger, s.message, `${at}.message`));
-    if (s.fallback) details.push(...placeholderIssues(d.trigger, s.fallback, `${at}.fallback`));
-    if (policy && kind && !fallback) {
-      const rule = policy[kind];
-      const where = `step ${i + 1} at +${formatDuration(s.offsetMs) || '0 s'}`;
-      if (s.offsetMs >= rule.windowMs) {
-        details.push({
-          path: at,
-          message: `${where} falls outside the contact window: ${describeRule(kind, rule)}. Move it earlier or add a template fallback.`,
-        });
-      } else if (i >= rule.count) {
-        details.push({
-          path: at,
-          message: `${where} would be message ${i + 1} in a window where ${describeRule(kind, rule)}. Add a template fallback or drop a step.`,
-        });
-      }
-    }
-    if (message) {
-      steps.push({
-        offsetMs: s.offsetMs,
-        message,
-        fallback,
-        ...(s.maxLatenessMs ? { maxLatenessMs: s.maxLatenessMs } : {}),
+    const timing = { offsetMs: s.offsetMs, ...(s.maxLatenessMs ? { maxLatenessMs: s.maxLatenessMs } : {}) };
+    if (s.variants) {
+      details.push(...duplicateVariantNames(s.variants, at));
+      const variants = s.variants.flatMap((v, j) => {
+        const content = parseContent(v, `${at}.variants.${j}`, i, s.offsetMs);
+        return content ? [{ name: v.name, weight: v.weight, ...content }] : [];
       });
+      steps.push({ ...timing, variants });
+      return;
     }
+    const content = parseContent(s, at, i, s.offsetMs);
+    if (content) steps.push({ ...timing, ...content });
   });
   if (details.length > 0) throw new ValidationError('invalid sequence', details);
   return {

@@ -23,6 +23,7 @@ const INSERT_COLUMNS: readonly (readonly [
   ['sequence_id', 'uuid', (m) => m.step?.sequenceId ?? null],
   ['enrollment_id', 'uuid', (m) => m.step?.enrollmentId ?? null],
   ['step_index', 'int', (m) => m.step?.index ?? null],
+  ['variant', 'text', (m) => m.step?.variant ?? null],
   ['fallback', 'jsonb', (m) => (m.fallback ? JSON.stringify(m.fallback) : null)],
   ['max_lateness_ms', 'int', (m) => m.maxLatenessMs ?? null],
   ['request_id', 'text', (m) => m.requestId ?? null],

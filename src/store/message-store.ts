@@ -36,8 +36,13 @@ export interface NewMessage extends Pick<
   readonly fallback?: Record<string, unknown> | null;
   /** Counts against the account's frequency cap (every sequence step; an API message that asks). */
   readonly frequencyCapped?: boolean;
-  /** Set for the steps of a sequence enrollment. */
-  readonly step?: { readonly sequenceId: string; readonly enrollmentId: string; readonly index: number };
+  /** Set for the steps of a sequence enrollment; `variant`: the A/B step's variant the follower got. */
+  readonly step?: {
+    readonly sequenceId: string;
+    readonly enrollmentId: string;
+    readonly index: number;
+    readonly variant?: string | null;
+  };
 }
 
 export interface MessageRow {

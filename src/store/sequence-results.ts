@@ -2,6 +2,7 @@ import type { Pool } from '../db/pool';
 import type { SequenceResults, StepResult } from '../contract';
 import { ledgerStatusSql } from './ledger';
 import { MESSAGE_STATUS, type MessageStatus, sqlList } from './message-status';
+import { variantResults } from './variant-results';
 
 /** The final states the per-minute series counts. */
 const FINISHED = [MESSAGE_STATUS.sent, MESSAGE_STATUS.skipped, MESSAGE_STATUS.failed];
@@ -26,7 +27,7 @@ SELECT reason, count(*)::int AS n FROM (
 
 /** Results per step of a sequence, across all its versions, for marketing's results page. */
 export async function sequenceResults(pool: Pool, sequenceId: string): Promise<SequenceResults> {
-  const [counts, lateness, enrolled, series, exited] = await Promise.all([
+  const [counts, lateness, enrolled, series, exited, variants] = await Promise.all([
     pool.query<{ step_index: number; status: MessageStatus; reason: string | null; n: number }>(
       `SELECT m.step_index, ${ledgerStatusSql('m')} AS status, m.status_reason AS reason, count(*)::int AS n
        FROM scheduled_messages m WHERE m.sequence_id = $1 GROUP BY 1, 2, 3`,
@@ -55,6 +56,7 @@ export async function sequenceResults(pool: Pool, sequenceId: string): Promise<S
       [sequenceId],
     ),
     pool.query<{ reason: string; n: number }>(EXITED_SQL, [sequenceId]),
+    variantResults(pool, sequenceId),
   ]);
   const steps = new Map<number, StepResult>();
   const stepOf = (i: number) => {
@@ -94,6 +96,7 @@ export async function sequenceResults(pool: Pool, sequenceId: string): Promise<S
       max: Math.round(r.max),
     };
   }
+  for (const [i, results] of variants) stepOf(i).variants = results;
   return {
     sequenceId,
     enrolled: enrolled.rows[0].n,

@@ -53,11 +53,17 @@ export const aMessageRequest = (overrides: Partial<MessageRequest> = {}): Messag
   ...overrides,
 });
 
-/** One step of a `POST /v1/sequences` body. */
+/** One step of a `POST /v1/sequences` body: a message, or A/B variants. */
 export type StepRequest = {
   offsetMs: number;
-  message: Record<string, unknown>;
+  message?: Record<string, unknown>;
   fallback?: Record<string, unknown> | null;
+  variants?: {
+    name: string;
+    weight: number;
+    message: Record<string, unknown>;
+    fallback?: Record<string, unknown> | null;
+  }[];
   maxLatenessMs?: number;
 };
 

@@ -144,3 +144,17 @@ export async function writtenRows(
   );
   return rows[0];
 }
+
+/**
+ * A harness with its service, started before the file's tests (`createHarness(base)`) and closed after
+ * them: read `h` and `service` inside the tests.
+ */
+export function useStartedService(base: Record<string, string>): { h: Harness; service: Service } {
+  const started = {} as { h: Harness; service: Service };
+  beforeAll(async () => {
+    started.h = await createHarness(base);
+    started.service = await started.h.start();
+  });
+  afterAll(() => started.h.close());
+  return started;
+}

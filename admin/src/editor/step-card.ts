@@ -1,11 +1,16 @@
 import { field, h } from '../dom.js';
 import { bestUnit, UNITS, unitMs, type UnitName } from '../format.js';
 import { t } from '../i18n/index.js';
-import type { ErrorDetail, Json, Step } from '../types.js';
-import { createFallbackForm } from './fallback-form.js';
-import { createMessageForm, kindOf, KINDS, type Kind, type MessageForm } from './message-forms.js';
+import type { ErrorDetail, Step } from '../types.js';
+import { type ContentBlock, createContentBlock } from './content-block.js';
 
-/** One step of the editor: when (offset in friendly units), what (a message form) and its fallback. */
+/** The names new variants get, one per variant an A/B step may have (at most five). */
+const VARIANT_NAMES = ['A', 'B', 'C', 'D', 'E'];
+
+/**
+ * One step of the editor: when (offset in friendly units), what (a message form) and its fallback — or, after
+ * "add variant", two to five named, weighted variants of them (an A/B step).
+ */
 export interface StepCard {
   readonly el: HTMLElement;
   /** Reads the step as the API takes it, labelling fields with their `steps.<index>…` paths. */
@@ -24,21 +29,44 @@ export function createStepCard(initial: Step | null, onRemove: (card: StepCard) 
   );
   const offsetRow = field(words.sendAfter, h('span', { class: 'offset-input' }, offset, unit));
 
-  let message: Json | null = initial?.message ?? null;
-  const type = h(
-    'select',
-    { name: 'msgtype' },
-    KINDS.map((k) => h('option', { value: k, selected: k === kindOf(message) }, words.kinds[k])),
+  const blocksEl = h('div', { class: 'content-blocks' });
+  const blocks: ContentBlock[] = [];
+  const layout = () => {
+    blocks.forEach((b) => b.asVariant(blocks.length > 1));
+    addVariant.hidden = blocks.length >= VARIANT_NAMES.length;
+    blocksEl.replaceChildren(...blocks.map((b) => b.el));
+  };
+  const addBlock = (content: Parameters<typeof createContentBlock>[0]) => {
+    const block: ContentBlock = createContentBlock(
+      content,
+      blocks.length === 0
+        ? null
+        : () => {
+            blocks.splice(blocks.indexOf(block), 1);
+            layout();
+            blocksEl.dispatchEvent(new Event('input', { bubbles: true }));
+          },
+    );
+    blocks.push(block);
+    layout();
+  };
+  // A step with one message becomes an A/B step: its message is variant A.
+  const addVariant = h(
+    'button',
+    {
+      type: 'button',
+      class: 'link',
+      'data-action': 'add-variant',
+      onclick: () => {
+        const name = VARIANT_NAMES.find((n) => !blocks.some((b) => b.name() === n));
+        if (name === undefined) return;
+        addBlock({ name, weight: 1 });
+        blocksEl.dispatchEvent(new Event('input', { bubbles: true }));
+      },
+    },
+    words.addVariant,
   );
-  const typeRow = field(words.messageType, type);
-  let form: MessageForm = createMessageForm(kindOf(message), message);
-  const formSlot = h('div', {}, form.el);
-  type.addEventListener('change', () => {
-    // Switching to JSON carries what was typed; other forms start from what they can read of it.
-    form = createMessageForm(type.value as Kind, message);
-    formSlot.replaceChildren(form.el);
-  });
-  const fallback = createFallbackForm(initial?.fallback);
+  for (const content of initial?.variants ?? [{ ...initial, name: VARIANT_NAMES[0] }]) addBlock(content);
 
   const title = h('h3', {}, words.stepTitle);
   const error = h('div', { class: 'error-slot' });
@@ -56,9 +84,9 @@ export function createStepCard(initial: Step | null, onRemove: (card: StepCard) 
       ),
     ),
     error,
-    h('div', { class: 'step-when' }, offsetRow, typeRow),
-    formSlot,
-    fallback.el,
+    h('div', { class: 'step-when' }, offsetRow),
+    blocksEl,
+    addVariant,
   );
 
   const card: StepCard = {
@@ -69,23 +97,20 @@ export function createStepCard(initial: Step | null, onRemove: (card: StepCard) 
       el.dataset.step = String(index + 1);
       title.textContent = words.step(index + 1);
       offsetRow.dataset.path = `${at}.offsetMs`;
-      typeRow.dataset.path = `${at}.message.msgtype`;
       const value = Number(offset.value);
       if (offset.value.trim() === '' || !Number.isFinite(value) || value < 0) {
         problems.push({ path: `${at}.offsetMs`, message: words.offsetProblem });
       }
       const offsetMs = Math.round((Number.isFinite(value) ? value : 0) * unitMs(unit.value as UnitName));
-      const read = form.read(`${at}.message`, problems);
-      // kf_account is not on the forms; a step that had one keeps it.
-      const customservice = initial?.message.customservice;
-      message = form.kind !== 'json' && customservice ? { ...read, customservice } : read;
-      const fb = fallback.read(at);
-      return {
+      const timing = {
         offsetMs,
-        message,
-        ...(fb ? { fallback: fb } : {}),
         ...(initial?.maxLatenessMs ? { maxLatenessMs: initial.maxLatenessMs } : {}),
       };
+      if (blocks.length > 1) {
+        return { ...timing, variants: blocks.map((b, j) => b.read(`${at}.variants.${j}`, problems)) };
+      }
+      const { message, fallback } = blocks[0].read(at, problems);
+      return { ...timing, message, ...(fallback ? { fallback } : {}) };
     },
   };
   return card;

@@ -187,6 +187,8 @@ export const en: Catalog = {
     lateness: 'Lateness',
     latenessTitle: 'p50 / p95 / max',
     olderVersion: '(older version)',
+    variant: (name: string) => `↳ Variant ${name}`,
+    exitedAfter: (n: number) => `${n} exited after it`,
   },
   chart: {
     empty: 'Nothing sent, skipped or failed in the last 24 hours yet.',
@@ -224,6 +226,12 @@ export const en: Catalog = {
     step: (n) => `Step ${n}`,
     stepTitle: 'Step',
     removeStep: 'Remove step',
+    addVariant: 'Add A/B variant',
+    removeVariant: 'Remove variant',
+    variantName: 'Variant name',
+    variantWeight: 'Weight',
+    variantWeightHint:
+      'Followers get each variant in proportion to its weight; a follower always gets the same one.',
     sendAfter: 'Send after the trigger',
     unit: 'Unit',
     offsetProblem: 'must be a number, 0 or more',

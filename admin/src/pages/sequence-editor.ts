@@ -10,6 +10,7 @@ import { checkSteps } from '../editor/window-check.js';
 import { windowTimeline } from '../editor/window-timeline.js';
 import { t } from '../i18n/index.js';
 import { BASE, type AppContext, type PageFactory } from '../router.js';
+import { hasFallback, shownContent } from '../step-content.js';
 import type { Account, ErrorDetail, Sequence, SequenceBody, Step } from '../types.js';
 
 /** Typing pauses this long before the draft is checked by POST /v1/sequences/validate. */
@@ -99,7 +100,7 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
     const kind = triggerKind(body.trigger);
     const policy = account?.windowPolicy ?? null;
     const verdicts = checkSteps(
-      body.steps.map((s) => ({ offsetMs: s.offsetMs, hasFallback: Boolean(s.fallback) })),
+      body.steps.map((s) => ({ offsetMs: s.offsetMs, hasFallback: hasFallback(s) })),
       policy,
       kind,
     );
@@ -112,11 +113,7 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
         account ? policyNames[account.policyName] : windowWords.unknownPolicy,
       ),
       phonePreview(
-        body.steps.map((s, i) => ({
-          message: s.message,
-          fallback: s.fallback ?? null,
-          verdict: verdicts[i],
-        })),
+        body.steps.map((s, i) => ({ ...shownContent(s), verdict: verdicts[i] })),
         body.appId,
       ),
     );

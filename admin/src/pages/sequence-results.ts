@@ -5,8 +5,10 @@ import { h, replace } from '../dom.js';
 import { clockTime, duration, offsetLabel, total, when, zoneOf } from '../format.js';
 import { t, type Catalog } from '../i18n/index.js';
 import { BASE, type PageFactory } from '../router.js';
+import { shownContent } from '../step-content.js';
 import { actionButtons } from '../sequence-actions.js';
 import { exitsSummary } from './sequence-exits.js';
+import { variantRows } from './variant-rows.js';
 import type { Sequence, SequenceResults, StepResult } from '../types.js';
 
 const REFRESH_MS = 4000;
@@ -45,7 +47,7 @@ function stepRow(sequence: Sequence, r: StepResult): HTMLElement {
     { 'data-step': r.stepIndex + 1 },
     h('td', {}, `${r.stepIndex + 1}`),
     h('td', {}, step ? offsetLabel(step.offsetMs) : t().results.olderVersion),
-    h('td', {}, step ? msgtypeName(String(step.message.msgtype)) : ''),
+    h('td', {}, step ? msgtypeName(String(shownContent(step).message.msgtype)) : ''),
     h('td', { class: 'num' }, r.scheduled),
     h('td', { class: 'num' }, r.pending),
     h('td', { class: 'num' }, r.sent),
@@ -167,7 +169,9 @@ export const sequenceResultsPage: PageFactory = (ctx, params) => {
     for (const r of results.steps) rows.set(r.stepIndex, r);
     replace(
       tbody,
-      [...rows.values()].sort((a, b) => a.stepIndex - b.stepIndex).map((r) => stepRow(sequence, r)),
+      [...rows.values()]
+        .sort((a, b) => a.stepIndex - b.stepIndex)
+        .flatMap((r) => [stepRow(sequence, r), ...variantRows(r)]),
     );
   };
 

@@ -6,6 +6,7 @@ import { offsetLabel } from '../format.js';
 import { t } from '../i18n/index.js';
 import { summarize } from '../message-summary.js';
 import { BASE, type PageFactory } from '../router.js';
+import { shownContent } from '../step-content.js';
 import type { Message, MessageView, Sequence } from '../types.js';
 
 /** The operator's openid is not a secret; remembering it saves typing it on every test. */
@@ -37,7 +38,7 @@ export const testSendPage: PageFactory = (ctx, _params, query) => {
         h(
           'option',
           { value: i },
-          words.stepOption(i + 1, offsetLabel(st.offsetMs), summarize(st.message, 40)),
+          words.stepOption(i + 1, offsetLabel(st.offsetMs), summarize(shownContent(st).message, 40)),
         ),
       ),
     );
@@ -51,8 +52,7 @@ export const testSendPage: PageFactory = (ctx, _params, query) => {
         ? phonePreview(
             [
               {
-                message: step.message,
-                fallback: step.fallback ?? null,
+                ...shownContent(step),
                 verdict: {
                   index: Number(stepSelect.value),
                   offsetMs: 0,

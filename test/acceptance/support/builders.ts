@@ -73,11 +73,12 @@ export type Trigger =
 export type ExitCondition =
   { type: 'message'; keyword?: string } | { type: 'click'; key: string } | { type: 'event'; name: string };
 
-/** One step of a sequence. */
+/** One step of a sequence: a message, or A/B variants. */
 export interface Step {
   offsetMs: number;
-  message: Record<string, unknown>;
+  message?: Record<string, unknown>;
   fallback?: Record<string, unknown> | null;
+  variants?: { name: string; weight: number; message: Record<string, unknown> }[];
   maxLatenessMs?: number;
 }
 

@@ -1,6 +1,6 @@
-import { ValidationError } from '../../../src/errors';
 import { parseSequenceDefinition } from '../../../src/sequences/sequence-schema';
 import { WINDOW_PRESETS } from '../../../src/wechat/window-policy';
+import { definitionRefusal } from '../../helpers/definition-refusal';
 
 const APP = 'wx0123456789abcdef';
 const policyOf = (appId: string) => (appId === APP ? WINDOW_PRESETS.official : undefined);
@@ -14,16 +14,7 @@ const aDefinition = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
-/** The details of the ValidationError `input` is refused with. */
-function refusal(input: unknown): { path: string; message: string }[] {
-  try {
-    parseSequenceDefinition(input, policyOf);
-  } catch (err) {
-    if (err instanceof ValidationError) return err.details as { path: string; message: string }[];
-    throw err;
-  }
-  throw new Error('the definition was accepted');
-}
+const refusal = (input: unknown) => definitionRefusal(input, policyOf);
 
 describe('parseSequenceDefinition: exit conditions', () => {
   it('keeps the exit conditions as given, and none when the field is left out', () => {
