@@ -98,6 +98,8 @@ export const messageViewSchema = z.object({
   createdAt: z.string(),
   sentAt: z.string().nullable(),
   message: z.record(z.string(), z.unknown()),
+  /** A sent subscription notice's delivery result from WeChat (`success`, `failed:<ErrorCode>`), else null. */
+  noticeResult: z.string().nullable(),
 });
 
 /** `PUT /v1/messages/:id`: the replacement, and the id of the message it replaced (now cancelled). */

@@ -1,13 +1,15 @@
 import type { StepView } from '../contract';
 import { ValidationError } from '../errors';
 import type { IssueDetail } from '../validation';
-import { parseCustomMessage, parseTemplateMessage } from '../wechat/message-schema';
+import { parseCustomMessage, parseStepFallback, splitFallback } from '../wechat/message-schema';
 import { renderVars } from './template-vars';
 
 /** A step's message and fallback with an enrollment's variables filled in. */
 export interface RenderedStep {
   readonly message: Record<string, unknown>;
   readonly fallback: Record<string, unknown> | null;
+  /** The fallback's channel: a template message, or a subscription notice. */
+  readonly fallbackChannel: 'template' | 'notice';
 }
 
 /**
@@ -33,9 +35,10 @@ export function renderStep(
     }
     const at = `steps.${index}`;
     collect(issues, () => parseCustomMessage(message.rendered, `${at}.message`));
-    if (fallback) collect(issues, () => parseTemplateMessage(fallback.rendered, `${at}.fallback`));
+    if (fallback) collect(issues, () => parseStepFallback(fallback.rendered, `${at}.fallback`));
   }
-  return { message: message.rendered, fallback: fallback?.rendered ?? null };
+  if (!fallback) return { message: message.rendered, fallback: null, fallbackChannel: 'template' };
+  return { message: message.rendered, ...splitFallback(fallback.rendered) };
 }
 
 function collect(issues: IssueDetail[], check: () => unknown): void {

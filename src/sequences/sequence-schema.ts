@@ -5,10 +5,11 @@ import { exitReason } from './exits';
 import { type IssueDetail, readableIssue, zodIssueDetails } from '../validation';
 import { placeholdersOf } from './template-vars';
 import {
+  isNoticeFallback,
   parseCustomMessage,
-  parseTemplateMessage,
+  parseStepFallback,
   type CustomMessage,
-  type TemplateMessage,
+  type StepFallback,
 } from '../wechat/message-schema';
 import {
   describeRule,
@@ -21,8 +22,11 @@ export interface Step {
   /** Wait after the trigger, in ms. */
   readonly offsetMs: number;
   readonly message: CustomMessage;
-  /** Sent instead, as a template message, when the contact window is closed at due time. */
-  readonly fallback: TemplateMessage | null;
+  /**
+   * Sent instead when the contact window is closed at due time: a template message, or a subscription
+   * notice (`"channel": "notice"`) that goes out only if the follower accepted its template.
+   */
+  readonly fallback: StepFallback | null;
   /** Skip the step rather than send it this much later than due (after an outage). */
   readonly maxLatenessMs?: number;
 }
@@ -114,11 +118,11 @@ export function parseSequenceDefinition(
       }
     };
     const message = collect(() => parseCustomMessage(s.message, `${at}.message`));
-    const fallback = s.fallback ? collect(() => parseTemplateMessage(s.fallback, `${at}.fallback`)) : null;
+    const fallback = s.fallback ? collect(() => parseStepFallback(s.fallback, `${at}.fallback`)) : null;
     // A platform account authorizes channels one by one: a step it could never send is refused now.
     if (missing.includes('custom'))
       details.push({ path: `${at}.message`, message: missingPermissionMessage('custom') });
-    if (fallback && missing.includes('template')) {
+    if (fallback && !isNoticeFallback(fallback) && missing.includes('template')) {
       details.push({ path: `${at}.fallback`, message: missingPermissionMessage('template') });
     }
     if (i > 0 && s.offsetMs < d.steps[i - 1].offsetMs) {

@@ -24,6 +24,7 @@ const INSERT_COLUMNS: readonly (readonly [
   ['enrollment_id', 'uuid', (m) => m.step?.enrollmentId ?? null],
   ['step_index', 'int', (m) => m.step?.index ?? null],
   ['fallback', 'jsonb', (m) => (m.fallback ? JSON.stringify(m.fallback) : null)],
+  ['fallback_channel', 'text', (m) => m.fallbackChannel ?? 'template'],
   ['max_lateness_ms', 'int', (m) => m.maxLatenessMs ?? null],
   ['request_id', 'text', (m) => m.requestId ?? null],
   ['frequency_capped', 'bool', (m) => m.frequencyCapped ?? false],
@@ -72,6 +73,7 @@ function createdMessage(m: NewMessage, row: { created_at: Date; updated_at: Date
     updatedAt: row.updated_at,
     sentAt: null,
     maxLatenessMs: m.maxLatenessMs ?? null,
+    noticeResult: null,
   };
 }
 

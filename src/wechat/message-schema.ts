@@ -194,3 +194,28 @@ export function parseChannelMessage(
   if (channel === 'notice') return parseNoticeMessage(input, pathPrefix);
   return parseCustomMessage(input, pathPrefix);
 }
+
+/** A sequence step's fallback: a template message, or a subscription notice marked `"channel": "notice"`. */
+export type StepFallback = TemplateMessage | (NoticeMessage & { readonly channel: 'notice' });
+
+/** Whether a fallback asks for a subscription notice (`"channel": "notice"`) rather than a template message. */
+export const isNoticeFallback = (fallback: Readonly<Record<string, unknown>>): boolean =>
+  fallback.channel === 'notice';
+
+/** Turns a step's `fallback` into a template message or a marked subscription notice, or throws a ValidationError. */
+export function parseStepFallback(input: unknown, pathPrefix: string): StepFallback {
+  if (input === null || typeof input !== 'object' || !isNoticeFallback(input as Record<string, unknown>))
+    return parseTemplateMessage(input, pathPrefix);
+  const { channel: _channel, ...notice } = input as Record<string, unknown>;
+  return { ...parseNoticeMessage(notice, pathPrefix), channel: 'notice' };
+}
+
+/** A stored fallback as the message's `fallback` and `fallbackChannel`: the marker moves to the channel. */
+export function splitFallback(fallback: Readonly<Record<string, unknown>>): {
+  readonly fallback: Record<string, unknown>;
+  readonly fallbackChannel: 'template' | 'notice';
+} {
+  if (!isNoticeFallback(fallback)) return { fallback: { ...fallback }, fallbackChannel: 'template' };
+  const { channel: _channel, ...notice } = fallback;
+  return { fallback: notice, fallbackChannel: 'notice' };
+}

@@ -8,7 +8,7 @@ CREATE TABLE notice_acceptances (
   template_id text NOT NULL,
   remaining integer NOT NULL DEFAULT 0 CHECK (remaining >= 0),
   -- the follower's last answer: 'accept' or 'reject'
-  last_status text NOT NULL CHECK (last_status IN ('accept', 'reject')),
+  last_answer text NOT NULL CHECK (last_answer IN ('accept', 'reject')),
   updated_at timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (app_id, openid, template_id)
 );
