@@ -132,11 +132,6 @@ async function applyRound(
   if (ends > 0) deps.metrics.cancelled.inc({ scope: 'enrollment' }, ends);
   const exitsOf = new Map(exiting.map(({ t }, i) => [t.row.id, exited[i].length]));
   for (const { t, push } of leaving) outcomes.set(t.row.id, await unfollow(deps, client, t.row, push));
-  const noticed = await recordNoticePushes(
-    client,
-    noticing.map(({ t, push, meaning }) => ({ appId: t.row.appId, openid: push.openid, meaning })),
-  );
-  noticing.forEach(({ t }, i) => outcomes.set(t.row.id, noticed[i]));
 
   const policyOf = (appId: string) => deps.accounts.get(appId)?.windowPolicy ?? null;
   await recordInteractions(
@@ -168,6 +163,12 @@ async function applyRound(
     const enrolled = `${meaning.interaction}:${stepsOf.get(t.row.id)?.length ?? 0}`;
     outcomes.set(t.row.id, ended > 0 ? `${enrolled} exited:${ended}` : enrolled);
   }
+  // Last: the claim locks follower rows before acceptances, so this transaction takes them in that order too.
+  const noticed = await recordNoticePushes(
+    client,
+    noticing.map(({ t, push, meaning }) => ({ appId: t.row.appId, openid: push.openid, meaning })),
+  );
+  noticing.forEach(({ t }, i) => outcomes.set(t.row.id, noticed[i]));
   return steps.flat();
 }
 

@@ -202,12 +202,17 @@ export type StepFallback = TemplateMessage | (NoticeMessage & { readonly channel
 export const isNoticeFallback = (fallback: Readonly<Record<string, unknown>>): boolean =>
   fallback.channel === 'notice';
 
-/** Turns a step's `fallback` into a template message or a marked subscription notice, or throws a ValidationError. */
+/**
+ * Turns a step's `fallback` into a template message (`"channel": "template"` or none) or a marked
+ * subscription notice (`"channel": "notice"`), or throws a ValidationError.
+ */
 export function parseStepFallback(input: unknown, pathPrefix: string): StepFallback {
-  if (input === null || typeof input !== 'object' || !isNoticeFallback(input as Record<string, unknown>))
+  if (input === null || typeof input !== 'object' || Array.isArray(input))
     return parseTemplateMessage(input, pathPrefix);
-  const { channel: _channel, ...notice } = input as Record<string, unknown>;
-  return { ...parseNoticeMessage(notice, pathPrefix), channel: 'notice' };
+  const { channel, ...message } = input as Record<string, unknown>;
+  if (channel === 'notice') return { ...parseNoticeMessage(message, pathPrefix), channel: 'notice' };
+  // An explicit "template" is the default spelled out; any other channel is refused as an unknown field.
+  return parseTemplateMessage(channel === 'template' ? message : input, pathPrefix);
 }
 
 /** A stored fallback as the message's `fallback` and `fallbackChannel`: the marker moves to the channel. */

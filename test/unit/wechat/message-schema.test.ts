@@ -282,6 +282,13 @@ describe('parseStepFallback and splitFallback', () => {
       template_id: 'T',
       data: { k: { value: 'v', color: '#000000' } },
     });
+    expect(
+      parseStepFallback({ channel: 'template', template_id: 'T', data: { k: { value: 'v' } } }, 'f'),
+    ).toEqual({
+      template_id: 'T',
+      data: { k: { value: 'v' } },
+    });
+    expect(problems(() => parseStepFallback({ channel: 'custom', ...notice }, 'f'))).toHaveLength(1);
     expect(problems(() => parseStepFallback({ channel: 'notice', template_id: 'N', data: {} }, 'f'))).toEqual(
       [{ path: 'f.data', message: 'must hold at least one field' }],
     );
