@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { ISO_WITH_ZONE, isCalendarTime } from './iso-time';
 
-/** How a message is sent: a customer-service message, or a template message. */
-export const CHANNELS = ['custom', 'template'] as const;
+/** How a message is sent: a customer-service message, a template message, or a subscription notice. */
+export const CHANNELS = ['custom', 'template', 'notice'] as const;
 
 /** WeChat's openid alphabet and length, as the API accepts it. */
 export const OPENID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
@@ -98,6 +98,8 @@ export const messageViewSchema = z.object({
   createdAt: z.string(),
   sentAt: z.string().nullable(),
   message: z.record(z.string(), z.unknown()),
+  /** A sent subscription notice's delivery result from WeChat (`success`, `failed:<ErrorCode>`), else null. */
+  noticeResult: z.string().nullable(),
 });
 
 /** `PUT /v1/messages/:id`: the replacement, and the id of the message it replaced (now cancelled). */

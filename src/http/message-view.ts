@@ -18,6 +18,7 @@ export function messageView(m: Message): MessageView {
     createdAt: m.createdAt.toISOString(),
     sentAt: m.sentAt?.toISOString() ?? null,
     message: m.payload,
+    noticeResult: m.noticeResult,
   };
 }
 

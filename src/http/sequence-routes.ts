@@ -124,6 +124,7 @@ export function createSequenceRouter(deps: V1Deps): Router {
         channel: 'custom',
         payload: rendered.message,
         fallback: rendered.fallback,
+        fallbackChannel: rendered.fallbackChannel,
         dueAt: new Date(),
         idempotencyKey: null,
         requestHash: null,

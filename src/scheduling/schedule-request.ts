@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { ValidationError } from '../errors';
 import { messageRequestSchema } from '../contract';
 import { type IssueDetail, readableIssue, zodIssueDetails } from '../validation';
-import { parseCustomMessage, parseTemplateMessage } from '../wechat/message-schema';
+import { parseChannelMessage } from '../wechat/message-schema';
 import type { NewMessage } from '../store/message-store';
 
 export interface ScheduleContext {
@@ -30,7 +30,7 @@ export function parseScheduleRequest(input: unknown, ctx: ScheduleContext): NewM
 
   let payload: Record<string, unknown> = r.message;
   try {
-    payload = r.channel === 'template' ? parseTemplateMessage(r.message) : parseCustomMessage(r.message);
+    payload = parseChannelMessage(r.channel, r.message);
   } catch (err) {
     if (!(err instanceof ValidationError)) throw err;
     details.push(

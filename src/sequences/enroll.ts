@@ -121,6 +121,7 @@ export function stepsOf(
     frequencyCapped: true,
     requestId: input.requestId,
     fallback: rendered[index].fallback,
+    fallbackChannel: rendered[index].fallbackChannel,
     step: { sequenceId: sequence.id, enrollmentId, index, variant: rendered[index].variant },
   }));
 }

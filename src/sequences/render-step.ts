@@ -1,6 +1,6 @@
 import { ValidationError } from '../errors';
 import type { IssueDetail } from '../validation';
-import { parseCustomMessage, parseTemplateMessage } from '../wechat/message-schema';
+import { parseCustomMessage, parseStepFallback, splitFallback } from '../wechat/message-schema';
 import type { StepContent } from './choose-variant';
 import { renderVars } from './template-vars';
 
@@ -9,6 +9,8 @@ export interface RenderedStep {
   readonly variant: string | null;
   readonly message: Record<string, unknown>;
   readonly fallback: Record<string, unknown> | null;
+  /** The fallback's channel: a template message, or a subscription notice. */
+  readonly fallbackChannel: 'template' | 'notice';
 }
 
 /**
@@ -34,9 +36,12 @@ export function renderStep(
     }
     const at = `steps.${index}`;
     collect(issues, () => parseCustomMessage(message.rendered, `${at}.message`));
-    if (fallback) collect(issues, () => parseTemplateMessage(fallback.rendered, `${at}.fallback`));
+    if (fallback) collect(issues, () => parseStepFallback(fallback.rendered, `${at}.fallback`));
   }
-  return { variant: step.variant, message: message.rendered, fallback: fallback?.rendered ?? null };
+  if (!fallback) {
+    return { variant: step.variant, message: message.rendered, fallback: null, fallbackChannel: 'template' };
+  }
+  return { variant: step.variant, message: message.rendered, ...splitFallback(fallback.rendered) };
 }
 
 function collect(issues: IssueDetail[], check: () => unknown): void {

@@ -6,10 +6,11 @@ import { type IssueDetail, readableIssue, zodIssueDetails } from '../validation'
 import { placeholdersOf } from './template-vars';
 import { windowIssues } from './window-issues';
 import {
+  isNoticeFallback,
   parseCustomMessage,
-  parseTemplateMessage,
+  parseStepFallback,
   type CustomMessage,
-  type TemplateMessage,
+  type StepFallback,
 } from '../wechat/message-schema';
 import type { InteractionKind, WindowPolicy } from '../wechat/window-policy';
 
@@ -18,7 +19,7 @@ export interface Variant {
   readonly name: string;
   readonly weight: number;
   readonly message: CustomMessage;
-  readonly fallback: TemplateMessage | null;
+  readonly fallback: StepFallback | null;
 }
 
 export interface Step {
@@ -26,8 +27,11 @@ export interface Step {
   readonly offsetMs: number;
   /** The step's message, or none when it has variants. */
   readonly message?: CustomMessage;
-  /** Sent instead, as a template message, when the contact window is closed at due time. */
-  readonly fallback?: TemplateMessage | null;
+  /**
+   * Sent instead when the contact window is closed at due time: a template message, or a subscription
+   * notice (`"channel": "notice"`) that goes out only if the follower accepted its template.
+   */
+  readonly fallback?: StepFallback | null;
   /** An A/B step's variants: each enrollment gets one (stable per follower and step). */
   readonly variants?: Variant[];
   /** Skip the step rather than send it this much later than due (after an outage). */
@@ -133,15 +137,15 @@ export function parseSequenceDefinition(
     at: string,
     i: number,
     offsetMs: number,
-  ): { message: CustomMessage; fallback: TemplateMessage | null } | null => {
+  ): { message: CustomMessage; fallback: StepFallback | null } | null => {
     const message = collect(at, () => parseCustomMessage(content.message, `${at}.message`));
     const fallback = content.fallback
-      ? collect(at, () => parseTemplateMessage(content.fallback, `${at}.fallback`))
+      ? collect(at, () => parseStepFallback(content.fallback, `${at}.fallback`))
       : null;
     // A platform account authorizes channels one by one: a step it could never send is refused now.
     if (missing.includes('custom'))
       details.push({ path: `${at}.message`, message: missingPermissionMessage('custom') });
-    if (fallback && missing.includes('template')) {
+    if (fallback && !isNoticeFallback(fallback) && missing.includes('template')) {
       details.push({ path: `${at}.fallback`, message: missingPermissionMessage('template') });
     }
     details.push(...placeholderIssues(d.trigger, content.message, `${at}.message`));

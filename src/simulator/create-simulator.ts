@@ -5,11 +5,12 @@ import { handleControl, type ControlTarget } from './control-routes';
 import { createFaults, parseFaultSpec, type FaultSpec } from './faults';
 import { FOLLOWER_ROUTES_PREFIX, handleFollowerRoute } from './follower-routes';
 import { createFollowers, type FollowerView } from './followers';
+import { createNoticeSubscriptions } from './notice-subscriptions';
 import { createPauses, readBody, sendJson } from './http-io';
 import { createSendHandler, createSendStats, type SendStats } from './send-routes';
 import { createPusher, type PushAction, type PushOutcome } from './pushes';
 import { createOpenPlatform, type OpenPlatform } from './open-platform';
-import { createMessageStore, type MessageFilter, type ReceivedMessage } from './store';
+import { createMessageStore, type MessageFilter, type ReceivedMessage, type SimChannel } from './store';
 import { createTokenRegistry, type TokenStats } from './tokens';
 import { WECHAT_ERRORS } from './wechat-errors';
 import { resolveWindowPolicy } from './window-policy';
@@ -63,13 +64,16 @@ export interface PushBody {
   readonly key?: string;
   /** message: the text. */
   readonly content?: string;
+  /** notice: the follower's answers in a subscription-notice popup, 1–5 templates. */
+  readonly answers?: readonly { readonly templateId: string; readonly status: 'accept' | 'reject' }[];
 }
 
 export type { SimulatorOptions } from './config';
 
-const SEND_PATHS: Readonly<Record<string, 'custom' | 'template'>> = {
+const SEND_PATHS: Readonly<Record<string, SimChannel>> = {
   '/cgi-bin/message/custom/send': 'custom',
   '/cgi-bin/message/template/send': 'template',
+  '/cgi-bin/message/subscribe/bizsend': 'notice',
 };
 
 /**
@@ -95,7 +99,8 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
     enforce: opts.enforceContactWindow ?? true,
   });
   const webhookBaseUrl = (opts.webhookBaseUrl ?? 'http://127.0.0.1:3000').replace(/\/+$/, '');
-  const pusher = createPusher({ accounts: opts.accounts, followers, webhookBaseUrl, now, logger });
+  const notices = createNoticeSubscriptions();
+  const pusher = createPusher({ accounts: opts.accounts, followers, notices, webhookBaseUrl, now, logger });
   const { component, ticketIntervalMs = 600_000 } = opts;
   const openPlatform = component
     ? createOpenPlatform({
@@ -115,6 +120,9 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
     stats,
     pauses,
     followers,
+    notices,
+    reportNoticeSent: (appId, openid, templateId, msgid) =>
+      pusher.pushNoticeSent(appId, openid, templateId, msgid),
     logger,
     now,
   });

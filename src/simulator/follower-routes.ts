@@ -22,7 +22,7 @@ function decode(segment: string): string | null {
 }
 
 /**
- * `POST /__sim/users/:openid/:action` (follow, unfollow, scan, click, message) pushes the action to the
+ * `POST /__sim/users/:openid/:action` (follow, unfollow, scan, click, message, notice) pushes the action to the
  * webhook and answers what it said; `GET /__sim/users/:openid?appId=` shows the simulator's follower
  * state. 400 for bad input, 404 for other paths under the prefix.
  */

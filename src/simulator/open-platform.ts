@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logger';
 import { toComponentWirePush } from './component-push';
-import { pushNonce, type PushField } from './push-format';
+import { pushNonce, type PlainPushField } from './push-format';
 import { createSimCipher } from './sim-crypto';
 import { type ComponentApiState, handleComponentApi } from './component-api';
 import { createAuthCodes, DEFAULT_FUNC_IDS, handleLoginPage } from './component-auth';
@@ -101,7 +101,10 @@ export function createOpenPlatform(opts: OpenPlatformOptions): OpenPlatform {
     ipRegistered: () => ipRegistered,
   };
 
-  async function deliver(fields: PushField[], authorizerAppId: string | null): Promise<ComponentDelivery> {
+  async function deliver(
+    fields: PlainPushField[],
+    authorizerAppId: string | null,
+  ): Promise<ComponentDelivery> {
     const push = toComponentWirePush(channel, fields, String(Math.floor(now() / 1000)), pushNonce());
     let status = 0;
     let body = 'lost: the authorization-event URL was not reached';
@@ -126,7 +129,7 @@ export function createOpenPlatform(opts: OpenPlatformOptions): OpenPlatform {
     return delivery;
   }
 
-  const head = (infoType: string): PushField[] => [
+  const head = (infoType: string): PlainPushField[] => [
     ['AppId', component.componentAppId, 'text'],
     ['CreateTime', String(Math.floor(now() / 1000)), 'number'],
     ['InfoType', infoType, 'text'],
@@ -155,7 +158,7 @@ export function createOpenPlatform(opts: OpenPlatformOptions): OpenPlatform {
     }
     const issued =
       action === 'unauthorize' ? null : codes.issueAuthCode(appId, opts.funcIds ?? DEFAULT_FUNC_IDS);
-    const code: PushField[] = issued
+    const code: PlainPushField[] = issued
       ? [
           ['AuthorizationCode', issued.code, 'text'],
           ['AuthorizationCodeExpiredTime', String(Math.floor(now() / 1000) + issued.expiresInS), 'number'],

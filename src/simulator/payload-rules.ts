@@ -113,6 +113,34 @@ const argumentInvalid = (what: string): WechatError => ({
 });
 
 /** Checks a `message/template/send` body (reference/wechat.md §6.1). */
+/** A subscription notice that passed the body rules. */
+export interface AcceptedNotice {
+  readonly errcode: 0;
+  readonly openid: string;
+  readonly templateId: string;
+}
+
+/**
+ * The body rules of `message/subscribe/bizsend` (reference/wechat-platform.md §2.2): touser, template_id,
+ * `data` of `{ value }` entries (`thing` ones at most 20 characters), optional page and miniprogram.
+ */
+export function checkNoticeBody(raw: string): AcceptedNotice | WechatError {
+  const body = parseObject(raw);
+  if (body === null) return FORMAT;
+  if (!isFilled(body.touser)) return WECHAT_ERRORS.invalidOpenid;
+  if (!isFilled(body.template_id) || !isObject(body.data)) return WECHAT_ERRORS.argumentInvalid;
+  for (const [key, entry] of Object.entries(body.data)) {
+    if (!isObject(entry) || typeof entry.value !== 'string') return argumentInvalid(`data.${key}.value`);
+    if (key.startsWith('thing') && [...entry.value].length > 20) return argumentInvalid(`data.${key}.value`);
+  }
+  if (body.page !== undefined && typeof body.page !== 'string') return argumentInvalid('page');
+  const mp = body.miniprogram;
+  if (mp !== undefined && !(isObject(mp) && isFilled(mp.appid) && fields([], ['pagepath'])(mp) === null)) {
+    return argumentInvalid('miniprogram');
+  }
+  return { errcode: 0, openid: body.touser, templateId: body.template_id };
+}
+
 export function checkTemplateBody(raw: string): AcceptedTemplate | WechatError {
   const body = parseObject(raw);
   if (body === null) return FORMAT;

@@ -2,8 +2,19 @@ import { randomInt } from 'node:crypto';
 import type { SimPushFormat, SimPushMode } from './config';
 import { signPush, type SimCipher } from './sim-crypto';
 
-/** One field of a push, in order; numbers are written bare (CreateTime, a 64-bit MsgId). */
-export type PushField = readonly [name: string, value: string, kind: 'text' | 'number'];
+/** One plain field of a push; numbers are written bare (CreateTime, a 64-bit MsgId). */
+export type PlainPushField = readonly [name: string, value: string, kind: 'text' | 'number'];
+/**
+ * A list of entries (the subscription-notice events): in XML `<name><List>…</List>…</name>`, in JSON a
+ * top-level `"List"`, the entry itself when there is one, else an array (reference/wechat-platform.md §2.3).
+ */
+export type ListPushField = readonly [
+  name: string,
+  entries: readonly (readonly PlainPushField[])[],
+  kind: 'list',
+];
+/** One field of a push, in order. */
+export type PushField = PlainPushField | ListPushField;
 
 /** What an account's pushes need to be signed and wrapped. */
 export interface PushChannel {
@@ -27,12 +38,30 @@ const cdata = (text: string): string => `<![CDATA[${text.replaceAll(']]>', ']]]]
 
 /** The fields as a WeChat push body: `<xml>` of CDATA or bare numbers, or a JSON object. */
 export function render(fields: readonly PushField[], format: SimPushFormat): string {
-  if (format === 'xml') {
-    const inner = fields.map(([n, v, k]) => `<${n}>${k === 'number' ? v : cdata(v)}</${n}>`).join('');
-    return `<xml>${inner}</xml>`;
-  }
-  // Built by hand so a 64-bit MsgId goes out as the bare number WeChat sends, beyond 2^53.
-  const members = fields.map(([n, v, k]) => `${JSON.stringify(n)}:${k === 'number' ? v : JSON.stringify(v)}`);
+  return format === 'xml' ? `<xml>${xmlOf(fields)}</xml>` : jsonOf(fields);
+}
+
+function xmlOf(fields: readonly PushField[]): string {
+  return fields
+    .map((f) => {
+      if (f[2] === 'list')
+        return `<${f[0]}>${f[1].map((e) => `<List>${xmlOf(e)}</List>`).join('')}</${f[0]}>`;
+      const [n, v, k] = f;
+      return `<${n}>${k === 'number' ? v : cdata(v)}</${n}>`;
+    })
+    .join('');
+}
+
+// Built by hand so a 64-bit MsgId goes out as the bare number WeChat sends, beyond 2^53.
+function jsonOf(fields: readonly PushField[]): string {
+  const members = fields.map((f) => {
+    if (f[2] === 'list') {
+      const entries = f[1].map(jsonOf);
+      return `"List":${entries.length === 1 ? entries[0] : `[${entries.join(',')}]`}`;
+    }
+    const [n, v, k] = f;
+    return `${JSON.stringify(n)}:${k === 'number' ? v : JSON.stringify(v)}`;
+  });
   return `{${members.join(',')}}`;
 }
 

@@ -6,9 +6,11 @@ import type { SimulatorAccount } from './config';
 import type { FollowerEvent, Followers } from './followers';
 import { pushNonce, toWirePush, type PushChannel, type PushField, type WirePush } from './push-format';
 import { createSimCipher } from './sim-crypto';
+import { noticeAnswersSchema, noticePopupFields, noticeSentFields, plainFields } from './notice-push';
+import type { NoticeSubscriptions, SimNoticeAnswer } from './notice-subscriptions';
 
 /** The follower actions the simulator can push to the webhook. */
-export const PUSH_ACTIONS = ['follow', 'unfollow', 'scan', 'click', 'message'] as const;
+export const PUSH_ACTIONS = ['follow', 'unfollow', 'scan', 'click', 'message', 'notice'] as const;
 export type PushAction = (typeof PUSH_ACTIONS)[number];
 
 /** What the webhook answered to one delivery of the push. */
@@ -44,6 +46,8 @@ export interface Pusher {
   close(): Promise<void>;
   /** Pushes for this account from now on (replacing its token, key and mode). Throws if unusable. */
   register(account: SimulatorAccount): void;
+  /** Pushes the `subscribe_msg_sent_event` of a notice just sent (once, its answer only logged). */
+  pushNoticeSent(appId: string, openid: string, templateId: string, msgid: number): Promise<void>;
 }
 
 /** WeChat gives up on a webhook after 5 s (reference/wechat.md §5.3). */
@@ -70,6 +74,7 @@ const REQUESTS = {
   scan: z.object({ ...common, scene }).strict(),
   click: z.object({ ...common, key: z.string().min(1).max(128) }).strict(),
   message: z.object({ ...common, content: z.string().min(1).max(20_000) }).strict(),
+  notice: z.object({ ...common, answers: noticeAnswersSchema }).strict(),
 } as const;
 type Request = {
   appId: string;
@@ -78,14 +83,17 @@ type Request = {
   scene?: string;
   key?: string;
   content?: string;
+  answers?: SimNoticeAnswer[];
 };
 
-const EVENTS: Readonly<Record<PushAction, FollowerEvent>> = {
+/** The window event of each action; a notice popup opens no window. */
+const EVENTS: Readonly<Record<PushAction, FollowerEvent | null>> = {
   follow: 'subscribe',
   unfollow: 'unsubscribe',
   scan: 'scan',
   click: 'click',
   message: 'message',
+  notice: null,
 };
 
 /** Why a delivery got no answer, e.g. `ECONNREFUSED` or `UND_ERR_HEADERS_TIMEOUT` (WeChat's 5 s). */
@@ -100,6 +108,7 @@ const digest = (text: string): Buffer => createHash('sha1').update(text).digest(
 export interface PusherOptions {
   readonly accounts: readonly SimulatorAccount[];
   readonly followers: Followers;
+  readonly notices: NoticeSubscriptions;
   /** Pushes go to `{webhookBaseUrl}/wechat/{appId}`. */
   readonly webhookBaseUrl: string;
   readonly now: () => number;
@@ -184,6 +193,8 @@ export function createPusher(opts: PusherOptions): Pusher {
         return [...event('SCAN'), ['EventKey', r.scene!, 'text'], ticket(r.scene!)];
       case 'click':
         return [...event('CLICK'), ['EventKey', r.key!, 'text']];
+      case 'notice':
+        return [...event('subscribe_msg_popup_event'), noticePopupFields(r.answers!)];
       case 'message':
         nextMsgId += 1n;
         return [
@@ -222,7 +233,9 @@ export function createPusher(opts: PusherOptions): Pusher {
       const timestampS = String(Math.floor(at / 1000));
       const fields = fieldsOf(action, request, openid, timestampS);
       // WeChat's state changes when the user acts, whatever the webhook later answers.
-      opts.followers.record(request.appId, openid, EVENTS[action], at);
+      const followerEvent = EVENTS[action];
+      if (followerEvent !== null) opts.followers.record(request.appId, openid, followerEvent, at);
+      else opts.notices.answer(request.appId, openid, request.answers!);
       const wire = toWirePush(channels.get(request.appId)!, fields, openid, timestampS, pushNonce());
       const url = `${opts.webhookBaseUrl}${paths.get(request.appId)!}?${wire.query}`;
       const pushes: PushDelivery[] = [];
@@ -232,7 +245,23 @@ export function createPusher(opts: PusherOptions): Pusher {
         for (let i = 0; i < request.repeat; i += 1) pushes.push(await deliver(url, wire));
       }
       opts.logger.debug({ appId: request.appId, action, statuses: pushes.map((p) => p.status) }, 'pushed');
-      return { fields: Object.fromEntries(fields.map(([n, v]) => [n, v])), pushes };
+      return { fields: plainFields(fields), pushes };
+    },
+    async pushNoticeSent(appId, openid, templateId, msgid) {
+      const channel = channels.get(appId);
+      if (channel === undefined) return;
+      const timestampS = String(Math.floor(opts.now() / 1000));
+      const fields: PushField[] = [
+        ['ToUserName', `gh_${digest(appId).toString('hex').slice(0, 12)}`, 'text'],
+        ['FromUserName', openid, 'text'],
+        ['CreateTime', timestampS, 'number'],
+        ['MsgType', 'event', 'text'],
+        ['Event', 'subscribe_msg_sent_event', 'text'],
+        noticeSentFields(templateId, msgid),
+      ];
+      const wire = toWirePush(channel, fields, openid, timestampS, pushNonce());
+      const delivery = await deliver(`${opts.webhookBaseUrl}${paths.get(appId)!}?${wire.query}`, wire);
+      opts.logger.debug({ appId, status: delivery.status }, 'pushed subscribe_msg_sent_event');
     },
     close: () => agent.destroy(),
   };

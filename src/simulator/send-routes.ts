@@ -3,7 +3,8 @@ import type { Logger } from '../logger';
 import type { Faults } from './faults';
 import type { Followers } from './followers';
 import { readBody, sendJson, type Pauses } from './http-io';
-import { checkCustomBody, checkTemplateBody } from './payload-rules';
+import type { NoticeSubscriptions } from './notice-subscriptions';
+import { checkCustomBody, checkNoticeBody, checkTemplateBody } from './payload-rules';
 import type { MessageStore, SimChannel } from './store';
 import type { TokenRegistry } from './tokens';
 import { WECHAT_ERRORS, wechatError, type WechatError } from './wechat-errors';
@@ -27,7 +28,7 @@ export interface SendStats {
 export function createSendStats(): SendStats {
   return {
     received: 0,
-    byChannel: { custom: 0, template: 0 },
+    byChannel: { custom: 0, template: 0, notice: 0 },
     byMsgtype: {},
     rejected: 0,
     rejectedByErrcode: {},
@@ -43,6 +44,14 @@ interface SendDeps {
   readonly stats: SendStats;
   readonly pauses: Pauses;
   readonly followers: Followers;
+  readonly notices: NoticeSubscriptions;
+  /** Reports a notice's delivery to the webhook (`subscribe_msg_sent_event`), after the send is answered. */
+  readonly reportNoticeSent: (
+    appId: string,
+    openid: string,
+    templateId: string,
+    msgid: number,
+  ) => Promise<void>;
   readonly logger: Logger;
   readonly now: () => number;
 }
@@ -59,9 +68,10 @@ export type SendHandler = (
 ) => Promise<void>;
 
 /**
- * Handles `message/custom/send` and `message/template/send`. Order: faults (the platform being unwell
- * comes before anything else), then the token, then the body, then the follower (subscription, and the
- * contact window for custom sends); only a send that passes everything is recorded.
+ * Handles `message/custom/send`, `message/template/send` and `message/subscribe/bizsend`. Order: faults
+ * (the platform being unwell comes before anything else), then the token, then the body, then the
+ * follower (subscription, the contact window for custom sends, an acceptance of the template for
+ * notices); only a send that passes everything is recorded. A notice's delivery is then pushed.
  */
 export function createSendHandler(deps: SendDeps): SendHandler {
   const { tokens, faults, store, stats, pauses, logger, now } = deps;
@@ -101,6 +111,21 @@ export function createSendHandler(deps: SendDeps): SendHandler {
     sendJson(res, 200, { errcode: 0, errmsg: 'ok', msgid });
   }
 
+  function handleNotice(res: ServerResponse, appId: string, raw: string): void {
+    const verdict = checkNoticeBody(raw);
+    if ('errmsg' in verdict) return reject(res, verdict, 'notice');
+    const { openid, templateId } = verdict;
+    // Last check: admitting consumes the follower's acceptance of the template.
+    const refused = deps.notices.admit(appId, openid, templateId);
+    if (refused !== null) return reject(res, refused, 'notice');
+    const msgid = MSGID_BASE + ++msgidCounter;
+    accept(appId, raw, 'notice', openid, 'notice');
+    sendJson(res, 200, { errcode: 0, errmsg: 'ok', msgid });
+    deps.reportNoticeSent(appId, openid, templateId, msgid).catch((err: Error) => {
+      logger.warn({ appId, err: err.message }, 'subscribe_msg_sent_event push failed');
+    });
+  }
+
   function handleCustom(res: ServerResponse, appId: string, raw: string): void {
     const verdict = checkCustomBody(raw);
     if ('errmsg' in verdict) return reject(res, verdict, 'custom');
@@ -130,6 +155,7 @@ export function createSendHandler(deps: SendDeps): SendHandler {
     const owner = tokens.check(query.get('access_token'));
     if ('errcode' in owner) return reject(res, owner, channel);
     if (channel === 'custom') handleCustom(res, owner.appId, raw);
+    else if (channel === 'notice') handleNotice(res, owner.appId, raw);
     else handleTemplate(res, owner.appId, raw);
   };
 }

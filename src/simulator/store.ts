@@ -1,5 +1,5 @@
 /** The channel a send came in on. */
-export type SimChannel = 'custom' | 'template';
+export type SimChannel = 'custom' | 'template' | 'notice';
 
 /** One accepted send, as listed by `GET /__sim/messages`. */
 export interface ReceivedMessage {

@@ -25,6 +25,7 @@ export const WECHAT_ERRORS = Object.freeze({
   requireGet: err(43001, 'require GET method'),
   requirePost: err(43002, 'require POST method'),
   requireSubscribe: err(43004, 'require subscribe'),
+  userRefused: err(43101, 'user refuse to accept the msg'),
   emptyContent: err(44004, 'empty content'),
   contentTooLong: err(45002, 'content size out of limit'),
   tooManyArticles: err(45008, 'article size out of limit'),

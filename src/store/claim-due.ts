@@ -50,7 +50,10 @@ export interface ClaimResult {
  * - a template message, or any message of an account whose window is not checked here, is claimed;
  * - a customer-service message is claimed while the window is open and has allowance left, consuming one
  *   unit each (the follower rows are locked, in key order, so concurrent workers cannot overspend);
- * - otherwise it goes out on its template fallback, or is `skipped` (`window_closed`, `unsubscribed`);
+ * - otherwise it goes out on its fallback, or is `skipped` (`window_closed`, `unsubscribed`);
+ * - a subscription notice (the message's channel, or its fallback's) goes out only while the follower has
+ *   an acceptance of its template left, consuming one (rows locked after the follower's), else it is
+ *   `skipped` (`no_subscription`);
  * - a message later than its `max_lateness_ms` is `skipped` (`stale`) instead of sent late;
  * - a message of a disabled account (`enabled: false`) is `skipped` (`account_disabled`) once due;
  * - a capped message (a sequence step, or an API message that asked) over its account's frequency cap for

@@ -24,6 +24,7 @@ export const CLAIM_SKIP_REASON = {
   windowClosed: 'window_closed',
   accountDisabled: 'account_disabled',
   frequencyCap: 'frequency_cap',
+  noSubscription: 'no_subscription',
 } as const;
 export type ClaimSkipReason = (typeof CLAIM_SKIP_REASON)[keyof typeof CLAIM_SKIP_REASON];
 
@@ -45,6 +46,10 @@ const TODAY = `(now() AT TIME ZONE ${TZ})::date`;
 /** The verdict of a capped message over the cap that can still go out on the next day. */
 const LATER_FREQUENCY_CAP = 'later:frequency_cap';
 
+/** Verdicts before the notice check: the message goes out as a notice if the follower accepted one. */
+const NOTICE_SEND = 'notice:send';
+const NOTICE_FALLBACK = 'notice:fallback';
+
 const OPEN = isOpenSql('m.status');
 /** Shared claim locks on the batch's accounts, in account order (a claim never waits holding a later one). */
 export const CLAIM_LOCKS_SQL = `
@@ -62,14 +67,17 @@ SELECT pg_advisory_xact_lock_shared(${CLAIM_LOCK_KEY('s.app_id')}) FROM ${ACCOUN
  * - `claimed`:   id, due_at, reason (`send` | `send:window` | `send:fallback`), app_id, openid, channel,
  *                payload, attempts (this one included), request_id;
  * - `cancelled`: id (covered by the ledger, now `cancelled`);
- * - `skipped`:   id, reason (`account_disabled` | `stale` | `unsubscribed` | `frequency_cap` | `window_closed`);
+ * - `skipped`:   id, reason (`account_disabled` | `stale` | `unsubscribed` | `frequency_cap` | `window_closed`
+ *                | `no_subscription`);
  * - `early`:     id, due_at, remaining_ms, reason: null (not due yet, or its account is paused until
  *                due_at), `frequency_cap` (moved to the next day), `send_rate` (the rate is reserved ahead).
  * Ids absent from the result are gone, finished, or being sent by someone else.
  */
 export const CLAIM_SQL = `
 WITH cand AS (
-  SELECT m.id, m.app_id, m.openid, m.channel, m.fallback IS NOT NULL AS has_fallback, m.due_at,
+  SELECT m.id, m.app_id, m.openid, m.channel, m.fallback IS NOT NULL AS has_fallback, m.fallback_channel, m.due_at,
+         CASE WHEN m.channel = 'notice' THEN m.payload->>'template_id'
+              WHEN m.fallback_channel = 'notice' THEN m.fallback->>'template_id' END AS notice_template,
          m.intended_at + m.max_lateness_ms * interval '1 millisecond' < now() AS stale,
          ${LEDGER_COVERS('m')} AS covered, a.paused_until, acc.enabled IS FALSE AS disabled,
          sp.next_at AS rate_busy_until, acc.send_rate_per_second AS rate,
@@ -94,20 +102,43 @@ WITH cand AS (
          CASE WHEN f.capped_day = ${TODAY} THEN f.capped_sent ELSE 0 END AS capped_today FROM followers f
   WHERE (f.app_id, f.openid) IN (SELECT app_id, openid FROM due)
   ORDER BY f.app_id, f.openid FOR UPDATE
-), judged AS (
-  SELECT d.id, d.app_id, d.openid, d.capped, d.next_day, CASE
+), accepted AS (
+  SELECT n.app_id, n.openid, n.template_id, n.remaining FROM notice_acceptances n
+  WHERE (n.app_id, n.openid, n.template_id) IN (SELECT app_id, openid, notice_template FROM due)
+  ORDER BY n.app_id, n.openid, n.template_id FOR UPDATE
+), prejudged AS (
+  SELECT d.id, d.app_id, d.openid, d.capped, d.next_day, d.notice_template, d.due_at, CASE
       WHEN d.disabled THEN '${skip(CLAIM_SKIP_REASON.accountDisabled)}'
       WHEN d.stale THEN '${skip(CLAIM_SKIP_REASON.stale)}'
       WHEN l.subscribed = false THEN '${skip(CLAIM_SKIP_REASON.unsubscribed)}'
       WHEN d.capped AND COALESCE(l.capped_today, 0) + d.cap_rank > d.cap THEN CASE
-        WHEN (d.stale_at IS NULL OR d.stale_at >= d.next_day) AND (d.channel = 'template'
+        WHEN (d.stale_at IS NULL OR d.stale_at >= d.next_day) AND (d.channel <> 'custom'
           OR d.app_id = ANY($3::text[]) OR d.has_fallback OR l.window_expires_at > d.next_day)
         THEN '${LATER_FREQUENCY_CAP}' ELSE '${skip(CLAIM_SKIP_REASON.frequencyCap)}' END
+      WHEN d.channel = 'notice' THEN '${NOTICE_SEND}'
       WHEN d.channel = 'template' OR d.app_id = ANY($3::text[]) THEN '${CLAIMED_AS.unchecked}'
       WHEN l.window_expires_at > now() AND d.rank <= l.window_remaining THEN '${CLAIMED_AS.window}'
+      WHEN d.has_fallback AND d.fallback_channel = 'notice' THEN '${NOTICE_FALLBACK}'
       WHEN d.has_fallback THEN '${CLAIMED_AS.fallback}'
       ELSE '${skip(CLAIM_SKIP_REASON.windowClosed)}' END AS verdict
   FROM due d LEFT JOIN locked l ON l.app_id = d.app_id AND l.openid = d.openid
+), judged AS (
+  -- A notice goes out while the follower has acceptances of its template left, one each, in due order.
+  SELECT p.id, p.app_id, p.openid, p.capped, p.next_day, p.notice_template, CASE
+      WHEN p.verdict NOT LIKE 'notice:%' THEN p.verdict
+      WHEN row_number() OVER (PARTITION BY p.app_id, p.openid, p.notice_template, p.verdict LIKE 'notice:%'
+        ORDER BY p.due_at, p.id) > COALESCE(a.remaining, 0) THEN '${skip(CLAIM_SKIP_REASON.noSubscription)}'
+      WHEN p.verdict = '${NOTICE_SEND}' THEN '${CLAIMED_AS.unchecked}'
+      ELSE '${CLAIMED_AS.fallback}' END AS verdict,
+    p.verdict LIKE 'notice:%' AS noticed
+  FROM prejudged p
+  LEFT JOIN accepted a ON a.app_id = p.app_id AND a.openid = p.openid AND a.template_id = p.notice_template
+), spent AS (
+  UPDATE notice_acceptances n SET remaining = n.remaining - c.n_sent, updated_at = now()
+  FROM (SELECT app_id, openid, notice_template, count(*) AS n_sent FROM judged
+        WHERE noticed AND verdict LIKE 'send%' GROUP BY 1, 2, 3) c
+  WHERE n.app_id = c.app_id AND n.openid = c.openid AND n.template_id = c.notice_template
+  RETURNING n.openid
 ), consumed AS (
   UPDATE followers f SET window_remaining = f.window_remaining - c.n_window, updated_at = now(),
     capped_sent = CASE WHEN c.n_capped = 0 THEN f.capped_sent
@@ -137,7 +168,7 @@ WITH cand AS (
 ), claimed AS (
   UPDATE scheduled_messages m
   SET status = '${MESSAGE_STATUS.sending}', attempts = m.attempts + 1, claimed_at = now(), updated_at = now(),
-      channel = CASE WHEN j.verdict = '${CLAIMED_AS.fallback}' THEN 'template' ELSE m.channel END,
+      channel = CASE WHEN j.verdict = '${CLAIMED_AS.fallback}' THEN m.fallback_channel ELSE m.channel END,
       payload = CASE WHEN j.verdict = '${CLAIMED_AS.fallback}' THEN m.fallback ELSE m.payload END,
       status_reason = CASE WHEN j.verdict = '${CLAIMED_AS.fallback}' THEN 'fallback:${CLAIM_SKIP_REASON.windowClosed}' END
   FROM judged j WHERE m.id = j.id AND j.verdict LIKE 'send%' AND ${OPEN}

@@ -25,6 +25,7 @@ const INSERT_COLUMNS: readonly (readonly [
   ['step_index', 'int', (m) => m.step?.index ?? null],
   ['variant', 'text', (m) => m.step?.variant ?? null],
   ['fallback', 'jsonb', (m) => (m.fallback ? JSON.stringify(m.fallback) : null)],
+  ['fallback_channel', 'text', (m) => m.fallbackChannel ?? 'template'],
   ['max_lateness_ms', 'int', (m) => m.maxLatenessMs ?? null],
   ['request_id', 'text', (m) => m.requestId ?? null],
   ['frequency_capped', 'bool', (m) => m.frequencyCapped ?? false],
@@ -73,6 +74,7 @@ function createdMessage(m: NewMessage, row: { created_at: Date; updated_at: Date
     updatedAt: row.updated_at,
     sentAt: null,
     maxLatenessMs: m.maxLatenessMs ?? null,
+    noticeResult: null,
   };
 }
 

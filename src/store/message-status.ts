@@ -15,7 +15,7 @@ export type MessageStatus = (typeof MESSAGE_STATUS)[keyof typeof MESSAGE_STATUS]
 export const OPEN_STATUSES = [MESSAGE_STATUS.pending, MESSAGE_STATUS.queued] as const;
 
 /** The channels a message goes out on. */
-export const CHANNELS = ['custom', 'template'] as const;
+export const CHANNELS = ['custom', 'template', 'notice'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 /**

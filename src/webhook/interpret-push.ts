@@ -2,10 +2,18 @@ import type { TriggerEvent } from '../sequences/enroll';
 import type { ExitEvent } from '../sequences/exits';
 import type { Push } from '../wechat/push';
 import type { InteractionKind } from '../wechat/window-policy';
+import {
+  NOTICE_EVENTS,
+  type NoticeAnswer,
+  type NoticeResult,
+  readNoticeAnswers,
+  readNoticeResults,
+} from './notice-pushes';
 
 /**
  * What a push means for the drip: an interaction (opens a window), a trigger, what it offers to the exit
- * conditions of the follower's running enrollments, an unfollow, or nothing.
+ * conditions of the follower's running enrollments, an unfollow, subscription-notice answers or delivery
+ * results, or nothing.
  */
 export interface PushMeaning {
   readonly interaction: InteractionKind | null;
@@ -14,6 +22,10 @@ export interface PushMeaning {
   readonly trigger: TriggerEvent | null;
   readonly exit: ExitEvent | null;
   readonly unsubscribe: boolean;
+  /** A subscription-notice popup or change: the follower's answers per template. */
+  readonly noticeAnswers: readonly NoticeAnswer[];
+  /** A subscription-notice sent event: the delivery results. */
+  readonly noticeResults: readonly NoticeResult[];
 }
 
 const NOTHING: PushMeaning = {
@@ -22,6 +34,8 @@ const NOTHING: PushMeaning = {
   trigger: null,
   exit: null,
   unsubscribe: false,
+  noticeAnswers: [],
+  noticeResults: [],
 };
 const SCENE_PREFIX = 'qrscene_';
 // Menu types whose click counts as an interaction (reference/wechat.md §2.1); `view` (a link) does not.
@@ -31,58 +45,46 @@ const CLICK_EVENTS = new Set(['CLICK', 'scancode_push', 'scancode_waitmsg']);
  * Reads a push. User messages of any type count as `message` — except a tap on a msgmenu option, which
  * WeChat delivers as text with `bizmsgmenuid` but counts as a menu click (kf intro, "特别说明"); having no
  * menu key, it meets no trigger and no exit condition. Only a text message has text for keywords.
- * Unknown event types mean nothing: they are recorded and answered, and start nothing.
+ * Subscription-notice events carry the follower's answers per template or a notice's delivery results;
+ * they open no window. Unknown event types mean nothing: they are recorded and answered, and start nothing.
  */
 export function interpretPush(push: Push): PushMeaning {
   if (push.msgType !== 'event') {
     if (push.fields.bizmsgmenuid) {
-      return {
-        interaction: 'click',
-        detail: `msgmenu:${push.fields.bizmsgmenuid}`,
-        trigger: null,
-        exit: null,
-        unsubscribe: false,
-      };
+      return { ...NOTHING, interaction: 'click', detail: `msgmenu:${push.fields.bizmsgmenuid}` };
     }
     const text = push.msgType === 'text' ? (push.content ?? '') : null;
     return {
+      ...NOTHING,
       interaction: 'message',
       detail: push.msgType,
       trigger: text === null ? null : { type: 'message', text },
       exit: { type: 'message', text },
-      unsubscribe: false,
     };
   }
   const key = push.eventKey ?? '';
   switch (push.event) {
     case 'subscribe': {
       const scene = key.startsWith(SCENE_PREFIX) ? key.slice(SCENE_PREFIX.length) : null;
-      return {
-        interaction: 'subscribe',
-        detail: scene,
-        trigger: { type: 'subscribe', scene },
-        exit: null,
-        unsubscribe: false,
-      };
+      return { ...NOTHING, interaction: 'subscribe', detail: scene, trigger: { type: 'subscribe', scene } };
     }
     case 'unsubscribe':
       return { ...NOTHING, unsubscribe: true };
     case 'SCAN':
-      return {
-        interaction: 'scan',
-        detail: key,
-        trigger: { type: 'scan', scene: key },
-        exit: null,
-        unsubscribe: false,
-      };
+      return { ...NOTHING, interaction: 'scan', detail: key, trigger: { type: 'scan', scene: key } };
+    case NOTICE_EVENTS.popup:
+    case NOTICE_EVENTS.change:
+      return { ...NOTHING, noticeAnswers: readNoticeAnswers(push) };
+    case NOTICE_EVENTS.sent:
+      return { ...NOTHING, noticeResults: readNoticeResults(push) };
     default:
       if (push.event && CLICK_EVENTS.has(push.event)) {
         return {
+          ...NOTHING,
           interaction: 'click',
           detail: key,
           trigger: { type: 'click', key },
           exit: { type: 'click', key },
-          unsubscribe: false,
         };
       }
       return NOTHING;

@@ -17,6 +17,7 @@ import { type Enrollee, enrollFollowers } from '../sequences/enroll';
 import { applyExits, type ExitInput } from '../sequences/apply-exits';
 import { type Push, pushDedupeKey, toPush } from '../wechat/push';
 import { interpretPush, type PushMeaning } from './interpret-push';
+import { recordNoticePushes } from './record-notice-pushes';
 
 export interface ProcessDeps {
   /** The accounts: a push of an account deleted meanwhile is ignored. */
@@ -107,9 +108,13 @@ async function applyRound(
 ): Promise<NewMessage[]> {
   const interacting: { t: Taken; push: Push; meaning: PushMeaning }[] = [];
   const leaving: { t: Taken; push: Push }[] = [];
+  const noticing: { t: Taken; push: Push; meaning: PushMeaning }[] = [];
   for (const t of round) {
     const { row, push, meaning } = t;
-    if (!push || !meaning || (!meaning.unsubscribe && !meaning.interaction)) outcomes.set(row.id, 'ignored');
+    if (push && meaning && (meaning.noticeAnswers.length > 0 || meaning.noticeResults.length > 0))
+      noticing.push({ t, push, meaning });
+    else if (!push || !meaning || (!meaning.unsubscribe && !meaning.interaction))
+      outcomes.set(row.id, 'ignored');
     else if (meaning.unsubscribe) leaving.push({ t, push });
     else interacting.push({ t, push, meaning });
   }
@@ -158,6 +163,12 @@ async function applyRound(
     const enrolled = `${meaning.interaction}:${stepsOf.get(t.row.id)?.length ?? 0}`;
     outcomes.set(t.row.id, ended > 0 ? `${enrolled} exited:${ended}` : enrolled);
   }
+  // Last: the claim locks follower rows before acceptances, so this transaction takes them in that order too.
+  const noticed = await recordNoticePushes(
+    client,
+    noticing.map(({ t, push, meaning }) => ({ appId: t.row.appId, openid: push.openid, meaning })),
+  );
+  noticing.forEach(({ t }, i) => outcomes.set(t.row.id, noticed[i]));
   return steps.flat();
 }
 

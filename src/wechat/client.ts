@@ -2,7 +2,7 @@ import { Pool as HttpPool } from 'undici';
 import type { Logger } from '../logger';
 import { isTokenErrcode } from './errcodes';
 import { classifyRequestError, interpretAnswer, type WechatAnswer } from './http-answer';
-import type { CustomMessage, TemplateMessage } from './message-schema';
+import type { CustomMessage, NoticeMessage, TemplateMessage } from './message-schema';
 import type { TokenStore } from './tokens';
 
 /** The outcome of one send, for classifyErrcode and the delivery_attempts row. */
@@ -13,7 +13,7 @@ export interface SendResult {
   errmsg: string;
   /** Wall time of the whole send, including a token refresh and its one retry. */
   durationMs: number;
-  /** Template sends only: WeChat's message id. */
+  /** Template sends (and notices, when WeChat answers one): WeChat's message id. */
   msgid?: number;
   /**
    * Set when no answer came back although the request may have reached WeChat (a headers or body timeout,
@@ -40,6 +40,8 @@ export interface WechatClient {
     message: TemplateMessage,
     clientMsgId: string,
   ): Promise<SendResult>;
+  /** Sends a subscription notice (`message/subscribe/bizsend`) to `openid`; same contract as sendCustom. */
+  sendNotice(appId: string, openid: string, message: NoticeMessage): Promise<SendResult>;
   /** Closes the keep-alive connections once in-flight requests are done. */
   close(): Promise<void>;
 }
@@ -61,6 +63,7 @@ export interface WechatClientOptions {
 
 const CUSTOM_PATH = '/cgi-bin/message/custom/send';
 const TEMPLATE_PATH = '/cgi-bin/message/template/send';
+const NOTICE_PATH = '/cgi-bin/message/subscribe/bizsend';
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
 /**
@@ -135,6 +138,7 @@ export function createWechatClient(opts: WechatClientOptions): WechatClient {
         ...message,
         client_msg_id: message.client_msg_id ?? clientMsgId,
       }),
+    sendNotice: (appId, openid, message) => send(appId, openid, NOTICE_PATH, message),
     close: () => http.close(),
   };
 }

@@ -1,6 +1,13 @@
 /** What the service does about a send's answer. */
 export type ErrcodeAction =
-  'ok' | 'retry' | 'refresh_token' | 'window_closed' | 'stop_account' | 'fail' | 'answer_lost';
+  | 'ok'
+  | 'retry'
+  | 'refresh_token'
+  | 'window_closed'
+  | 'no_subscription'
+  | 'stop_account'
+  | 'fail'
+  | 'answer_lost';
 
 /** The verdict on one errcode: the action, a stable reason for the row's `status_reason`, a floor on the retry delay. */
 export interface ErrcodeVerdict {
@@ -62,6 +69,9 @@ const ERRCODES: ReadonlyMap<number, ErrcodeVerdict> = new Map([
   // check (a used-up count is a closed window); the attempt keeps the errcode.
   [45015, verdict('window_closed', 'window_closed')],
   [45047, verdict('window_closed', 'window_closed')],
+  // user refuses the message (reference/wechat-platform.md §2.2): no acceptance of the notice's template
+  // left, or the follower cancelled it. Not retryable until they accept again; also seen on template sends.
+  [43101, verdict('no_subscription', 'no_subscription')],
   // api unauthorized (e.g. unverified account); the follower refuses messages; api forbidden for
   // irregularities; user limited.
   [48001, fail(48001)],

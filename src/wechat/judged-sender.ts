@@ -2,7 +2,7 @@ import { AppError } from '../errors';
 import type { Logger } from '../logger';
 import type { SendResult, WechatClient } from './client';
 import { classifyErrcode, classifySend, type ErrcodeVerdict } from './errcodes';
-import type { CustomMessage, TemplateMessage } from './message-schema';
+import type { CustomMessage, NoticeMessage, TemplateMessage } from './message-schema';
 
 /** WeChat's verdict on a send; `resumeAt` says until when `stop_account` pauses (default: quota reset). */
 export type SendVerdict = ErrcodeVerdict & { readonly resumeAt?: Date };
@@ -23,6 +23,7 @@ export interface Sender {
     message: TemplateMessage,
     clientMsgId: string,
   ): Promise<JudgedSend>;
+  sendNotice(appId: string, openid: string, message: NoticeMessage): Promise<JudgedSend>;
 }
 
 /** How long an account whose credentials WeChat refuses is paused before trying again. */
@@ -49,7 +50,7 @@ export function classifySendFailure(err: unknown, at: Date): SendVerdict {
 
 /** Wraps the WeChat client so that each send comes back judged: WeChat errors stop at this boundary. */
 export function createJudgedSender(
-  client: Pick<WechatClient, 'sendCustom' | 'sendTemplate'>,
+  client: Pick<WechatClient, 'sendCustom' | 'sendTemplate' | 'sendNotice'>,
   logger: Logger,
 ): Sender {
   async function judge(appId: string, sending: () => Promise<SendResult>): Promise<JudgedSend> {
@@ -70,5 +71,6 @@ export function createJudgedSender(
     sendCustom: (appId, openid, message) => judge(appId, () => client.sendCustom(appId, openid, message)),
     sendTemplate: (appId, openid, message, clientMsgId) =>
       judge(appId, () => client.sendTemplate(appId, openid, message, clientMsgId)),
+    sendNotice: (appId, openid, message) => judge(appId, () => client.sendNotice(appId, openid, message)),
   };
 }

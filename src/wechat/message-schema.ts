@@ -127,10 +127,32 @@ const templateMessageSchema = z.strictObject({
     .refine((d) => Object.keys(d).length > 0, 'must hold at least one field'),
 });
 
+/** `thing` keywords hold at most 20 characters (reference/wechat-platform.md §2.2); WeChat answers 47003 above. */
+const NOTICE_THING_MAX_CHARS = 20;
+
+/** A subscription notice (`message/subscribe/bizsend`, reference/wechat-platform.md §2.2), without `touser`. */
+const noticeMessageSchema = z.strictObject({
+  template_id: id,
+  page: httpUrl.optional(),
+  miniprogram: z.strictObject({ appid: id, pagepath: z.string().optional() }).optional(),
+  data: z
+    .record(z.string().min(1, 'keys must not be empty'), z.strictObject({ value: z.string() }))
+    .refine((d) => Object.keys(d).length > 0, 'must hold at least one field')
+    .refine(
+      (d) =>
+        Object.entries(d).every(
+          ([key, { value }]) => !key.startsWith('thing') || [...value].length <= NOTICE_THING_MAX_CHARS,
+        ),
+      `a thing keyword's value must be at most ${NOTICE_THING_MAX_CHARS} characters`,
+    ),
+});
+
 /** A customer-service message as the service stores it: everything but `touser`. */
 export type CustomMessage = z.output<typeof customMessageSchema>;
 /** A template message as the service stores it: everything but `touser`. */
 export type TemplateMessage = z.output<typeof templateMessageSchema>;
+/** A subscription notice as the service stores it: everything but `touser`. */
+export type NoticeMessage = z.output<typeof noticeMessageSchema>;
 
 const UNKNOWN_FIELD_MESSAGES: Readonly<Record<string, string>> = {
   touser: 'is not allowed: the recipient is the request’s openid',
@@ -155,4 +177,50 @@ export function parseCustomMessage(input: unknown, pathPrefix = 'message'): Cust
 /** Turns `input` into a template message (reference/wechat.md §6.1) or throws a ValidationError. */
 export function parseTemplateMessage(input: unknown, pathPrefix = 'message'): TemplateMessage {
   return parseWith(templateMessageSchema, input, 'template', pathPrefix);
+}
+
+/** Turns `input` into a subscription notice (reference/wechat-platform.md §2.2) or throws a ValidationError. */
+export function parseNoticeMessage(input: unknown, pathPrefix = 'message'): NoticeMessage {
+  return parseWith(noticeMessageSchema, input, 'subscription notice', pathPrefix);
+}
+
+/** Parses a message for `channel`: a customer-service message, a template message or a subscription notice. */
+export function parseChannelMessage(
+  channel: 'custom' | 'template' | 'notice',
+  input: unknown,
+  pathPrefix = 'message',
+): CustomMessage | TemplateMessage | NoticeMessage {
+  if (channel === 'template') return parseTemplateMessage(input, pathPrefix);
+  if (channel === 'notice') return parseNoticeMessage(input, pathPrefix);
+  return parseCustomMessage(input, pathPrefix);
+}
+
+/** A sequence step's fallback: a template message, or a subscription notice marked `"channel": "notice"`. */
+export type StepFallback = TemplateMessage | (NoticeMessage & { readonly channel: 'notice' });
+
+/** Whether a fallback asks for a subscription notice (`"channel": "notice"`) rather than a template message. */
+export const isNoticeFallback = (fallback: Readonly<Record<string, unknown>>): boolean =>
+  fallback.channel === 'notice';
+
+/**
+ * Turns a step's `fallback` into a template message (`"channel": "template"` or none) or a marked
+ * subscription notice (`"channel": "notice"`), or throws a ValidationError.
+ */
+export function parseStepFallback(input: unknown, pathPrefix: string): StepFallback {
+  if (input === null || typeof input !== 'object' || Array.isArray(input))
+    return parseTemplateMessage(input, pathPrefix);
+  const { channel, ...message } = input as Record<string, unknown>;
+  if (channel === 'notice') return { ...parseNoticeMessage(message, pathPrefix), channel: 'notice' };
+  // An explicit "template" is the default spelled out; any other channel is refused as an unknown field.
+  return parseTemplateMessage(channel === 'template' ? message : input, pathPrefix);
+}
+
+/** A stored fallback as the message's `fallback` and `fallbackChannel`: the marker moves to the channel. */
+export function splitFallback(fallback: Readonly<Record<string, unknown>>): {
+  readonly fallback: Record<string, unknown>;
+  readonly fallbackChannel: 'template' | 'notice';
+} {
+  if (!isNoticeFallback(fallback)) return { fallback: { ...fallback }, fallbackChannel: 'template' };
+  const { channel: _channel, ...notice } = fallback;
+  return { fallback: notice, fallbackChannel: 'notice' };
 }

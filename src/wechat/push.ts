@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { AppError } from '../errors';
 import { parseStrictXml, XmlRefused, type XmlElement } from './push-xml';
 
@@ -195,11 +196,16 @@ export function toPush(fields: Readonly<Record<string, string>>): Push {
 
 /**
  * The key under which retries of one push collapse (reference/wechat.md §5.3): `msg:<MsgId>` for
- * messages, `evt:<FromUserName>:<CreateTime>:<Event>:<EventKey>` for events (they carry no MsgId).
+ * messages, `evt:<FromUserName>:<CreateTime>:<Event>:<EventKey>` for events (they carry no MsgId), with a
+ * digest of the `List` for subscription-notice events.
  */
 export function pushDedupeKey(push: Push): string {
   if (push.msgId !== null) return `msg:${push.msgId}`;
-  return `evt:${push.openid}:${push.createTime}:${push.event ?? ''}:${push.eventKey ?? ''}`;
+  const key = `evt:${push.openid}:${push.createTime}:${push.event ?? ''}:${push.eventKey ?? ''}`;
+  // Subscription-notice events carry no EventKey: two answers of one second differ only in their lists.
+  if (!push.event?.startsWith('subscribe_msg_')) return key;
+  const list = Object.entries(push.fields).filter(([name]) => /(^|\.)List(\.|$)/.test(name));
+  return `${key}:${createHash('sha1').update(JSON.stringify(list.sort())).digest('hex')}`;
 }
 
 /** The `Encrypt` value of a safe- or compatible-mode body; throws `push_malformed` when absent. */

@@ -81,6 +81,14 @@ export function decideOutcome(
         { ...base, status: 'skipped', reason: verdict.reason, nextDueAt: null, label: 'skipped' },
         { closeWindow: true },
       );
+    case 'no_subscription':
+      return planFor({
+        ...base,
+        status: 'skipped',
+        reason: verdict.reason,
+        nextDueAt: null,
+        label: 'skipped',
+      });
     case 'stop_account':
       return planFor(
         {

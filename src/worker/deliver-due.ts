@@ -1,7 +1,7 @@
 import type { Publisher } from '../broker/publisher';
 import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
-import type { CustomMessage, TemplateMessage } from '../wechat/message-schema';
+import type { CustomMessage, NoticeMessage, TemplateMessage } from '../wechat/message-schema';
 import { clientMsgIdOf } from '../wechat/client';
 import type { JudgedSend, Sender } from '../wechat/judged-sender';
 import { type Delivery, trackAcks, type WakeUpAcks } from './ack-tracker';
@@ -69,14 +69,11 @@ export function createDeliverDue(
 
   async function send(message: ClaimedMessage, awaitTurn: AwaitTurn): Promise<JudgedSend> {
     await awaitTurn(message);
-    return message.channel === 'template'
-      ? deps.sender.sendTemplate(
-          message.appId,
-          message.openid,
-          message.payload as TemplateMessage,
-          clientMsgIdOf(message.id),
-        )
-      : deps.sender.sendCustom(message.appId, message.openid, message.payload as CustomMessage);
+    const { appId, openid, payload } = message;
+    if (message.channel === 'template')
+      return deps.sender.sendTemplate(appId, openid, payload as TemplateMessage, clientMsgIdOf(message.id));
+    if (message.channel === 'notice') return deps.sender.sendNotice(appId, openid, payload as NoticeMessage);
+    return deps.sender.sendCustom(appId, openid, payload as CustomMessage);
   }
 
   /** Ids only — never the message body or a token. Failures at warn, the rest at debug. */

@@ -1,8 +1,15 @@
 import type { Metrics } from '../metrics';
 import { CLAIM_SKIP_REASON, CLAIMED_AS, type ClaimedAs, type ClaimResult } from '../store/claim-due';
-import { MESSAGE_STATUS } from '../store/message-status';
+import { type Channel, MESSAGE_STATUS } from '../store/message-status';
 import { ATTEMPT_OUTCOME, type Outcome } from '../store/record-outcomes';
 import { ANSWER_LOST } from '../wechat/errcodes';
+
+/** The WeChat endpoint of each channel, as the duration metric labels it. */
+const ENDPOINT_OF: Record<Channel, string> = {
+  custom: 'custom/send',
+  template: 'template/send',
+  notice: 'subscribe/bizsend',
+};
 
 const WINDOW_VERDICT: Record<ClaimedAs, string> = {
   [CLAIMED_AS.unchecked]: 'unchecked',
@@ -29,8 +36,8 @@ export function countClaim(metrics: Metrics, claim: ClaimResult, dropped: number
 }
 
 /** Counts one recorded outcome: sends with their lateness and duration, skips, retries, failures. */
-export function countOutcome(metrics: Metrics, outcome: Outcome, channel: string, dueAt: Date): void {
-  const endpoint = channel === 'template' ? 'template/send' : 'custom/send';
+export function countOutcome(metrics: Metrics, outcome: Outcome, channel: Channel, dueAt: Date): void {
+  const endpoint = ENDPOINT_OF[channel];
   const answer = outcome.reason === ANSWER_LOST.reason ? ANSWER_LOST.reason : 'no_answer';
   metrics.wechatDuration.observe(
     { endpoint, outcome: outcome.errcode === null ? answer : String(outcome.errcode) },

@@ -15,7 +15,7 @@ import {
   type ExitCondition,
   type Trigger,
 } from '../../src/contract';
-import type { CustomMessage, TemplateMessage } from '../../src/wechat/message-schema';
+import type { CustomMessage, NoticeMessage, TemplateMessage } from '../../src/wechat/message-schema';
 
 /** The account every harness configures (and its simulator knows). */
 export const APP_ID = 'wxtest0000000001';
@@ -145,3 +145,9 @@ export const aStoredAccount = (
   const sealed = sealSecrets(box, body.appId, { secret, token, encodingAESKey, previousEncodingAESKey });
   return { ...fields, kind: 'own', ...sealed, ...overrides } as NewStoredAccount;
 };
+
+/** A subscription notice (`message/subscribe/bizsend` body without `touser`). */
+export const aNoticeMessage = (templateId = 'NOTICE-TPL-0001'): NoticeMessage => ({
+  template_id: templateId,
+  data: { thing1: { value: 'Your course starts' } },
+});

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { toComponentWirePush } from '../../src/simulator/component-push';
-import { pushNonce, type PushField, type WirePush } from '../../src/simulator/push-format';
+import { pushNonce, type PlainPushField, type WirePush } from '../../src/simulator/push-format';
 import { createSimCipher } from '../../src/simulator/sim-crypto';
 import type { Service } from '../../src/main/start-service';
 import type { OpenPlatform } from '../../src/simulator/open-platform';
@@ -37,7 +37,7 @@ export const aPlatform = (): APlatform => {
 export const nowS = (offsetS = 0): number => Math.floor(Date.now() / 1000) + offsetS;
 
 /** The plaintext fields of a `component_verify_ticket` push. */
-export const aTicketPush = (appId: string, ticket: string, createTimeS = nowS()): PushField[] => [
+export const aTicketPush = (appId: string, ticket: string, createTimeS = nowS()): PlainPushField[] => [
   ['AppId', appId, 'text'],
   ['CreateTime', String(createTimeS), 'number'],
   ['InfoType', 'component_verify_ticket', 'text'],
@@ -51,7 +51,7 @@ export const anAuthorizationPush = (
   authorizerAppId: string,
   createTimeS = nowS(),
   code = `queryauthcode@@@${randomBytes(8).toString('hex')}`,
-): PushField[] => [
+): PlainPushField[] => [
   ['AppId', appId, 'text'],
   ['CreateTime', String(createTimeS), 'number'],
   ['InfoType', infoType, 'text'],
@@ -62,7 +62,7 @@ export const anAuthorizationPush = (
         ['AuthorizationCode', code, 'text'],
         ['AuthorizationCodeExpiredTime', String(createTimeS + 3600), 'number'],
         ['PreAuthCode', `preauthcode@@@${randomBytes(6).toString('hex')}`, 'text'],
-      ] as PushField[])),
+      ] as PlainPushField[])),
 ];
 
 /**
@@ -71,7 +71,7 @@ export const anAuthorizationPush = (
  */
 export function aComponentPush(
   platform: APlatform,
-  fields: readonly PushField[],
+  fields: readonly PlainPushField[],
   opts: { sealFor?: string; token?: string; timestampS?: number } = {},
 ): WirePush {
   const appId = opts.sealFor ?? platform.componentAppId;

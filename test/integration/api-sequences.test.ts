@@ -83,6 +83,22 @@ describe('/v1/sequences', () => {
     expect(res.status).toBe(201);
   });
 
+  it('accepts the same 4th step with a subscription-notice fallback, and shows it as given', async () => {
+    const notice = {
+      channel: 'notice',
+      template_id: 'NOTICE_1',
+      data: { thing1: { value: '课程即将开始' } },
+    };
+    const res = await send(
+      'POST',
+      '/v1/sequences',
+      spring([{ offsetMs: 2 * 3600_000, message: aTextMessage('x'), fallback: notice }]),
+    );
+    expect(res.status).toBe(201);
+    const created = (await res.json()) as { steps: { fallback: unknown }[] };
+    expect(created.steps.at(-1)!.fallback).toEqual(notice);
+  });
+
   it('refuses a 4th message inside the window too: the window allows only 3', async () => {
     const res = await send(
       'POST',
@@ -121,6 +137,20 @@ describe('/v1/sequences', () => {
       'a negative offset',
       { ...spring(), steps: [{ offsetMs: -1, message: aTextMessage('a') }] },
       'steps.0.offsetMs',
+    ],
+    [
+      'a notice fallback whose thing keyword is over 20 characters',
+      {
+        ...spring(),
+        steps: [
+          {
+            offsetMs: 2 * 3600_000,
+            message: aTextMessage('a'),
+            fallback: { channel: 'notice', template_id: 'N', data: { thing1: { value: 'x'.repeat(21) } } },
+          },
+        ],
+      },
+      'steps.0.fallback.data',
     ],
     ['an unknown trigger', { ...spring(), trigger: { type: 'birthday' } }, 'trigger.type'],
     ['an unconfigured account', { ...spring(), appId: 'wxnobody' }, 'appId'],

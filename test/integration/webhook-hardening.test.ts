@@ -1,6 +1,11 @@
 import type { Service } from '../../src/main/start-service';
 import type { SimPushFormat, SimPushMode } from '../../src/simulator/config';
-import { type PushChannel, type PushField, toWirePush, type WirePush } from '../../src/simulator/push-format';
+import {
+  type PushChannel,
+  type PlainPushField,
+  toWirePush,
+  type WirePush,
+} from '../../src/simulator/push-format';
 import { createSimCipher } from '../../src/simulator/sim-crypto';
 import { createPushCrypto } from '../../src/wechat/crypto';
 import { sha1Signature } from '../../src/wechat/signature';
@@ -44,29 +49,29 @@ let nonces = 0;
 /** A fresh nonce per push, as WeChat's. */
 const aNonce = () => String((nonces += 1));
 
-const head = (openid: string): PushField[] => [
+const head = (openid: string): PlainPushField[] => [
   ['ToUserName', 'gh_hardening', 'text'],
   ['FromUserName', openid, 'text'],
   ['CreateTime', nowS(), 'number'],
 ];
-const aText = (openid: string, content: string): PushField[] => [
+const aText = (openid: string, content: string): PlainPushField[] => [
   ...head(openid),
   ['MsgType', 'text', 'text'],
   ['Content', content, 'text'],
   ['MsgId', String((msgId += 1n)), 'number'],
 ];
-const anEvent = (openid: string, event: string, key?: string): PushField[] => [
+const anEvent = (openid: string, event: string, key?: string): PlainPushField[] => [
   ...head(openid),
   ['MsgType', 'event', 'text'],
   ['Event', event, 'text'],
-  ...(key === undefined ? [] : [['EventKey', key, 'text'] as PushField]),
+  ...(key === undefined ? [] : [['EventKey', key, 'text'] as PlainPushField]),
 ];
 
 /** A push signed (and encrypted) as WeChat sends it for the account's mode, unless `mode` says otherwise. */
 function aPush(
   appId: string,
   format: SimPushFormat,
-  fields: readonly PushField[],
+  fields: readonly PlainPushField[],
   opts: { mode?: SimPushMode; timestampS?: string; nonce?: string } = {},
 ): WirePush {
   const mode = opts.mode ?? MODES[appId];
@@ -277,7 +282,7 @@ describe('webhook hardening', () => {
 
   it('counts pushes of unknown types under type="other", so pushes cannot mint label values', async () => {
     for (let i = 0; i < 5; i += 1) {
-      const fields: PushField[] = [...head(`o-label-${i}`), ['MsgType', `zz_minted_${i}`, 'text']];
+      const fields: PlainPushField[] = [...head(`o-label-${i}`), ['MsgType', `zz_minted_${i}`, 'text']];
       expect(await (await post(PLAIN_APP, aPush(PLAIN_APP, 'xml', fields))).text()).toBe('success');
     }
     expect(

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Service } from '../../src/main/start-service';
 import { queueDepth } from '../helpers/broker';
 import { APP_ID, createHarness, type Harness, waitFor } from '../helpers/harness';
-import { aMessageRequest, aTextMessage } from '../helpers/builders';
+import { withTransaction } from '../../src/db/pool';
+import { recordNoticeAnswers } from '../../src/store/notice-acceptances';
+import { aMessageRequest, aNoticeMessage, aTextMessage } from '../helpers/builders';
 import { rowOf as rowOfIn, type RowState, settledRow } from '../helpers/message-rows';
 
 let h: Harness;
@@ -82,6 +84,26 @@ describe('what the worker does with WeChat answers', () => {
     const id = await scheduleNow(randomUUID());
     const { row } = await settled(id);
     expect(row).toMatchObject({ status: 'skipped', status_reason: 'window_closed' });
+  });
+
+  it('skips a notice WeChat refuses with 43101 (the follower cancelled it there) as no_subscription, sending once', async () => {
+    // The service holds an acceptance the simulator does not: the follower cancelled it in WeChat.
+    await withTransaction(h.db.pool, (c) =>
+      recordNoticeAnswers(c, [
+        { appId: APP_ID, openid: 'o-notice', templateId: 'NOTICE-TPL-0001', accept: true },
+      ]),
+    );
+    const res = await h.api(service, '/v1/messages', {
+      method: 'POST',
+      body: JSON.stringify(
+        aMessageRequest({ openid: 'o-notice', channel: 'notice', message: aNoticeMessage() }),
+      ),
+    });
+    expect(res.status).toBe(201);
+    const { row, attempts } = await settled(((await res.json()) as { id: string }).id);
+    expect(row).toMatchObject({ status: 'skipped', status_reason: 'no_subscription', attempts: 1 });
+    expect(attempts).toEqual([{ errcode: 43101, outcome: 'skipped' }]);
+    expect(h.simulator.messages({ openid: 'o-notice' })).toEqual([]);
   });
 
   it('refreshes an invalidated token and delivers once', async () => {

@@ -117,6 +117,7 @@ export const en: Catalog = {
     unsubscribed: 'follower left',
     stale: 'too late to be useful',
     account_disabled: 'account disabled',
+    no_subscription: 'follower has not subscribed to the notice',
     '45015': 'outside the window (WeChat)',
     '45047': 'over the window’s count (WeChat)',
     '43004': 'not a follower (WeChat)',

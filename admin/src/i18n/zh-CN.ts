@@ -95,6 +95,7 @@ export const zhCN = {
     unsubscribed: '粉丝已取消关注',
     stale: '已过时效，不再发送',
     account_disabled: '公众号已停用',
+    no_subscription: '用户未订阅该通知',
     '45015': '超出客服消息窗口（微信）',
     '45047': '超出窗口内的条数上限（微信）',
     '43004': '用户未关注（微信）',

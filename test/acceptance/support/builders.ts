@@ -21,12 +21,20 @@ export const aTemplateMessage = (
   data: { first: { value: first }, remark: { value: 'see you there' } },
 });
 
+/** A subscription-notice payload (`channel: "notice"`; a step's fallback adds `"channel": "notice"`). */
+export const aNoticeMessage = (
+  thing = '课程即将开始',
+): { template_id: string; data: Record<string, { value: string }> } => ({
+  template_id: 'notice-acceptance-0001',
+  data: { thing1: { value: thing }, time2: { value: '2026-12-01 09:00' } },
+});
+
 /** The create request of README "HTTP API". */
 export interface MessageRequest {
   appId: string;
   openid: string;
   message: Record<string, unknown>;
-  channel?: 'custom' | 'template';
+  channel?: 'custom' | 'template' | 'notice';
   sendAt?: string;
   delayMs?: number;
   idempotencyKey?: string;

@@ -25,6 +25,11 @@ export interface SimulatorClient {
   scan(openid: string, scene: string, opts?: PushOptions): Promise<PushOutcome>;
   click(openid: string, key: string, opts?: PushOptions): Promise<PushOutcome>;
   message(openid: string, content: string, opts?: PushOptions): Promise<PushOutcome>;
+  /** The follower answers a subscription-notice popup: accept or reject, per template. */
+  notice(
+    openid: string,
+    answers: readonly { templateId: string; status: 'accept' | 'reject' }[],
+  ): Promise<PushOutcome>;
   /** What it received, oldest first (`GET /__sim/messages`), for one follower or for everyone. */
   messages(openid?: string): Promise<SimMessage[]>;
   /** The text contents a follower received, in order (custom text messages only). */
@@ -63,6 +68,7 @@ export function createSimulatorClient(url: string, appId: string): SimulatorClie
     scan: (openid, scene, opts = {}) => push(openid, 'scan', { scene, ...opts }),
     click: (openid, key, opts = {}) => push(openid, 'click', { key, ...opts }),
     message: (openid, content, opts = {}) => push(openid, 'message', { content, ...opts }),
+    notice: (openid, answers) => push(openid, 'notice', { answers }),
     messages,
     texts: async (openid) =>
       (await messages(openid)).filter((m) => m.msgtype === 'text').map((m) => String(m.body.text.content)),

@@ -13,7 +13,7 @@ export interface MessageView {
   readonly id: string;
   readonly appId: string;
   readonly openid: string | null;
-  readonly channel: 'custom' | 'template';
+  readonly channel: 'custom' | 'template' | 'notice';
   readonly status: string;
   readonly statusReason: string | null;
   readonly dueAt: string;
@@ -21,6 +21,8 @@ export interface MessageView {
   readonly sentAt: string | null;
   readonly cancelKey: string | null;
   readonly message: unknown;
+  /** A sent subscription notice's delivery report (`success`, `failed:<ErrorCode>`), else null. */
+  readonly noticeResult: string | null;
   /** GET only. */
   readonly deliveryAttempts?: readonly Record<string, unknown>[];
   /** PUT /v1/messages/:id only. */
@@ -101,7 +103,7 @@ export interface SimMessage {
   readonly seq: number;
   readonly appId: string;
   readonly openid: string;
-  readonly channel: 'custom' | 'template';
+  readonly channel: 'custom' | 'template' | 'notice';
   readonly msgtype: string;
   readonly body: Record<string, any>;
   readonly receivedAt: number;

@@ -19,7 +19,10 @@ describe('the OpenAPI document of /v1', () => {
   it('describes a request as a client writes it: a field with a default may be left out, an unknown one is refused', () => {
     const request = schemas.MessageRequest;
     expect([...request.required].sort()).toEqual(['appId', 'message', 'openid']);
-    expect(request.properties.channel).toMatchObject({ enum: ['custom', 'template'], default: 'custom' });
+    expect(request.properties.channel).toMatchObject({
+      enum: ['custom', 'template', 'notice'],
+      default: 'custom',
+    });
     expect(request.additionalProperties).toBe(false);
     expect(request.description).toContain('not both');
   });

@@ -14,6 +14,8 @@ describe('interpretPush', () => {
       trigger: { type: 'subscribe', scene: 'spring' },
       exit: null,
       unsubscribe: false,
+      noticeAnswers: [],
+      noticeResults: [],
     });
   });
 
@@ -93,6 +95,77 @@ describe('interpretPush', () => {
       trigger: null,
       exit: null,
       unsubscribe: false,
+      noticeAnswers: [],
+      noticeResults: [],
+    });
+  });
+
+  it("reads a popup's answers per template, a single entry as a list of one", () => {
+    const one = push({
+      MsgType: 'event',
+      Event: 'subscribe_msg_popup_event',
+      'SubscribeMsgPopupEvent.List.TemplateId': 'TPL_A',
+      'SubscribeMsgPopupEvent.List.SubscribeStatusString': 'accept',
+      'SubscribeMsgPopupEvent.List.PopupScene': '2',
+    });
+    expect(interpretPush(one)).toMatchObject({
+      interaction: null,
+      noticeAnswers: [{ templateId: 'TPL_A', accept: true }],
+    });
+    const two = push({
+      MsgType: 'event',
+      Event: 'subscribe_msg_popup_event',
+      'SubscribeMsgPopupEvent.List.0.TemplateId': 'TPL_A',
+      'SubscribeMsgPopupEvent.List.0.SubscribeStatusString': 'accept',
+      'SubscribeMsgPopupEvent.List.1.TemplateId': 'TPL_B',
+      'SubscribeMsgPopupEvent.List.1.SubscribeStatusString': 'reject',
+    });
+    expect(interpretPush(two).noticeAnswers).toEqual([
+      { templateId: 'TPL_A', accept: true },
+      { templateId: 'TPL_B', accept: false },
+    ]);
+  });
+
+  it('reads a change event in either wrapper, and a JSON push with no wrapper', () => {
+    for (const prefix of ['SubscribeMsgChangeEvent.List', 'SubscribeMsgPopupEvent.List', 'List']) {
+      const change = push({
+        MsgType: 'event',
+        Event: 'subscribe_msg_change_event',
+        [`${prefix}.TemplateId`]: 'TPL_A',
+        [`${prefix}.SubscribeStatusString`]: 'reject',
+      });
+      expect(interpretPush(change).noticeAnswers).toEqual([{ templateId: 'TPL_A', accept: false }]);
+    }
+  });
+
+  it('leaves out an answer that is neither accept nor reject', () => {
+    const odd = push({
+      MsgType: 'event',
+      Event: 'subscribe_msg_popup_event',
+      'SubscribeMsgPopupEvent.List.TemplateId': 'TPL_A',
+      'SubscribeMsgPopupEvent.List.SubscribeStatusString': 'maybe',
+    });
+    expect(interpretPush(odd).noticeAnswers).toEqual([]);
+  });
+
+  it("reads a sent event's delivery results", () => {
+    const sent = push({
+      MsgType: 'event',
+      Event: 'subscribe_msg_sent_event',
+      'SubscribeMsgSentEvent.List.0.TemplateId': 'TPL_A',
+      'SubscribeMsgSentEvent.List.0.MsgID': '1700827132819554304',
+      'SubscribeMsgSentEvent.List.0.ErrorCode': '0',
+      'SubscribeMsgSentEvent.List.0.ErrorStatus': 'success',
+      'SubscribeMsgSentEvent.List.1.TemplateId': 'TPL_B',
+      'SubscribeMsgSentEvent.List.1.ErrorCode': '10005',
+      'SubscribeMsgSentEvent.List.1.ErrorStatus': 'fail',
+    });
+    expect(interpretPush(sent)).toMatchObject({
+      interaction: null,
+      noticeResults: [
+        { templateId: 'TPL_A', result: 'success' },
+        { templateId: 'TPL_B', result: 'failed:10005' },
+      ],
     });
   });
 });

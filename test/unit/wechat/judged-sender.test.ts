@@ -19,7 +19,7 @@ const MISCONFIGURED = new AppError(
 /** A WeChat client whose every send settles as `settle` says, recording what it was asked. */
 function aClient(settle: () => Promise<SendResult>) {
   const calls: unknown[][] = [];
-  const client: Pick<WechatClient, 'sendCustom' | 'sendTemplate'> = {
+  const client: Pick<WechatClient, 'sendCustom' | 'sendTemplate' | 'sendNotice'> = {
     sendCustom: (...args) => {
       calls.push(['custom', ...args]);
       return settle();
@@ -28,11 +28,23 @@ function aClient(settle: () => Promise<SendResult>) {
       calls.push(['template', ...args]);
       return settle();
     },
+    sendNotice: (...args) => {
+      calls.push(['notice', ...args]);
+      return settle();
+    },
   };
   return { client, calls };
 }
 
 describe('judged sender', () => {
+  it('judges a notice refused for want of an acceptance (43101) as no_subscription', async () => {
+    const answer: SendResult = { errcode: 43101, errmsg: 'user refuse to accept the msg', durationMs: 3 };
+    const { client, calls } = aClient(() => Promise.resolve(answer));
+    const judged = await createJudgedSender(client, silentLogger).sendNotice(APP_ID, 'o1', TEMPLATE);
+    expect(judged.verdict).toEqual({ action: 'no_subscription', reason: 'no_subscription' });
+    expect(calls).toEqual([['notice', APP_ID, 'o1', TEMPLATE]]);
+  });
+
   it("passes WeChat's answer through with the errcode table's verdict", async () => {
     const answer: SendResult = { errcode: 45009, errmsg: 'reach max api daily quota limit', durationMs: 7 };
     const { client, calls } = aClient(() => Promise.resolve(answer));

@@ -1,5 +1,12 @@
 import { ValidationError } from '../../../src/errors';
-import { MSGTYPES, parseCustomMessage, parseTemplateMessage } from '../../../src/wechat/message-schema';
+import {
+  MSGTYPES,
+  parseCustomMessage,
+  parseNoticeMessage,
+  parseStepFallback,
+  parseTemplateMessage,
+  splitFallback,
+} from '../../../src/wechat/message-schema';
 
 /** One valid payload per msgtype: the official examples of reference/wechat.md §1.1, without touser. */
 const VALID: Record<(typeof MSGTYPES)[number], Record<string, unknown>> = {
@@ -235,5 +242,63 @@ describe('parseTemplateMessage', () => {
       { path: 'message.touser', message: expect.stringContaining('the request’s openid') as string },
       { path: 'message.topcolor', message: 'is not a known field' },
     ]);
+  });
+});
+
+describe('parseNoticeMessage', () => {
+  const notice = {
+    template_id: 'NOTICE_ID',
+    page: 'https://example.com/detail?id=1',
+    miniprogram: { appid: 'wxminiprogram', pagepath: 'index?foo=bar' },
+    data: { thing1: { value: '订单已发货' }, time2: { value: '2024-01-01 10:00' } },
+  };
+  const bad = (input: unknown) => problems(() => parseNoticeMessage(input));
+
+  it('accepts the bizsend example without touser, unchanged', () => {
+    expect(parseNoticeMessage(notice)).toEqual(notice);
+  });
+
+  it('refuses a thing keyword over 20 characters, a colour, a missing template_id, and touser', () => {
+    expect(
+      bad({ ...notice, data: { thing1: { value: '一二三四五六七八九十一二三四五六七八九十一' } } }),
+    ).toEqual([{ path: 'message.data', message: "a thing keyword's value must be at most 20 characters" }]);
+    expect(bad({ template_id: 'N', data: { thing1: { value: 'x', color: '#173177' } } })).toHaveLength(1);
+    expect(bad({ data: notice.data })).toEqual([{ path: 'message.template_id', message: 'is required' }]);
+    expect(bad({ ...notice, touser: 'o1' })).toHaveLength(1);
+  });
+});
+
+describe('parseStepFallback and splitFallback', () => {
+  const notice = { template_id: 'N', data: { thing1: { value: 'x' } } };
+
+  it('reads a fallback marked "channel": "notice" as a notice and anything else as a template message', () => {
+    expect(parseStepFallback({ channel: 'notice', ...notice }, 'steps.0.fallback')).toEqual({
+      channel: 'notice',
+      ...notice,
+    });
+    expect(
+      parseStepFallback({ template_id: 'T', data: { k: { value: 'v', color: '#000000' } } }, 'f'),
+    ).toEqual({
+      template_id: 'T',
+      data: { k: { value: 'v', color: '#000000' } },
+    });
+    expect(
+      parseStepFallback({ channel: 'template', template_id: 'T', data: { k: { value: 'v' } } }, 'f'),
+    ).toEqual({
+      template_id: 'T',
+      data: { k: { value: 'v' } },
+    });
+    expect(problems(() => parseStepFallback({ channel: 'custom', ...notice }, 'f'))).toHaveLength(1);
+    expect(problems(() => parseStepFallback({ channel: 'notice', template_id: 'N', data: {} }, 'f'))).toEqual(
+      [{ path: 'f.data', message: 'must hold at least one field' }],
+    );
+  });
+
+  it("moves the marker to the message's fallback channel", () => {
+    expect(splitFallback({ channel: 'notice', ...notice })).toEqual({
+      fallback: notice,
+      fallbackChannel: 'notice',
+    });
+    expect(splitFallback(notice)).toEqual({ fallback: notice, fallbackChannel: 'template' });
   });
 });

@@ -222,6 +222,23 @@ describe('pushDedupeKey', () => {
     expect(pushDedupeKey(scan)).toBe('evt:oFollower1:1714112445:SCAN:42');
     expect(pushDedupeKey(follow)).toBe('evt:oFollower1:1714112445:subscribe:');
   });
+
+  it('tells apart two notice answers of one second by their lists, and keeps a retry of one the same', () => {
+    const answer = (status: string) =>
+      toPush(
+        parsePushBody(
+          json(
+            `,"MsgType":"event","Event":"subscribe_msg_popup_event","List":{"TemplateId":"T1","SubscribeStatusString":"${status}"}`,
+          ),
+          'json',
+        ),
+      );
+    expect(pushDedupeKey(answer('accept'))).toMatch(
+      /^evt:oFollower1:1714112445:subscribe_msg_popup_event::[0-9a-f]{40}$/,
+    );
+    expect(pushDedupeKey(answer('accept'))).toBe(pushDedupeKey(answer('accept')));
+    expect(pushDedupeKey(answer('accept'))).not.toBe(pushDedupeKey(answer('reject')));
+  });
 });
 
 describe('extractEncrypt', () => {

@@ -63,6 +63,15 @@ describe('decideOutcome', () => {
     expect(decide(45047).outcome).toMatchObject({ status: 'skipped', reason: 'window_closed' });
   });
 
+  it('skips a notice WeChat refuses for want of an acceptance (43101) without retrying or closing the window', () => {
+    expect(decide(43101)).toMatchObject({
+      outcome: { status: 'skipped', reason: 'no_subscription', nextDueAt: null },
+      closeWindow: false,
+      republish: null,
+      deadLetter: false,
+    });
+  });
+
   it('parks the message until the quota resets on 45009 and pauses the account', () => {
     const { outcome, republish, pauseAccount } = decide(45009);
     expect({ republish, pauseAccount }).toEqual({ republish: 'paused', pauseAccount: true });

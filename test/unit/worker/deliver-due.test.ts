@@ -79,6 +79,9 @@ class FakeSender implements Sender {
   sendTemplate(): Promise<JudgedSend> {
     return Promise.reject(new Error('no template message in these tests'));
   }
+  sendNotice(): Promise<JudgedSend> {
+    return Promise.reject(new Error('no subscription notice in these tests'));
+  }
   get inFlight(): number {
     return this.waiting.length;
   }
