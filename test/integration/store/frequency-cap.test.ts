@@ -83,17 +83,15 @@ describe('the frequency cap in the claim', () => {
     const f = await aCappedFollower(1);
     const [sent] = await seedMessages(db.pool, [f.message()], { status: 'queued' });
     await claimDue(db.pool, [sent], 20, []);
-    // Stale an hour from now; and a customer-service message without fallback in a window that ends today.
+    // Stale 5 s from now (long before the next day, even just before midnight); and a customer-service
+    // message without fallback in a window that ends today.
     await db.pool.query(
       `UPDATE followers SET window_expires_at = now() + interval '1 minute' WHERE app_id = $1`,
       [f.appId],
     );
     const [stale, closed] = await seedMessages(
       db.pool,
-      [
-        f.message({ maxLatenessMs: 3_600_000, channel: 'template', payload: aTemplateMessage() }),
-        f.message(),
-      ],
+      [f.message({ maxLatenessMs: 5_000, channel: 'template', payload: aTemplateMessage() }), f.message()],
       { status: 'queued' },
     );
     const claim = await claimDue(db.pool, [stale, closed], 20, []);
