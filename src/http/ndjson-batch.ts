@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import type { BatchAcceptedLine } from '../contract';
 import { parseScheduleRequest, type ScheduleContext } from '../scheduling/schedule-request';
 import { scheduleMessages } from '../scheduling/schedule-messages';
 import type { NewMessage } from '../store/message-store';
@@ -33,7 +34,12 @@ export async function handleNdjsonBatch(
         while (dispatching.size >= MAX_CHUNKS_PUBLISHING) await Promise.race(dispatching);
         return outcomes.map((o) =>
           o.ok
-            ? { id: o.message.id, status: o.message.status, dueAt: o.message.dueAt, created: o.created }
+            ? ({
+                id: o.message.id,
+                status: o.message.status,
+                dueAt: o.message.dueAt.toISOString(),
+                created: o.created,
+              } satisfies Omit<BatchAcceptedLine, 'line' | 'ok'>)
             : o.error,
         );
       },

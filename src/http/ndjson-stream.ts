@@ -14,7 +14,7 @@ const CHUNK_LINES = 500;
 /** Rejected lines written together when no valid line before them is waiting: they leave memory young. */
 const REJECTIONS_PER_WRITE = 50;
 /** Longest accepted line, in bytes; a longer one is reported and skipped without being buffered whole. */
-export const MAX_LINE_BYTES = 64 * 1024;
+const MAX_LINE_BYTES = 64 * 1024;
 
 /** What one batch route does with its lines: parse each alone, accept a chunk of valid ones together. */
 export interface NdjsonBatch<T> {
