@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Service } from '../../src/main/start-service';
-import type { Harness } from '../helpers/harness';
+import { ADMIN_TOKEN, useStartedService, type Harness } from '../helpers/harness';
 import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 
 /** Debian's Chromium, installed by scripts/ensure-chromium.sh (the e2e project's globalSetup). */
@@ -102,4 +102,30 @@ export async function apiJsonOf(
   init?: RequestInit,
 ): Promise<any> {
   return (await h.api(service, path, init)).json();
+}
+
+/**
+ * A started service with `env` and a browser signed in to its admin page, for one test file: both are
+ * ready in the tests and closed after the file. `apiJson` calls the service's API with the admin token.
+ */
+export function useSignedInBrowser(env: Record<string, string>): {
+  readonly started: ReturnType<typeof useStartedService>;
+  browser: () => TestBrowser;
+  apiJson: (path: string, init?: RequestInit) => Promise<any>;
+} {
+  const started = useStartedService(env);
+  let browser: TestBrowser | undefined;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    await browser.page.goto(adminUrl(started.service, 'sign-in'));
+    await browser.page.fill('input[name="token"]', ADMIN_TOKEN);
+    await browser.page.click('button[type="submit"]');
+    await browser.page.waitForSelector('#sequences');
+  });
+  afterAll(() => browser?.close());
+  return {
+    started,
+    browser: () => browser!,
+    apiJson: (path, init) => apiJsonOf(started.h, started.service, path, init),
+  };
 }

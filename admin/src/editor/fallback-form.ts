@@ -3,7 +3,10 @@ import { t } from '../i18n/index.js';
 import type { TemplateMessage } from '../types.js';
 import { textControl } from './message-forms.js';
 
-/** The template fallback of a step: sent instead when the contact window is closed at due time. */
+/**
+ * The fallback of a step, sent instead when the contact window is closed at due time: a template message, or
+ * a subscription notice (`"channel": "notice"`, only to a follower who accepted its template).
+ */
 export interface FallbackForm {
   readonly el: HTMLElement;
   /** Whether the step has a fallback (the checkbox); the timeline reads it before saving. */
@@ -26,10 +29,20 @@ export function createFallbackForm(initial: TemplateMessage | null | undefined):
   const words = t().editor.fallback;
   const toggle = h('input', { type: 'checkbox', name: 'fallback' });
   toggle.checked = Boolean(initial);
+  const channel = h(
+    'select',
+    { name: 'fallback-channel' },
+    h('option', { value: 'template' }, words.channelTemplate),
+    h('option', { value: 'notice' }, words.channelNotice),
+  );
+  channel.value = isNotice(initial) ? 'notice' : 'template';
   const templateId = textControl(initial?.template_id ?? '', false, 'template_id');
-  const url = textControl(initial?.url ?? '', false, 'url');
+  const link = isNotice(initial) ? initial?.page : initial?.url;
+  const url = textControl(typeof link === 'string' ? link : '', false, 'url');
+  const channelRow = field(words.channel, channel);
   const idRow = field(words.templateId, templateId);
   const urlRow = field(words.link, url);
+  const hint = h('p', { class: 'hint' });
   const rowsEl = h('div', { class: 'data-rows' });
   const dataRow = h('div', { class: 'field' }, h('span', { class: 'label' }, words.data), rowsEl);
   const rows: DataRow[] = [];
@@ -78,9 +91,14 @@ export function createFallbackForm(initial: TemplateMessage | null | undefined):
     words.add,
   );
 
-  const body = h('div', { class: 'fallback-body' }, idRow, urlRow, dataRow, add);
-  const sync = () => (body.hidden = !toggle.checked);
+  const body = h('div', { class: 'fallback-body' }, channelRow, hint, idRow, urlRow, dataRow, add);
+  const sync = () => {
+    body.hidden = !toggle.checked;
+    hint.textContent = channel.value === 'notice' ? words.noticeHint : '';
+    hint.hidden = channel.value !== 'notice';
+  };
   toggle.addEventListener('change', sync);
+  channel.addEventListener('change', sync);
   sync();
 
   return {
@@ -96,16 +114,27 @@ export function createFallbackForm(initial: TemplateMessage | null | undefined):
       const at = `${prefix}.fallback`;
       body.dataset.path = at;
       idRow.dataset.path = `${at}.template_id`;
-      urlRow.dataset.path = `${at}.url`;
       dataRow.dataset.path = `${at}.data`;
+      const notice = channel.value === 'notice';
       const out: TemplateMessage = { ...(initial ?? {}), template_id: templateId.value, data: {} };
       delete out.url;
-      if (url.value) out.url = url.value;
+      delete out.page;
+      delete out.channel;
+      if (notice) out.channel = 'notice';
+      if (url.value) out[notice ? 'page' : 'url'] = url.value;
+      urlRow.dataset.path = `${at}.${notice ? 'page' : 'url'}`;
       for (const r of rows) {
         r.row.dataset.path = `${at}.data.${r.key.value}`;
-        out.data[r.key.value] = { value: r.value.value, ...(r.color ? { color: r.color } : {}) };
+        // A notice's data fields hold a value only (WeChat's bizsend has no colours).
+        const color = r.color && !notice ? { color: r.color } : {};
+        out.data[r.key.value] = { value: r.value.value, ...color };
       }
       return out;
     },
   };
+}
+
+/** Whether a stored fallback is a subscription notice rather than a template message. */
+export function isNotice(fallback: TemplateMessage | null | undefined): boolean {
+  return fallback?.channel === 'notice';
 }

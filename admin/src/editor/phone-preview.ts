@@ -1,6 +1,7 @@
 import { h, type Child } from '../dom.js';
 import { offsetLabel } from '../format.js';
 import { t } from '../i18n/index.js';
+import { isNotice } from './fallback-form.js';
 import type { Json, TemplateMessage } from '../types.js';
 import type { Verdict } from './window-check.js';
 
@@ -115,7 +116,12 @@ function templateCard(template: TemplateMessage): HTMLElement {
   return h(
     'div',
     { class: 'bubble card template' },
-    h('small', {}, `${words.serviceNotice} · ${words.template} `, template.template_id),
+    h(
+      'small',
+      {},
+      `${words.serviceNotice} · ${isNotice(template) ? words.subscriptionNotice : words.template} `,
+      template.template_id,
+    ),
     Object.entries(template.data).map(([k, v]) =>
       h('div', { class: 'tpl-row' }, h('span', {}, k), h('span', {}, v.value)),
     ),
@@ -143,7 +149,13 @@ export function phonePreview(steps: readonly PreviewStep[], accountName: string)
             'div',
             { class: 'chat-time' },
             words.step(verdict.index + 1, offsetLabel(verdict.offsetMs)),
-            state === 'fallback' ? words.asTemplate : state === 'refused' ? words.notDeliverable : '',
+            state === 'fallback'
+              ? isNotice(fallback)
+                ? words.asNotice
+                : words.asTemplate
+              : state === 'refused'
+                ? words.notDeliverable
+                : '',
           ),
           state === 'fallback' && fallback ? templateCard(fallback) : bubble(message),
         );
