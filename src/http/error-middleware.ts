@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { AppError } from '../errors';
-import { loggableError } from '../db/errors';
+import { AppError, UnavailableError } from '../errors';
+import { isTransientDbError, loggableError } from '../db/errors';
 import type { Logger } from '../logger';
 import type { ErrorBody } from '../contract';
 
@@ -15,9 +15,13 @@ export function errorBody(err: AppError): ErrorBody {
   };
 }
 
+/** Seconds a client is told to wait (Retry-After) when a dependency is unavailable. */
+const RETRY_AFTER_S = 1;
+
 /**
- * Translates body-parser errors (malformed JSON → 400, too large → 413, wrong charset → 415) and
- * AppErrors into JSON answers; anything else is a 500 whose detail goes to the log, not the client.
+ * Translates body-parser errors (malformed JSON → 400, too large → 413, wrong charset → 415), an
+ * unreachable Postgres (503 `database_unavailable`, nothing written: the client may retry) and AppErrors
+ * into JSON answers; anything else is a 500 whose detail goes to the log, not the client.
  */
 export function errorMiddleware(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, next) => {
@@ -36,6 +40,12 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       });
     } else if (parserError.status && parserError.status >= 400 && parserError.status < 500) {
       appError = new AppError('bad_request', (err as Error).message, { httpStatus: parserError.status });
+    } else if (isTransientDbError(err)) {
+      appError = new UnavailableError(
+        'database_unavailable',
+        'the database is unavailable; try again shortly',
+        err,
+      );
     } else {
       logger.error({ err: loggableError(err), path: req.path, requestId: req.requestId }, 'unhandled error');
       appError = new AppError('internal', 'internal error');
@@ -45,6 +55,7 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
         { code: appError.code, err: appError.message, requestId: req.requestId },
         'request failed',
       );
+    if (appError.httpStatus === 503) res.setHeader('Retry-After', String(RETRY_AFTER_S));
     res.status(appError.httpStatus).json(errorBody(appError));
   };
 }

@@ -43,6 +43,13 @@ describe('the public port', () => {
       ready: false,
       checks: { postgres: { ok: false, detail: expect.stringMatching(/ECONNREFUSED/) } },
     });
+    // The API says the database is unavailable (retry later), not that it failed: 503, not 500.
+    const res = await h.api(broken, '/v1/messages/00000000-0000-4000-8000-000000000000');
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('1');
+    expect(await res.json()).toEqual({
+      error: { code: 'database_unavailable', message: 'the database is unavailable; try again shortly' },
+    });
   });
 });
 
