@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { Agent, request } from 'undici';
-import { z } from 'zod';
 import type { Logger } from '../logger';
 import type { SimulatorAccount } from './config';
-import type { FollowerEvent, Followers } from './followers';
+import type { Followers } from './followers';
 import { pushNonce, toWirePush, type PushChannel, type PushField, type WirePush } from './push-format';
 import { createSimCipher } from './sim-crypto';
-import { noticeAnswersSchema, noticePopupFields, noticeSentFields, plainFields } from './notice-push';
-import type { NoticeSubscriptions, SimNoticeAnswer } from './notice-subscriptions';
+import { noticePopupFields, noticeSentFields, plainFields } from './notice-push';
+import { EVENTS, OPENID, REQUESTS, type PushRequest } from './push-requests';
+import type { NoticeSubscriptions } from './notice-subscriptions';
 
 /** The follower actions the simulator can push to the webhook. */
 export const PUSH_ACTIONS = ['follow', 'unfollow', 'scan', 'click', 'message', 'notice'] as const;
@@ -52,50 +52,6 @@ export interface Pusher {
 
 /** WeChat gives up on a webhook after 5 s (reference/wechat.md §5.3). */
 const WEBHOOK_TIMEOUT_MS = 5000;
-const OPENID = /^[A-Za-z0-9_-]{1,128}$/;
-const scene = z
-  .union([
-    z.string().min(1).max(64),
-    z
-      .number()
-      .int()
-      .min(0)
-      .max(2 ** 32 - 1),
-  ])
-  .transform(String);
-const common = {
-  appId: z.string().min(1),
-  repeat: z.number().int().min(1).max(10).default(1),
-  concurrent: z.boolean().default(false),
-};
-const REQUESTS = {
-  follow: z.object({ ...common, scene: scene.optional() }).strict(),
-  unfollow: z.object(common).strict(),
-  scan: z.object({ ...common, scene }).strict(),
-  click: z.object({ ...common, key: z.string().min(1).max(128) }).strict(),
-  message: z.object({ ...common, content: z.string().min(1).max(20_000) }).strict(),
-  notice: z.object({ ...common, answers: noticeAnswersSchema }).strict(),
-} as const;
-type Request = {
-  appId: string;
-  repeat: number;
-  concurrent: boolean;
-  scene?: string;
-  key?: string;
-  content?: string;
-  answers?: SimNoticeAnswer[];
-};
-
-/** The window event of each action; a notice popup opens no window. */
-const EVENTS: Readonly<Record<PushAction, FollowerEvent | null>> = {
-  follow: 'subscribe',
-  unfollow: 'unsubscribe',
-  scan: 'scan',
-  click: 'click',
-  message: 'message',
-  notice: null,
-};
-
 /** Why a delivery got no answer, e.g. `ECONNREFUSED` or `UND_ERR_HEADERS_TIMEOUT` (WeChat's 5 s). */
 function describeFailure(err: unknown): string {
   const e = err as { code?: string; message?: string } | null;
@@ -148,7 +104,11 @@ export function createPusher(opts: PusherOptions): Pusher {
   // and above 2^53, like WeChat's, so that a service parsing them as numbers is caught.
   let nextMsgId = BigInt(Date.now()) * 1_000_000n;
 
-  function parse(action: string, openid: string, body: unknown): { action: PushAction; request: Request } {
+  function parse(
+    action: string,
+    openid: string,
+    body: unknown,
+  ): { action: PushAction; request: PushRequest } {
     if (!(PUSH_ACTIONS as readonly string[]).includes(action)) {
       throw new PushRequestError([`unknown action ${action}; one of ${PUSH_ACTIONS.join(', ')}`]);
     }
@@ -158,14 +118,14 @@ export function createPusher(opts: PusherOptions): Pusher {
       problems.push(...parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`));
       throw new PushRequestError(problems);
     }
-    const request: Request = parsed.data;
+    const request: PushRequest = parsed.data;
     if (!known.has(request.appId)) problems.push(`unknown appId ${request.appId}`);
     else if (!channels.has(request.appId)) problems.push(`account ${request.appId} has no push token`);
     if (problems.length > 0) throw new PushRequestError(problems);
     return { action: action as PushAction, request };
   }
 
-  function fieldsOf(action: PushAction, r: Request, openid: string, createTimeS: string): PushField[] {
+  function fieldsOf(action: PushAction, r: PushRequest, openid: string, createTimeS: string): PushField[] {
     const head: PushField[] = [
       ['ToUserName', `gh_${digest(r.appId).toString('hex').slice(0, 12)}`, 'text'],
       ['FromUserName', openid, 'text'],
