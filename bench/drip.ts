@@ -8,7 +8,7 @@ import { startService, type Service } from '../src/main/start-service';
 import { scheduleMessages } from '../src/scheduling/schedule-messages';
 import { parseScheduleRequest } from '../src/scheduling/schedule-request';
 import { deleteTopology } from '../test/helpers/broker';
-import { freePort } from '../test/helpers/harness';
+import { freePort } from '../test/helpers/free-port';
 import { withSearchPath } from '../test/helpers/services';
 import type { BenchEnv, BenchMessage, SystemUnderTest } from './system';
 
