@@ -8,7 +8,7 @@ import { startService, type Service } from '../src/main/start-service';
 import { scheduleMessages } from '../src/scheduling/schedule-messages';
 import { parseScheduleRequest } from '../src/scheduling/schedule-request';
 import { deleteTopology } from '../test/helpers/broker';
-import { freePort } from '../test/helpers/harness';
+import { freePort } from '../test/helpers/free-port';
 import { withSearchPath } from '../test/helpers/services';
 import type { BenchEnv, BenchMessage, SystemUnderTest } from './system';
 
@@ -36,6 +36,10 @@ export interface DripSystem extends SystemUnderTest {
   admin(pathname: string, body: unknown): Promise<unknown>;
   /** The Postgres schema of the running system ('' when stopped). */
   schemaName(): string;
+  /** The broker-name prefix of its queues and exchanges ('' when stopped). */
+  brokerPrefix(): string;
+  /** The pids of its api and worker processes (empty when stopped). */
+  rolePids(): { api: number[]; worker: number[] };
 }
 
 /** What a scenario may change: fields added to the account, the api's port (known before the start). */
@@ -83,6 +87,7 @@ export function createDripSystem(
   let prefix = '';
   let apiUrl = '';
   let children: ChildProcess[] = [];
+  let roles = new Map<ChildProcess, 'api' | 'worker'>();
   let workerUrls: string[] = [];
   // Started by the first publish-path call (concurrent calls share the one promise).
   let producer: Promise<Service> | null = null;
@@ -138,6 +143,7 @@ export function createDripSystem(
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     children.push(child);
+    roles.set(child, role);
     return child;
   }
 
@@ -239,6 +245,12 @@ export function createDripSystem(
 
     admin: async (pathname, body) => JSON.parse(await api(pathname, body)) as unknown,
     schemaName: () => schema,
+    brokerPrefix: () => (schema === '' ? '' : prefix),
+    rolePids: () => {
+      const of = (role: 'api' | 'worker') =>
+        children.flatMap((c) => (roles.get(c) === role && c.pid !== undefined ? [c.pid] : []));
+      return { api: of('api'), worker: of('worker') };
+    },
 
     async cancelById(ids) {
       // Up to 10,000 ids per request; each id is answered (cancelled, or why not).
@@ -284,6 +296,7 @@ export function createDripSystem(
         ),
       );
       children = [];
+      roles = new Map();
       if (schema === '') return;
       const pool = createPool({ connectionString: env.databaseUrl, max: 1, logger });
       await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);

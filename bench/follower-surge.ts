@@ -7,7 +7,7 @@
  * step-1 arrivals from the simulator's record, enrollments and window-closed skips from the database.
  */
 import pg from 'pg';
-import { freePort } from '../test/helpers/harness';
+import { freePort } from '../test/helpers/free-port';
 import { createDripSystem, type DripSystem } from './drip';
 import { startSimulator, type SimulatorProcess } from './simulator';
 import type { BenchEnv } from './system';

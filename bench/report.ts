@@ -3,6 +3,8 @@ import type { Footprint } from './footprint';
 import { renderSurgeTable, type SurgeResult } from './follower-surge';
 import type { BacklogResult, BurstResult, SteadyResult, ThroughputResult } from './scenarios';
 import type { SingleRequestsResult } from './single-requests';
+import type { UnitCostsResult } from './unit-costs';
+import { renderUnitCostsTable } from './unit-report';
 import { median } from './tally';
 
 /** One system's results in one run of scenarios 1–4, 3b and 7; a scenario not chosen (BENCH_SCENARIOS) is absent. */
@@ -23,6 +25,8 @@ export interface SystemResults {
   readonly backlogs: BacklogResult[];
   /** Scenario 7 (wechat-drip in levels mode only), one per run. */
   surge?: SurgeResult[];
+  /** Scenario 9 (wechat-drip in levels mode only), one per run. */
+  units?: UnitCostsResult[];
 }
 
 const fmt = (n: number, digits = 0) =>
@@ -277,6 +281,7 @@ export function renderTables(all: readonly SystemResults[]): string {
     ),
   );
   for (const s of all.filter((r) => r.surge?.length)) parts.push(renderSurgeTable(s.name, s.surge ?? []));
+  for (const s of all.filter((r) => r.units?.length)) parts.push(renderUnitCostsTable(s.name, s.units ?? []));
   parts.push('### Settings', all.map((s) => `- **${s.name}**: ${s.settings}`).join('\n'));
   return parts.join('\n\n');
 }

@@ -13,6 +13,7 @@ import { renderTables, type SystemResults } from './report';
 import { backlog, burst, scheduleThroughput, steady, type Scenario } from './scenarios';
 import { readSettings, type BenchSettings, type ScenarioKey } from './settings';
 import { singleRequests } from './single-requests';
+import { unitCosts } from './unit-costs';
 import { startSimulator, type SimulatorProcess } from './simulator';
 import type { BenchEnv, SystemUnderTest } from './system';
 
@@ -202,6 +203,16 @@ async function main(): Promise<void> {
     // The follower surge runs against wechat-drip (levels) only: the peers have no webhook.
     for (let run = 1; levels && settings.scenarios.includes('surge') && run <= settings.runs; run++)
       (levels.surge ??= []).push(await runSurge(run));
+    // The costs per unit (scenario 9), for the capacity plan: wechat-drip in levels mode only.
+    const drip = systems.find(({ key }) => key === 'drip-levels')?.system;
+    for (
+      let run = 1;
+      levels && drip && isDrip(drip) && settings.scenarios.includes('units') && run <= settings.runs;
+      run++
+    ) {
+      const scenario: Scenario = { system: drip, sim, env, sizes: settings.sizes, tag: `u${run}`, log };
+      (levels.units ??= []).push(await withSystem(drip, () => unitCosts(scenario, drip)));
+    }
   } finally {
     await sim.stop();
   }

@@ -79,7 +79,7 @@ async function scheduleAll(
  * Waits until `expected` sends arrived (or arrivals stall), calls `arrived`, then watches for duplicates a
  * little longer.
  */
-async function awaitArrivals(
+export async function awaitArrivals(
   s: Scenario,
   expected: number,
   notBefore: number,

@@ -3,7 +3,15 @@ import type { Sizes } from './scenarios';
 /** Every system the benchmark knows, in the order they run. */
 export const SYSTEM_KEYS = ['drip-levels', 'drip-plugin', 'bullmq', 'pg-boss'] as const;
 /** The scenarios of a run, in the order they run (BENCH_SCENARIOS picks some; the backlog has BENCH_BACKLOG_RUNS). */
-export const SCENARIO_KEYS = ['schedule', 'burst', 'steady', 'steady-2000', 'single', 'surge'] as const;
+export const SCENARIO_KEYS = [
+  'schedule',
+  'burst',
+  'steady',
+  'steady-2000',
+  'single',
+  'surge',
+  'units',
+] as const;
 export type ScenarioKey = (typeof SCENARIO_KEYS)[number];
 
 export interface BenchSettings {
@@ -97,7 +105,7 @@ export function readSettings(env: Record<string, string | undefined>): BenchSett
       `steady ${sizes.steadyRate}/s and ${sizes.fastSteadyRate}/s for ${sizes.steadySeconds} s, backlog ${sizes.backlog.toLocaleString('en-US')} ` +
       `(bursts of ${sizes.backlogBurst.toLocaleString('en-US')} before and after), single requests ` +
       `${sizes.single.toLocaleString('en-US')} (${sizes.singleConcurrency} in flight); ${runs} runs of ` +
-      `${scenarios.length === SCENARIO_KEYS.length ? 'scenarios 1–4, 3b, 7 and 8' : scenarios.join(', ')} ` +
+      `${scenarios.length === SCENARIO_KEYS.length ? 'scenarios 1–4, 3b, 7, 8 and 9' : scenarios.join(', ')} ` +
       `(medians shown), ${backlogRuns} of the backlog; ${workers} worker processes per system; producers send ` +
       `chunks of ${sizes.chunk} with ${sizes.concurrency} in flight.`,
   };
