@@ -3,19 +3,27 @@ import type { Pool } from './db/pool';
 import { listAccountPauses } from './store/account-states';
 import { pingPostgres } from './store/postgres-ping';
 
-/** Under Prometheus's default scrape timeout (10 s), so that a hung Postgres reads as 0, not as a failed scrape. */
-const POSTGRES_PING_TIMEOUT_MS = 3000;
+/**
+ * How long a read from Postgres at scrape time may take: under Prometheus's default scrape timeout (10 s),
+ * so that a Postgres that accepts connections but does not answer makes a slow scrape, not a failed one.
+ */
+const SCRAPE_READ_TIMEOUT_MS = 3000;
 
 /**
- * The result of a read from Postgres at scrape time, or null when it failed. A failed read must not fail
- * the scrape: Prometheus would record the whole process as down (`up` 0) when only Postgres is, and the
- * alert rules (docker/alerts.yml) tell the two apart. `wechat_drip_postgres_up` says why a value is stale.
+ * The result of a read from Postgres at scrape time, or null when it failed or took longer than
+ * SCRAPE_READ_TIMEOUT_MS. A failed read must not fail the scrape: Prometheus would record the whole
+ * process as down (`up` 0) when only Postgres is, and the alert rules (docker/alerts.yml) tell the two
+ * apart. `wechat_drip_postgres_up` says why a value is stale.
  */
-export async function readOrNull<T>(read: () => Promise<T>): Promise<T | null> {
+export async function readAtScrape<T>(read: () => Promise<T>): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), SCRAPE_READ_TIMEOUT_MS);
+  });
   try {
-    return await read();
-  } catch {
-    return null;
+    return await Promise.race([read().catch(() => null), timedOut]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -33,7 +41,7 @@ export function registerHealthGauges(
     help: 'Whether Postgres answered this process at this scrape (1) or not (0).',
     registers: [registry],
     async collect() {
-      this.set((await pingPostgres(opts.pool, POSTGRES_PING_TIMEOUT_MS)) ? 1 : 0);
+      this.set((await readAtScrape(async () => pingPostgres(opts.pool).then(() => true))) ? 1 : 0);
     },
   });
   const isBrokerConnected = opts.isBrokerConnected;
@@ -55,7 +63,7 @@ export function registerHealthGauges(
     labelNames: ['app_id', 'reason'],
     registers: [registry],
     async collect() {
-      const pauses = await readOrNull(() => listAccountPauses(opts.pool));
+      const pauses = await readAtScrape(() => listAccountPauses(opts.pool));
       if (pauses === null) return;
       this.reset();
       for (const p of pauses) this.set({ app_id: p.appId, reason: p.reason }, 1);

@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Pool } from './db/pool';
-import { readOrNull, registerHealthGauges } from './metrics-health';
+import { readAtScrape, registerHealthGauges } from './metrics-health';
 import { countMessagesIn } from './store/message-counts';
 import { MESSAGE_STATUS } from './store/message-status';
 
@@ -67,7 +67,7 @@ export function createMetrics(opts: {
     help: 'Messages committed but without a confirmed wake-up yet (status pending).',
     registers: [registry],
     async collect() {
-      const count = await readOrNull(() => countMessagesIn(opts.pool, MESSAGE_STATUS.pending));
+      const count = await readAtScrape(() => countMessagesIn(opts.pool, MESSAGE_STATUS.pending));
       if (count !== null) this.set(count);
     },
   });
@@ -77,7 +77,7 @@ export function createMetrics(opts: {
     labelNames: ['transport'],
     registers: [registry],
     async collect() {
-      const count = await readOrNull(() => countMessagesIn(opts.pool, MESSAGE_STATUS.queued));
+      const count = await readAtScrape(() => countMessagesIn(opts.pool, MESSAGE_STATUS.queued));
       if (count !== null) this.set({ transport: opts.transportMode }, count);
     },
   });

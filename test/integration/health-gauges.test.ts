@@ -69,6 +69,26 @@ describe('health gauges on /metrics', () => {
     );
   });
 
+  it('read Postgres as down within seconds when it accepts connections but does not answer', async () => {
+    const pg = new URL(TEST_DATABASE_URL);
+    const pgProxy = await createStallableProxy({ host: pg.hostname, port: Number(pg.port || 5432) });
+    const service = await h.start({
+      ROLE: 'api',
+      HTTP_PORT: String(await freePort()),
+      DATABASE_URL: through(TEST_DATABASE_URL, pgProxy.port),
+    });
+    expect(valueOf((await scrape(service.opsUrl)).text, 'wechat_drip_postgres_up')).toBe(1);
+
+    pgProxy.stall();
+    const startedAt = Date.now();
+    const stalled = await scrape(service.opsUrl);
+    // Under Prometheus's 10 s scrape timeout: the process is not counted down with its Postgres.
+    expect(Date.now() - startedAt).toBeLessThan(8000);
+    expect(stalled.status).toBe(200);
+    expect(valueOf(stalled.text, 'wechat_drip_postgres_up')).toBe(0);
+    await pgProxy.close();
+  });
+
   it('list each paused account with its reason, and drop it once the pause is lifted', async () => {
     const service = await h.start({ ROLE: 'api', HTTP_PORT: String(await freePort()) });
     const series = `wechat_drip_account_paused{app_id="${APP_ID}",reason="errcode:45009"}`;
