@@ -41,6 +41,9 @@ const SERVICE_METRICS: Record<string, readonly string[]> = {
   wechat_drip_outbox_backlog: [],
   wechat_drip_queued_messages: ['transport'],
   wechat_drip_transport_info: ['mode'],
+  wechat_drip_postgres_up: [],
+  wechat_drip_broker_connected: [],
+  wechat_drip_account_paused: ['app_id', 'reason'],
 };
 const HISTOGRAMS = new Set(['wechat_drip_lateness_seconds', 'wechat_drip_wechat_request_duration_seconds']);
 /** Labels Prometheus adds to every scraped series (`role` comes from docker/prometheus.yml). */
@@ -516,6 +519,7 @@ describe('the Grafana dashboard and its provisioning', () => {
     const { registry } = createMetrics({
       pool: pool as unknown as Parameters<typeof createMetrics>[0]['pool'],
       transportMode: 'plugin',
+      isBrokerConnected: () => true,
     });
     for (const [name, labels] of Object.entries(SERVICE_METRICS)) {
       const metric = registry.getSingleMetric(name) as unknown as { labelNames?: string[] } | undefined;
