@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Pool } from './db/pool';
+import { readAtScrape, registerHealthGauges } from './metrics-health';
 import { countMessagesIn } from './store/message-counts';
 import { MESSAGE_STATUS } from './store/message-status';
 
@@ -39,7 +40,12 @@ export interface Metrics {
   readonly windowChecks: Counter<'verdict'>;
 }
 
-export function createMetrics(opts: { pool: Pool; transportMode: string }): Metrics {
+export function createMetrics(opts: {
+  pool: Pool;
+  transportMode: string;
+  /** The process's broker connection state, for `wechat_drip_broker_connected` (not registered without it). */
+  isBrokerConnected?: () => boolean;
+}): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   // prom-client names these gauges `…_total`, which Prometheus reserves for counters (promtool flags
@@ -54,13 +60,15 @@ export function createMetrics(opts: { pool: Pool; transportMode: string }): Metr
     labelNames: ['mode'],
     registers: [registry],
   }).set({ mode: opts.transportMode }, 1);
-  // Read from Postgres at scrape time: they describe the shared state, not this process.
+  // Read from Postgres at scrape time: they describe the shared state, not this process. With Postgres
+  // unreachable they keep their last reading.
   new Gauge({
     name: 'wechat_drip_outbox_backlog',
     help: 'Messages committed but without a confirmed wake-up yet (status pending).',
     registers: [registry],
     async collect() {
-      this.set(await countMessagesIn(opts.pool, MESSAGE_STATUS.pending));
+      const count = await readAtScrape(() => countMessagesIn(opts.pool, MESSAGE_STATUS.pending));
+      if (count !== null) this.set(count);
     },
   });
   new Gauge({
@@ -69,9 +77,11 @@ export function createMetrics(opts: { pool: Pool; transportMode: string }): Metr
     labelNames: ['transport'],
     registers: [registry],
     async collect() {
-      this.set({ transport: opts.transportMode }, await countMessagesIn(opts.pool, MESSAGE_STATUS.queued));
+      const count = await readAtScrape(() => countMessagesIn(opts.pool, MESSAGE_STATUS.queued));
+      if (count !== null) this.set({ transport: opts.transportMode }, count);
     },
   });
+  registerHealthGauges(registry, opts);
 
   return {
     registry,

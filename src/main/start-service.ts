@@ -77,8 +77,12 @@ export async function startService(
     'delay transport chosen',
   );
 
-  const metrics = createMetrics({ pool, transportMode: transport.mode });
   const connection = createBrokerConnection(config.rabbitmqUrl, logger, `wechat-drip ${config.role}`);
+  const metrics = createMetrics({
+    pool,
+    transportMode: transport.mode,
+    isBrokerConnected: () => connection.isConnected(),
+  });
   const publisher = createPublisher({
     connection,
     names,

@@ -45,3 +45,11 @@ export async function listPausedAccounts(pool: Pool): Promise<Set<string>> {
   );
   return new Set(rows.map((r) => r.app_id));
 }
+
+/** The pauses in force now, with their reasons (errcode:45009, or the code of refused credentials). */
+export async function listAccountPauses(pool: Pool): Promise<{ appId: string; reason: string }[]> {
+  const { rows } = await pool.query<{ app_id: string; paused_reason: string | null }>(
+    `SELECT app_id, paused_reason FROM account_states WHERE paused_until > now()`,
+  );
+  return rows.map((r) => ({ appId: r.app_id, reason: r.paused_reason ?? 'unspecified' }));
+}

@@ -50,6 +50,8 @@ export interface World {
   readonly sim: SimulatorClient;
   /** The api process (ROLE=all, or ROLE=api when split). */
   readonly service: () => ChildProcess;
+  /** Base URL of the api (or all-in-one) process's ops listener: /healthz, detailed /readyz, /metrics. */
+  readonly opsUrl: string;
   /** Base URL of the worker process's /healthz, /readyz, /metrics (split worlds; the first worker's). */
   readonly workerUrl: string;
   /** Base URLs of every worker process's ops listener (split worlds). */
@@ -173,6 +175,7 @@ export async function startWorld(opts: WorldOptions): Promise<World> {
     api: createApiClient(apiUrl, env.ADMIN_TOKEN),
     sim: createSimulatorClient(simUrl, appId),
     service: () => service!,
+    opsUrl: `http://127.0.0.1:${apiOpsPort}`,
     workerUrl: workerUrls[0],
     workerUrls,
     databaseUrl: database.url,
