@@ -285,7 +285,7 @@ export const en: Catalog = {
       toggle: 'Fallback when the contact window is closed',
       channel: 'Send it as',
       channelTemplate: 'Template message',
-      channelNotice: 'Subscription notice (订阅通知)',
+      channelNotice: 'Subscription notice',
       noticeHint:
         'Goes only to a follower who accepted this template in a subscription popup (one send per acceptance); anyone else is skipped (no_subscription).',
       templateId: 'Template id (template_id)',
