@@ -1,7 +1,7 @@
 import type { SequenceResults, SequenceView } from '../../src/contract';
 import { ADMIN_TOKEN, APP_ID, useStartedService, waitFor } from '../helpers/harness';
 import { aTextMessage } from '../helpers/builders';
-import { adminUrl, apiJsonOf, expectText, launchBrowser, type TestBrowser } from './browser';
+import { adminUrl, apiJsonOf, expectText, useSignedInBrowser } from './browser';
 
 // API enrollments open no window: with no window policy their steps go out at once.
 const ACCOUNT = { appId: APP_ID, secret: 'test-secret', token: 'e2eabtoken', windowPolicy: 'none' };
@@ -9,20 +9,13 @@ const ACCOUNT = { appId: APP_ID, secret: 'test-secret', token: 'e2eabtoken', win
 jest.setTimeout(60_000);
 
 const started = useStartedService({ WECHAT_ACCOUNTS: JSON.stringify([ACCOUNT]) });
-let browser: TestBrowser;
-beforeAll(async () => {
-  browser = await launchBrowser();
-  await browser.page.goto(adminUrl(started.service, 'sign-in'));
-  await browser.page.fill('input[name="token"]', ADMIN_TOKEN);
-  await browser.page.click('button[type="submit"]');
-  await browser.page.waitForSelector('#sequences');
-});
-afterAll(() => browser?.close());
+const signedIn = useSignedInBrowser(started, ADMIN_TOKEN);
 
 const apiJson = (path: string, init?: RequestInit) => apiJsonOf(started.h, started.service, path, init);
 
 describe('A/B steps in the admin page', () => {
   it('the editor turns a step into two variants; the results page shows a row per variant', async () => {
+    const browser = signedIn();
     const { page } = browser;
     const created = (await apiJson('/v1/sequences', {
       method: 'POST',

@@ -103,3 +103,23 @@ export async function apiJsonOf(
 ): Promise<any> {
   return (await h.api(service, path, init)).json();
 }
+
+/**
+ * A browser signed in to the admin app of a service started by `useStartedService` (jest's beforeAll /
+ * afterAll registered here), showing the sequence list; `browser()` reads it inside the tests.
+ */
+export function useSignedInBrowser(
+  started: { readonly service: Pick<Service, 'url'> },
+  adminToken: string,
+): () => TestBrowser {
+  let browser: TestBrowser | undefined;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    await browser.page.goto(adminUrl(started.service, 'sign-in'));
+    await browser.page.fill('input[name="token"]', adminToken);
+    await browser.page.click('button[type="submit"]');
+    await browser.page.waitForSelector('#sequences');
+  });
+  afterAll(() => browser?.close());
+  return () => browser!;
+}

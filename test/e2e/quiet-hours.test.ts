@@ -1,0 +1,83 @@
+import type { SequenceView } from '../../src/contract';
+import { ADMIN_TOKEN, APP_ID, useStartedService } from '../helpers/harness';
+import { aTextMessage } from '../helpers/builders';
+import { adminUrl, apiJsonOf, expectText, useSignedInBrowser } from './browser';
+
+// The account's quiet hours 22:00–08:00 (Asia/Shanghai) are the default of its sequences. A user message
+// opens a window of 48 h (the official policy), so a step moved to 08:00 still goes out then.
+const ACCOUNT = { appId: APP_ID, secret: 'test-secret', token: 'e2equiettoken', windowPolicy: 'official' };
+
+jest.setTimeout(60_000);
+
+const started = useStartedService({ WECHAT_ACCOUNTS: JSON.stringify([ACCOUNT]) });
+const signedIn = useSignedInBrowser(started, ADMIN_TOKEN);
+
+const apiJson = (path: string, init?: RequestInit) => apiJsonOf(started.h, started.service, path, init);
+const step = (n: number) => signedIn().page.locator(`[data-test="quiet-steps"] li[data-step="${n}"]`);
+
+describe('Quiet hours in the sequence editor', () => {
+  it('shows where quiet hours move each step for a sample trigger time, and saves the sequence’s own', async () => {
+    const browser = signedIn();
+    const { page } = browser;
+    await apiJson(`/v1/accounts/${APP_ID}`, {
+      method: 'PATCH',
+      body: JSON.stringify({ quietHours: { start: '22:00', end: '08:00' } }),
+    });
+    const created = (await apiJson('/v1/sequences', {
+      method: 'POST',
+      body: JSON.stringify({
+        appId: APP_ID,
+        name: '夜间课程提醒',
+        status: 'active',
+        trigger: { type: 'keyword', keyword: '课程' },
+        steps: [
+          { offsetMs: 0, message: aTextMessage('课程表已发送') },
+          { offsetMs: 13 * 3_600_000, message: aTextMessage('今天中午开课') },
+        ],
+      }),
+    })) as SequenceView;
+    await page.goto(adminUrl(started.service, `sequences/${created.id}/edit`));
+
+    // Inherited from the account; a trigger at 23:00 Beijing time moves step 1 to 08:00, step 2 is on time.
+    await expectText(page.locator('[data-test="quiet-mode"] option[value="inherit"]'), '22:00–08:00');
+    await expectText(page.locator('[data-test="quiet-preview"]'), '时区：Asia/Shanghai');
+    await page.fill('[data-test="quiet-sample"]', '2026-11-25T23:00');
+    await expectText(step(1), '2026-11-25 23:00');
+    await expectText(step(1), '静默时段 → 08:00 顺延');
+    await expectText(step(2), '2026-11-26 12:00');
+    await expectText(step(2), '按时发送');
+    await browser.screenshot('quiet-editor-zh-CN');
+
+    // On a follow (a 1-minute window) step 1 would be skipped without a fallback: marked, and warned of.
+    await page.selectOption('select[name="trigger"]', 'subscribe');
+    await expectText(step(1), '静默时段 → 跳过');
+    await expectText(page.locator('[data-test="quiet-warnings"]'), '第 1 步没有备用消息');
+    await page.selectOption('select[name="trigger"]', 'keyword');
+
+    // The sequence's own quiet hours, 12:00–13:00: now step 2 moves, to 13:00.
+    await page.selectOption('[data-test="quiet-mode"]', 'own');
+    await page.fill('[data-test="quiet-start"]', '12:00');
+    await page.fill('[data-test="quiet-end"]', '13:00');
+    await expectText(step(2), '静默时段 → 13:00 顺延');
+    await expectText(step(1), '按时发送');
+    await page.click('[data-test="save"]');
+    await page.waitForURL(new RegExp(`/admin/sequences/${created.id}$`));
+    const saved = (await apiJson(`/v1/sequences/${created.id}`)) as SequenceView;
+    expect(saved.quietHours).toEqual({
+      start: expect.stringMatching(/^12:00(:00)?$/),
+      end: expect.stringMatching(/^13:00(:00)?$/),
+    });
+
+    await page.click('[data-lang="en"]');
+    await page.goto(adminUrl(started.service, `sequences/${created.id}/edit`));
+    await page.fill('[data-test="quiet-sample"]', '2026-11-25T23:00');
+    await expectText(step(2), 'Quiet hours → moved to 13:00');
+    await expectText(page.locator('[data-test="quiet-preview"]'), 'Time zone: Asia/Shanghai');
+    await browser.screenshot('quiet-editor-en');
+
+    // Off for this sequence, even though the account has a default.
+    await page.selectOption('[data-test="quiet-mode"]', 'off');
+    await expectText(page.locator('[data-test="quiet-preview"]'), 'No quiet hours apply to this sequence.');
+    expect(browser.problems).toEqual([]);
+  });
+});
