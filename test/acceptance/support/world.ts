@@ -52,6 +52,8 @@ export interface World {
   readonly service: () => ChildProcess;
   /** Base URL of the worker process's /healthz, /readyz, /metrics (split worlds; the first worker's). */
   readonly workerUrl: string;
+  /** Base URL of the api (or all-in-one) process's ops listener: /metrics, /healthz, /readyz. */
+  readonly opsUrl: string;
   /** Base URLs of every worker process's ops listener (split worlds). */
   readonly workerUrls: readonly string[];
   /** The world's own database (DATABASE_URL of its processes). */
@@ -174,6 +176,7 @@ export async function startWorld(opts: WorldOptions): Promise<World> {
     sim: createSimulatorClient(simUrl, appId),
     service: () => service!,
     workerUrl: workerUrls[0],
+    opsUrl: `http://127.0.0.1:${apiOpsPort}`,
     workerUrls,
     databaseUrl: database.url,
     logFiles: () =>

@@ -171,6 +171,34 @@ describe('quiet hours in the claim', () => {
     ]);
   });
 
+  it('keeps an A/B step’s variant, and lets the frequency cap move it on to the next day when it falls due', async () => {
+    const { quiet, end } = await quietUntil(3600);
+    const f = await aQuietFollower({ accountQuiet: quiet, cap: 1 });
+    const [id] = await seedMessages(
+      db.pool,
+      [f.step({ step: { sequenceId: f.sequenceId, enrollmentId: randomUUID(), index: 0, variant: 'B' } })],
+      {
+        status: 'queued',
+      },
+    );
+    await claimDue(db.pool, [id], 20, []);
+    expect(await rowOf(id)).toMatchObject({ status: 'queued', due_at: end });
+
+    // Their end has come, and the follower's cap for the day is used up by then: on to the next day.
+    await db.pool.query(`UPDATE accounts SET quiet_hours = NULL WHERE app_id = $1`, [f.appId]);
+    await db.pool.query(
+      `UPDATE followers SET capped_day = (now() AT TIME ZONE 'Asia/Shanghai')::date, capped_sent = 1 WHERE app_id = $1`,
+      [f.appId],
+    );
+    await db.pool.query(`UPDATE scheduled_messages SET due_at = now() WHERE id = $1`, [id]);
+    expect((await claimDue(db.pool, [id], 20, [])).early.map((e) => e.reason)).toEqual(['frequency_cap']);
+    const { rows } = await db.pool.query<{ variant: string }>(
+      `SELECT variant FROM scheduled_messages WHERE id = $1`,
+      [id],
+    );
+    expect(rows[0].variant).toBe('B');
+  });
+
   it('lets a cancellation win when the moved step falls due', async () => {
     const { quiet } = await quietUntil(3600);
     const f = await aQuietFollower({ accountQuiet: quiet });
