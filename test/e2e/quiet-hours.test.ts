@@ -19,10 +19,21 @@ describe('Quiet hours in the sequence editor', () => {
   it('shows where quiet hours move each step for a sample trigger time, and saves the sequence’s own', async () => {
     const browser = signedIn();
     const { page } = browser;
-    await apiJson(`/v1/accounts/${APP_ID}`, {
-      method: 'PATCH',
-      body: JSON.stringify({ quietHours: { start: '22:00', end: '08:00' } }),
-    });
+    // The account's default, set on the Accounts page (the end alone is refused, naming the field).
+    await page.click('[data-nav="accounts"]');
+    await page.locator(`tr[data-account="${APP_ID}"] [data-action="edit"]`).click();
+    await page.waitForSelector('#account-form form');
+    await page.fill('input[name="quietEnd"]', '08:00');
+    await page.click('[data-test="save-account"]');
+    await expectText(
+      page.locator('#account-form .field[data-path="quietHours.start"] .field-error'),
+      'HH:MM',
+    );
+    await page.fill('input[name="quietStart"]', '22:00');
+    await browser.screenshot('quiet-account-form-zh-CN');
+    await page.click('[data-test="save-account"]');
+    await page.waitForURL(/\/admin\/accounts$/);
+    expect((await apiJson(`/v1/accounts/${APP_ID}`)).quietHours).toEqual({ start: '22:00', end: '08:00' });
     const created = (await apiJson('/v1/sequences', {
       method: 'POST',
       body: JSON.stringify({

@@ -491,6 +491,10 @@ export const en: Catalog = {
       timeZone: 'Time zone',
       timeZoneHint:
         'This page shows the account’s dates and times in it (an IANA name; Asia/Shanghai by default).',
+      quietStart: 'Default quiet hours: from',
+      quietEnd: 'until',
+      quietHint:
+        'In the account’s time zone; both empty: none. Sequences that set none of their own hold their steps in them (an end before the start crosses midnight).',
       atLeastOnce: 'At least once: resend a message whose outcome is unknown after a crash',
       enabled: 'Enabled: send this account’s messages',
     },

@@ -467,6 +467,10 @@ export const zhCN = {
       frequencyCap: '频次上限（每位粉丝每天最多收到的跟进消息条数；留空为不限）',
       timeZone: '时区',
       timeZoneHint: '本页按此时区显示该公众号的日期和时间（IANA 时区名，默认 Asia/Shanghai）。',
+      quietStart: '默认静默时段：开始',
+      quietEnd: '结束',
+      quietHint:
+        '按该公众号时区；都留空为不设。未自定义静默时段的序列在此时段内不发送（结束早于开始即跨越午夜）。',
       atLeastOnce: '至少送达一次：服务崩溃后结果不明的消息会重发',
       enabled: '启用：发送该公众号的消息',
     },
