@@ -79,6 +79,16 @@ describe('Quiet hours', () => {
     }
     expect((await world.api(`/v1/accounts/${APP_ID}`)).body.quietHours).toBeNull();
     expect((await world.api(`/v1/sequences?appId=${APP_ID}`)).body.sequences).toEqual([]);
+
+    // `false`: none for this sequence; absent: the account's default (null in answers).
+    const off = await world.api.createSequence(
+      aSequence({ trigger: { type: 'keyword', keyword: 'quiet-off' }, quietHours: false }),
+    );
+    expect((await world.api(`/v1/sequences/${off.id}`)).body.quietHours).toBe(false);
+    const inherits = await world.api.createSequence(
+      aSequence({ trigger: { type: 'keyword', keyword: 'quiet-inherit' } }),
+    );
+    expect((await world.api(`/v1/sequences/${inherits.id}`)).body.quietHours).toBeNull();
   });
 
   it('a step due inside quiet hours that end in 3 s is delivered at their end, not before', async () => {
