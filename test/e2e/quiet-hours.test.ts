@@ -1,5 +1,5 @@
-import type { SequenceView } from '../../src/contract';
-import { ADMIN_TOKEN, APP_ID, useStartedService } from '../helpers/harness';
+import type { SequenceResults, SequenceView } from '../../src/contract';
+import { ADMIN_TOKEN, APP_ID, useStartedService, waitFor } from '../helpers/harness';
 import { aTextMessage } from '../helpers/builders';
 import { adminUrl, apiJsonOf, expectText, useSignedInBrowser } from './browser';
 
@@ -13,6 +13,15 @@ const started = useStartedService({ WECHAT_ACCOUNTS: JSON.stringify([ACCOUNT]) }
 const signedIn = useSignedInBrowser(started, ADMIN_TOKEN);
 
 const apiJson = (path: string, init?: RequestInit) => apiJsonOf(started.h, started.service, path, init);
+/** A time of day in Asia/Shanghai, `fromNowMs` from now, as quiet hours take it. */
+const shanghaiTime = (fromNowMs: number) =>
+  new Intl.DateTimeFormat('en-GB', {
+    timeZone: 'Asia/Shanghai',
+    hourCycle: 'h23',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  }).format(Date.now() + fromNowMs);
 const step = (n: number) => signedIn().page.locator(`[data-test="quiet-steps"] li[data-step="${n}"]`);
 
 describe('Quiet hours in the sequence editor', () => {
@@ -89,6 +98,39 @@ describe('Quiet hours in the sequence editor', () => {
     // Off for this sequence, even though the account has a default.
     await page.selectOption('[data-test="quiet-mode"]', 'off');
     await expectText(page.locator('[data-test="quiet-preview"]'), 'No quiet hours apply to this sequence.');
+    expect(browser.problems).toEqual([]);
+  });
+
+  it('the results page counts a step skipped for quiet hours, by its reason, in both languages', async () => {
+    const browser = signedIn();
+    const { page } = browser;
+    // A welcome on a follow (a 1-minute window) in quiet hours that end in an hour, without a fallback.
+    const created = (await apiJson('/v1/sequences', {
+      method: 'POST',
+      body: JSON.stringify({
+        appId: APP_ID,
+        name: '深夜关注欢迎',
+        status: 'active',
+        trigger: { type: 'subscribe' },
+        quietHours: { start: shanghaiTime(-3_600_000), end: shanghaiTime(3_600_000) },
+        steps: [{ offsetMs: 0, message: aTextMessage('欢迎关注') }],
+      }),
+    })) as SequenceView;
+    await started.h.simulator.push('follow', 'o-e2e-quiet', { appId: APP_ID });
+    const skippedQuiet = async () =>
+      ((await apiJson(`/v1/sequences/${created.id}/results`)) as SequenceResults).steps[0]?.skipped
+        .quiet_hours === 1;
+    expect(await waitFor(skippedQuiet, 10_000)).toBe(true);
+
+    await page.goto(adminUrl(started.service, `sequences/${created.id}`));
+    await expectText(
+      page.locator('tr[data-step="1"] .reasons'),
+      '1 in quiet hours, window closed by their end',
+    );
+    await browser.screenshot('quiet-results-en');
+    await page.click('[data-lang="zh-CN"]');
+    await expectText(page.locator('tr[data-step="1"] .reasons'), '1 静默时段内，届时窗口已关闭');
+    await browser.screenshot('quiet-results-zh-CN');
     expect(browser.problems).toEqual([]);
   });
 });
