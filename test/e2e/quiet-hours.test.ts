@@ -13,6 +13,12 @@ const started = useStartedService({ WECHAT_ACCOUNTS: JSON.stringify([ACCOUNT]) }
 const signedIn = useSignedInBrowser(started, ADMIN_TOKEN);
 
 const apiJson = (path: string, init?: RequestInit) => apiJsonOf(started.h, started.service, path, init);
+/** `POST /v1/sequences` of an active sequence of the account. */
+const createActive = async (definition: Record<string, unknown>): Promise<SequenceView> =>
+  (await apiJson('/v1/sequences', {
+    method: 'POST',
+    body: JSON.stringify({ appId: APP_ID, status: 'active', ...definition }),
+  })) as SequenceView;
 /** A time of day in Asia/Shanghai, `fromNowMs` from now, as quiet hours take it. */
 const shanghaiTime = (fromNowMs: number) =>
   new Intl.DateTimeFormat('en-GB', {
@@ -43,19 +49,14 @@ describe('Quiet hours in the sequence editor', () => {
     await page.click('[data-test="save-account"]');
     await page.waitForURL(/\/admin\/accounts$/);
     expect((await apiJson(`/v1/accounts/${APP_ID}`)).quietHours).toEqual({ start: '22:00', end: '08:00' });
-    const created = (await apiJson('/v1/sequences', {
-      method: 'POST',
-      body: JSON.stringify({
-        appId: APP_ID,
-        name: '夜间课程提醒',
-        status: 'active',
-        trigger: { type: 'keyword', keyword: '课程' },
-        steps: [
-          { offsetMs: 0, message: aTextMessage('课程表已发送') },
-          { offsetMs: 13 * 3_600_000, message: aTextMessage('今天中午开课') },
-        ],
-      }),
-    })) as SequenceView;
+    const created = await createActive({
+      name: '夜间课程提醒',
+      trigger: { type: 'keyword', keyword: '课程' },
+      steps: [
+        { offsetMs: 0, message: aTextMessage('课程表已发送') },
+        { offsetMs: 13 * 3_600_000, message: aTextMessage('今天中午开课') },
+      ],
+    });
     await page.goto(adminUrl(started.service, `sequences/${created.id}/edit`));
 
     // Inherited from the account; a trigger at 23:00 Beijing time moves step 1 to 08:00, step 2 is on time.
@@ -105,17 +106,12 @@ describe('Quiet hours in the sequence editor', () => {
     const browser = signedIn();
     const { page } = browser;
     // A welcome on a follow (a 1-minute window) in quiet hours that end in an hour, without a fallback.
-    const created = (await apiJson('/v1/sequences', {
-      method: 'POST',
-      body: JSON.stringify({
-        appId: APP_ID,
-        name: '深夜关注欢迎',
-        status: 'active',
-        trigger: { type: 'subscribe' },
-        quietHours: { start: shanghaiTime(-3_600_000), end: shanghaiTime(3_600_000) },
-        steps: [{ offsetMs: 0, message: aTextMessage('欢迎关注') }],
-      }),
-    })) as SequenceView;
+    const created = await createActive({
+      name: '深夜关注欢迎',
+      trigger: { type: 'subscribe' },
+      quietHours: { start: shanghaiTime(-3_600_000), end: shanghaiTime(3_600_000) },
+      steps: [{ offsetMs: 0, message: aTextMessage('欢迎关注') }],
+    });
     await started.h.simulator.push('follow', 'o-e2e-quiet', { appId: APP_ID });
     const skippedQuiet = async () =>
       ((await apiJson(`/v1/sequences/${created.id}/results`)) as SequenceResults).steps[0]?.skipped
