@@ -1,21 +1,22 @@
 import type { SequenceResults, SequenceView } from '../../src/contract';
-import { ADMIN_TOKEN, APP_ID, useStartedService, waitFor } from '../helpers/harness';
+import { APP_ID, waitFor } from '../helpers/harness';
 import { aTextMessage } from '../helpers/builders';
-import { adminUrl, apiJsonOf, expectText, useSignedInBrowser } from './browser';
+import { adminUrl, expectText, useSignedInBrowser } from './browser';
 
 // API enrollments open no window: with no window policy their steps go out at once.
 const ACCOUNT = { appId: APP_ID, secret: 'test-secret', token: 'e2eabtoken', windowPolicy: 'none' };
 
 jest.setTimeout(60_000);
 
-const started = useStartedService({ WECHAT_ACCOUNTS: JSON.stringify([ACCOUNT]) });
-const signedIn = useSignedInBrowser(started, ADMIN_TOKEN);
-
-const apiJson = (path: string, init?: RequestInit) => apiJsonOf(started.h, started.service, path, init);
+const {
+  started,
+  browser: openBrowser,
+  apiJson,
+} = useSignedInBrowser({ WECHAT_ACCOUNTS: JSON.stringify([ACCOUNT]) });
 
 describe('A/B steps in the admin page', () => {
   it('the editor turns a step into two variants; the results page shows a row per variant', async () => {
-    const browser = signedIn();
+    const browser = openBrowser();
     const { page } = browser;
     const created = (await apiJson('/v1/sequences', {
       method: 'POST',

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Service } from '../../src/main/start-service';
-import type { Harness } from '../helpers/harness';
+import { ADMIN_TOKEN, useStartedService, type Harness } from '../helpers/harness';
 import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 
 /** Debian's Chromium, installed by scripts/ensure-chromium.sh (the e2e project's globalSetup). */
@@ -105,21 +105,27 @@ export async function apiJsonOf(
 }
 
 /**
- * A browser signed in to the admin app of a service started by `useStartedService` (jest's beforeAll /
- * afterAll registered here), showing the sequence list; `browser()` reads it inside the tests.
+ * A started service with `env` and a browser signed in to its admin page, for one test file: both are
+ * ready in the tests and closed after the file. `apiJson` calls the service's API with the admin token.
  */
-export function useSignedInBrowser(
-  started: { readonly service: Pick<Service, 'url'> },
-  adminToken: string,
-): () => TestBrowser {
+export function useSignedInBrowser(env: Record<string, string>): {
+  readonly started: ReturnType<typeof useStartedService>;
+  browser: () => TestBrowser;
+  apiJson: (path: string, init?: RequestInit) => Promise<any>;
+} {
+  const started = useStartedService(env);
   let browser: TestBrowser | undefined;
   beforeAll(async () => {
     browser = await launchBrowser();
     await browser.page.goto(adminUrl(started.service, 'sign-in'));
-    await browser.page.fill('input[name="token"]', adminToken);
+    await browser.page.fill('input[name="token"]', ADMIN_TOKEN);
     await browser.page.click('button[type="submit"]');
     await browser.page.waitForSelector('#sequences');
   });
   afterAll(() => browser?.close());
-  return () => browser!;
+  return {
+    started,
+    browser: () => browser!,
+    apiJson: (path, init) => apiJsonOf(started.h, started.service, path, init),
+  };
 }

@@ -1,7 +1,7 @@
 import type { SequenceResults, SequenceView } from '../../src/contract';
-import { ADMIN_TOKEN, APP_ID, useStartedService, waitFor } from '../helpers/harness';
+import { APP_ID, waitFor } from '../helpers/harness';
 import { aTextMessage } from '../helpers/builders';
-import { adminUrl, apiJsonOf, expectText, useSignedInBrowser } from './browser';
+import { adminUrl, expectText, useSignedInBrowser } from './browser';
 
 // The account's quiet hours 22:00–08:00 (Asia/Shanghai) are the default of its sequences. A user message
 // opens a window of 48 h (the official policy), so a step moved to 08:00 still goes out then.
@@ -9,10 +9,11 @@ const ACCOUNT = { appId: APP_ID, secret: 'test-secret', token: 'e2equiettoken', 
 
 jest.setTimeout(60_000);
 
-const started = useStartedService({ WECHAT_ACCOUNTS: JSON.stringify([ACCOUNT]) });
-const signedIn = useSignedInBrowser(started, ADMIN_TOKEN);
-
-const apiJson = (path: string, init?: RequestInit) => apiJsonOf(started.h, started.service, path, init);
+const {
+  started,
+  browser: signedIn,
+  apiJson,
+} = useSignedInBrowser({ WECHAT_ACCOUNTS: JSON.stringify([ACCOUNT]) });
 /** `POST /v1/sequences` of an active sequence of the account. */
 const createActive = async (definition: Record<string, unknown>): Promise<SequenceView> =>
   (await apiJson('/v1/sequences', {
