@@ -21,6 +21,8 @@ module.exports = {
       testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
       transform,
       testEnvironment: 'node',
+      // The admin app's modules import each other as the browser loads them (`./x.js`, compiled from x.ts).
+      moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
     },
     {
       displayName: 'integration',

@@ -81,8 +81,13 @@ export function when(iso: string | null | undefined, timeZone: string): string {
   if (!iso) return '—';
   const at = new Date(iso);
   if (Number.isNaN(at.getTime())) return iso;
+  return `${dateMinutes(at, timeZone)} (${timeZone})`;
+}
+
+/** "2026-11-25 21:30", in `timeZone` (for lists whose heading names the zone). */
+export function dateMinutes(at: Date, timeZone: string): string {
   const c = wallClock(at, timeZone);
-  return `${c.date} ${c.minutes} (${timeZone})`;
+  return `${c.date} ${c.minutes}`;
 }
 
 /** "21:30:05 (Asia/Shanghai)": when a live page last refreshed. */

@@ -14,6 +14,7 @@ type PlainFields =
   | 'atLeastOnce'
   | 'frequencyCapPerDay'
   | 'timeZone'
+  | 'quietHours'
   | 'unauthorizedAt'
   | 'funcInfo'
   | 'createdAt'
@@ -70,6 +71,7 @@ export function openAccount(box: SecretBox, stored: StoredAccount): Account {
     atLeastOnce: stored.atLeastOnce,
     frequencyCapPerDay: stored.frequencyCapPerDay,
     timeZone: stored.timeZone,
+    quietHours: stored.quietHours,
     unauthorizedAt: stored.unauthorizedAt,
     funcInfo: stored.funcInfo,
     createdAt: stored.createdAt,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { quietHoursSchema } from './quiet-hours';
 
 /** The user actions that open a customer-service contact window. */
 export const INTERACTION_KINDS = ['message', 'subscribe', 'scan', 'click'] as const;
@@ -104,6 +105,8 @@ export const accountCreateSchema = z
     frequencyCapPerDay: frequencyCapSchema.nullable().default(null),
     enabled: z.boolean().default(true),
     timeZone: timeZoneSchema.default(DEFAULT_TIME_ZONE),
+    /** The default quiet hours of the account's sequences (in `timeZone`); null for none. */
+    quietHours: quietHoursSchema.nullable().default(null),
   })
   .strict()
   .refine((a) => a.pushMode === 'plaintext' || a.encodingAESKey !== null, {
@@ -130,6 +133,7 @@ export const accountPatchSchema = z
     frequencyCapPerDay: frequencyCapSchema.nullable(),
     enabled: z.boolean(),
     timeZone: timeZoneSchema,
+    quietHours: quietHoursSchema.nullable(),
   })
   .partial()
   .strict();
@@ -160,6 +164,8 @@ export const accountViewSchema = z.object({
   frequencyCapPerDay: z.number().nullable(),
   /** The IANA time zone the admin page shows the account's dates and times in (default Asia/Shanghai). */
   timeZone: z.string(),
+  /** The default quiet hours of the account's sequences, in `timeZone`; null: none. */
+  quietHours: z.object({ start: z.string(), end: z.string() }).nullable(),
   /**
    * The sends of WeChat's current day (Asia/Shanghai), by channel, as every worker process counts them:
    * each is one call against WeChat's daily quota of the interface (reference/wechat.md §1: 500,000

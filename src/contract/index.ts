@@ -12,3 +12,4 @@ export * from './messages';
 export * from './results';
 export * from './sequences';
 export * from './platform';
+export * from './quiet-hours';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { maxLatenessMsSchema, OPENID_PATTERN } from './messages';
+import { sequenceQuietHoursSchema, warningSchema } from './quiet-hours';
 
 /** Most steps a sequence may have. */
 export const MAX_STEPS = 20;
@@ -98,6 +99,8 @@ export const sequenceDefinitionSchema = z
     steps: z.array(stepRequestSchema).min(1, 'a sequence needs at least one step').max(MAX_STEPS),
     oncePerFollower: z.boolean().default(false),
     exits: z.array(exitConditionSchema).max(MAX_EXITS).default([]),
+    /** Its own quiet hours, `false` for none; absent: the account's default. */
+    quietHours: sequenceQuietHoursSchema.optional(),
   })
   .strict();
 
@@ -180,12 +183,20 @@ export const sequenceViewSchema = z.object({
   trigger: triggerSchema,
   exits: z.array(exitConditionSchema),
   steps: z.array(stepViewSchema),
+  /** Its own quiet hours, `false` for none, or null: the account's default (`quietHours` of the account). */
+  quietHours: z.union([z.object({ start: z.string(), end: z.string() }), z.literal(false)]).nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
   /** `GET /v1/sequences/:id`: steps still to send. */
   pendingSteps: z.number().optional(),
   /** `POST /v1/sequences/:id/pause|archive`: steps the change cancelled. */
   cancelledSteps: z.number().optional(),
+  /**
+   * Create and update: what the saved definition may not do as written (a step without a fallback that quiet
+   * hours could push past its contact window is skipped `quiet_hours` when they do). Not refused: a welcome
+   * step on a follow would otherwise always be.
+   */
+  warnings: z.array(warningSchema).optional(),
 });
 
 /** `GET /v1/sequences`. */

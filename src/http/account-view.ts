@@ -32,6 +32,7 @@ export function accountView(
     atLeastOnce: a.atLeastOnce,
     frequencyCapPerDay: a.frequencyCapPerDay,
     timeZone: a.timeZone,
+    quietHours: a.quietHours,
     sentToday: state.sentToday ?? { custom: 0, template: 0 },
     permissions: a.funcInfo === null ? null : [...a.funcInfo],
     missingPermissions: missingPermissions(a),

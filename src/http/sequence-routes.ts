@@ -7,7 +7,8 @@ import {
   pendingSteps,
   updateSequence,
 } from '../sequences/manage-sequences';
-import { parseSequenceDefinition } from '../sequences/sequence-schema';
+import { parseSequenceDefinition, type SequenceDefinition } from '../sequences/sequence-schema';
+import { quietHoursWarnings } from '../sequences/quiet-hours-warnings';
 import { missingPermissions } from '../accounts/permissions';
 import { findSequence, listSequences } from '../store/sequence-store';
 import { sequenceResults } from '../store/sequence-results';
@@ -52,6 +53,12 @@ export function createSequenceRouter(deps: V1Deps): Router {
     );
   };
 
+  /** What a saved definition may not do as written (answered, not refused). */
+  const warningsOf = (d: SequenceDefinition) => {
+    const account = deps.accounts.get(d.appId);
+    return { warnings: account ? quietHoursWarnings(d, account) : [] };
+  };
+
   router.post('/validate', (req, res) => {
     parse(req.body);
     res.json({ ok: true } satisfies SequenceValid);
@@ -73,8 +80,9 @@ export function createSequenceRouter(deps: V1Deps): Router {
     if (!status.success) {
       throw new ValidationError('invalid sequence', [{ path: 'status', message: 'must be draft or active' }]);
     }
-    const created = await createSequence(deps.pool, parse(req.body), status.data);
-    res.status(201).json(sequenceView(created));
+    const definition = parse(req.body);
+    const created = await createSequence(deps.pool, definition, status.data);
+    res.status(201).json({ ...sequenceView(created), ...warningsOf(definition) });
   });
 
   router.get('/:id', async (req, res) => {
@@ -85,7 +93,9 @@ export function createSequenceRouter(deps: V1Deps): Router {
   });
 
   router.put('/:id', async (req, res) => {
-    res.json(sequenceView(await updateSequence(deps.pool, sequenceId(req.params.id), parse(req.body))));
+    const definition = parse(req.body);
+    const updated = await updateSequence(deps.pool, sequenceId(req.params.id), definition);
+    res.json({ ...sequenceView(updated), ...warningsOf(definition) });
   });
 
   router.get('/:id/results', async (req, res) => {

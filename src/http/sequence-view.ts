@@ -13,6 +13,7 @@ export function sequenceView(s: Sequence): SequenceView {
     trigger: s.trigger,
     exits: [...s.exits],
     steps: [...s.steps],
+    quietHours: s.quietHours,
     createdAt: s.createdAt.toISOString(),
     updatedAt: s.updatedAt.toISOString(),
   };

@@ -1,6 +1,11 @@
 import { missingPermissionMessage, type PermissionChannel } from '../accounts/permissions';
 import { ValidationError } from '../errors';
-import { type ExitCondition, sequenceDefinitionSchema, type Trigger } from '../contract';
+import {
+  type ExitCondition,
+  sequenceDefinitionSchema,
+  type SequenceQuietHours,
+  type Trigger,
+} from '../contract';
 import { exitReason } from './exits';
 import { type IssueDetail, readableIssue, zodIssueDetails } from '../validation';
 import { placeholdersOf } from './template-vars';
@@ -47,6 +52,8 @@ export interface SequenceDefinition {
   readonly oncePerFollower: boolean;
   /** What ends a follower's enrollment early (the rest of its steps cancelled). */
   readonly exits: readonly ExitCondition[];
+  /** Its own quiet hours, `false` for none; undefined: the account's default. */
+  readonly quietHours?: SequenceQuietHours;
 }
 
 /**
@@ -184,5 +191,6 @@ export function parseSequenceDefinition(
     steps,
     oncePerFollower: d.oncePerFollower,
     exits: d.exits,
+    ...(d.quietHours === undefined ? {} : { quietHours: d.quietHours }),
   };
 }

@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from '../db/pool';
-import type { AccountKind, PushMode, WindowPolicyInput } from '../contract';
+import type { AccountKind, PushMode, QuietHours, WindowPolicyInput } from '../contract';
 
 /** An account as stored: its secrets sealed (src/accounts/secret-box.ts), never in clear. */
 export interface StoredAccount {
@@ -20,6 +20,8 @@ export interface StoredAccount {
   readonly frequencyCapPerDay: number | null;
   /** The IANA zone the admin page shows the account's times in. */
   readonly timeZone: string;
+  /** The default quiet hours of its sequences (in `timeZone`); null: none. */
+  readonly quietHours: QuietHours | null;
   /** When the platform's authorization was revoked (the account was then disabled); null otherwise. */
   readonly unauthorizedAt: Date | null;
   /** A platform account's permission set ids (func_info) as it last authorized; null for an own account. */
@@ -31,8 +33,8 @@ export interface StoredAccount {
 /** What an insert writes; the times are the database's. */
 export type NewStoredAccount = Omit<
   StoredAccount,
-  'createdAt' | 'updatedAt' | 'unauthorizedAt' | 'funcInfo' | 'frequencyCapPerDay'
-> & { readonly frequencyCapPerDay?: number | null };
+  'createdAt' | 'updatedAt' | 'unauthorizedAt' | 'funcInfo' | 'frequencyCapPerDay' | 'quietHours'
+> & { readonly frequencyCapPerDay?: number | null; readonly quietHours?: QuietHours | null };
 /** The fields an update may change (the app id and the kind never change). */
 export type StoredAccountChanges = Partial<Omit<NewStoredAccount, 'appId' | 'kind'>>;
 
@@ -51,6 +53,7 @@ interface AccountRow {
   at_least_once: boolean;
   frequency_cap_per_day: number | null;
   time_zone: string;
+  quiet_hours: QuietHours | null;
   unauthorized_at: Date | null;
   func_info: number[] | null;
   created_at: Date;
@@ -71,7 +74,10 @@ const COLUMN: Record<keyof StoredAccountChanges, string> = {
   atLeastOnce: 'at_least_once',
   frequencyCapPerDay: 'frequency_cap_per_day',
   timeZone: 'time_zone',
+  quietHours: 'quiet_hours',
 };
+/** The jsonb columns: a value is sent as JSON text (null stays SQL null: no quiet hours). */
+const JSONB_FIELDS: readonly (keyof StoredAccountChanges)[] = ['windowPolicy', 'quietHours'];
 
 const toAccount = (r: AccountRow): StoredAccount => ({
   appId: r.app_id,
@@ -88,15 +94,16 @@ const toAccount = (r: AccountRow): StoredAccount => ({
   atLeastOnce: r.at_least_once,
   frequencyCapPerDay: r.frequency_cap_per_day,
   timeZone: r.time_zone,
+  quietHours: r.quiet_hours,
   unauthorizedAt: r.unauthorized_at,
   funcInfo: r.func_info,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
 
-/** A field's value as a parameter: the window policy is jsonb (a bare string must be sent as JSON). */
+/** A field's value as a parameter: a jsonb one as JSON (the window policy may be a bare string). */
 const param = (field: keyof StoredAccountChanges, value: unknown): unknown =>
-  field === 'windowPolicy' ? JSON.stringify(value) : value;
+  JSONB_FIELDS.includes(field) && value !== null ? JSON.stringify(value) : value;
 
 /** Inserts the account unless its app id exists; returns it, or null when it existed (nothing written). */
 export async function insertAccount(
@@ -106,8 +113,8 @@ export async function insertAccount(
   const { rows } = await db.query<AccountRow>(
     `INSERT INTO accounts (app_id, name, kind, enabled, secret_sealed, token_sealed, encoding_aes_key_sealed,
        previous_encoding_aes_key_sealed, push_mode, window_policy, send_rate_per_second, at_least_once,
-       frequency_cap_per_day, time_zone)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14)
+       frequency_cap_per_day, time_zone, quiet_hours)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14, $15::jsonb)
      ON CONFLICT (app_id) DO NOTHING RETURNING *`,
     [
       a.appId,
@@ -124,6 +131,7 @@ export async function insertAccount(
       a.atLeastOnce,
       a.frequencyCapPerDay ?? null,
       a.timeZone,
+      param('quietHours', a.quietHours ?? null),
     ],
   );
   return rows[0] ? toAccount(rows[0]) : null;
@@ -155,7 +163,7 @@ export async function updateAccount(
   const fields = (Object.keys(changes) as (keyof StoredAccountChanges)[]).filter(
     (f) => changes[f] !== undefined,
   );
-  const sets = fields.map((f, i) => `${COLUMN[f]} = $${i + 2}${f === 'windowPolicy' ? '::jsonb' : ''}`);
+  const sets = fields.map((f, i) => `${COLUMN[f]} = $${i + 2}${JSONB_FIELDS.includes(f) ? '::jsonb' : ''}`);
   const { rows } = await db.query<AccountRow>(
     `UPDATE accounts SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE app_id = $1 RETURNING *`,
     [appId, ...fields.map((f) => param(f, changes[f]))],

@@ -3,13 +3,15 @@ import { isOpenSql, MESSAGE_STATUS } from './message-status';
 import { SEND_RATE_HORIZON_MS } from './send-pacing';
 
 /**
- * Why the claim re-delays a message: not due yet (or its account paused), its account's rate is taken, or
- * the follower's day is over the account's frequency cap (moved to the next day).
+ * Why the claim re-delays a message: not due yet (or its account paused), its account's rate is taken, the
+ * follower's day is over the account's frequency cap (moved to the next day), or a sequence step fell due in
+ * its quiet hours (moved to their end).
  */
 export const EARLY_REASON = {
   notDue: 'early',
   sendRate: 'send_rate',
   frequencyCap: 'frequency_cap',
+  quietHours: 'quiet_hours',
 } as const;
 export type EarlyReason = (typeof EARLY_REASON)[keyof typeof EARLY_REASON];
 
@@ -25,6 +27,7 @@ export const CLAIM_SKIP_REASON = {
   accountDisabled: 'account_disabled',
   frequencyCap: 'frequency_cap',
   noSubscription: 'no_subscription',
+  quietHours: 'quiet_hours',
 } as const;
 export type ClaimSkipReason = (typeof CLAIM_SKIP_REASON)[keyof typeof CLAIM_SKIP_REASON];
 
@@ -43,8 +46,19 @@ const skip = (reason: ClaimSkipReason): string => `skip:${reason}`;
 /** The follower's day for the frequency cap (WeChat's and the marketers' day). */
 const TZ = `'Asia/Shanghai'`;
 const TODAY = `(now() AT TIME ZONE ${TZ})::date`;
-/** The verdict of a capped message over the cap that can still go out on the next day. */
-const LATER_FREQUENCY_CAP = 'later:frequency_cap';
+/**
+ * Verdicts that move a message and leave it queued (`later:` and the EARLY_REASON, which the `moved` step cuts
+ * off, substr 7): over the frequency cap, to the next day; in quiet hours, to their end.
+ */
+const LATER_FREQUENCY_CAP = `later:${EARLY_REASON.frequencyCap}`;
+const LATER_QUIET_HOURS = `later:${EARLY_REASON.quietHours}`;
+
+/**
+ * A sequence step's quiet hours: the sequence's own (an object), none (`false`), or else (null) its account's
+ * default. API messages have none.
+ */
+const QUIET_HOURS = `CASE WHEN sq.id IS NULL OR sq.quiet_hours = 'false'::jsonb THEN NULL
+  ELSE COALESCE(sq.quiet_hours, acc.quiet_hours) END`;
 
 /** Verdicts before the notice check: the message goes out as a notice if the follower accepted one. */
 const NOTICE_SEND = 'notice:send';
@@ -68,9 +82,10 @@ SELECT pg_advisory_xact_lock_shared(${CLAIM_LOCK_KEY('s.app_id')}) FROM ${ACCOUN
  *                payload, attempts (this one included), request_id;
  * - `cancelled`: id (covered by the ledger, now `cancelled`);
  * - `skipped`:   id, reason (`account_disabled` | `stale` | `unsubscribed` | `frequency_cap` | `window_closed`
- *                | `no_subscription`);
+ *                | `no_subscription` | `quiet_hours`);
  * - `early`:     id, due_at, remaining_ms, reason: null (not due yet, or its account is paused until
- *                due_at), `frequency_cap` (moved to the next day), `send_rate` (the rate is reserved ahead).
+ *                due_at), `frequency_cap` (moved to the next day), `quiet_hours` (moved to their end),
+ *                `send_rate` (the rate is reserved ahead).
  * Ids absent from the result are gone, finished, or being sent by someone else.
  */
 export const CLAIM_SQL = `
@@ -83,18 +98,29 @@ WITH cand AS (
          sp.next_at AS rate_busy_until, acc.send_rate_per_second AS rate,
          m.frequency_capped AND acc.frequency_cap_per_day IS NOT NULL AS capped, acc.frequency_cap_per_day AS cap,
          m.intended_at + m.max_lateness_ms * interval '1 millisecond' AS stale_at,
-         (date_trunc('day', now() AT TIME ZONE ${TZ}) + interval '1 day') AT TIME ZONE ${TZ} AS next_day
+         (date_trunc('day', now() AT TIME ZONE ${TZ}) + interval '1 day') AT TIME ZONE ${TZ} AS next_day,
+         -- The end of the quiet hours the step falls due in (now, the database's clock); null outside them.
+         CASE WHEN ${QUIET_HOURS} IS NOT NULL THEN quiet_hours_end(${QUIET_HOURS}, acc.time_zone, now()) END
+           AS quiet_end
   FROM scheduled_messages m
   LEFT JOIN account_states a ON a.app_id = m.app_id AND a.paused_until > now()
   LEFT JOIN accounts acc ON acc.app_id = m.app_id
+  LEFT JOIN sequences sq ON sq.id = m.sequence_id
   -- The reservations are stamped with clock_timestamp(): so is their horizon (now() is the claim's start,
   -- which may lie long behind after a wait for the claim lock).
   LEFT JOIN send_pacing sp ON sp.app_id = m.app_id
     AND sp.next_at > clock_timestamp() + ${SEND_RATE_HORIZON_MS} * interval '1 millisecond'
   WHERE m.id = ANY($1::uuid[]) AND ${OPEN}
 ), due AS (
-  SELECT *, row_number() OVER (PARTITION BY app_id, openid, channel ORDER BY due_at, id) AS rank,
-         count(*) FILTER (WHERE capped) OVER (PARTITION BY app_id, openid ORDER BY due_at, id) AS cap_rank
+  -- A step moved for quiet hours does not go out now: it takes no place in the window's count or the cap;
+  -- \`quiet_rank\` is its place among the follower's moved ones (all due at the same end) for the window then.
+  SELECT *,
+         count(*) FILTER (WHERE quiet_end IS NULL) OVER (PARTITION BY app_id, openid, channel ORDER BY due_at, id)
+           AS rank,
+         count(*) FILTER (WHERE capped AND quiet_end IS NULL) OVER (PARTITION BY app_id, openid ORDER BY due_at, id)
+           AS cap_rank,
+         count(*) FILTER (WHERE quiet_end IS NOT NULL) OVER (PARTITION BY app_id, openid ORDER BY due_at, id)
+           AS quiet_rank
   FROM cand WHERE NOT covered AND paused_until IS NULL AND rate_busy_until IS NULL
     AND due_at <= now() + $2 * interval '1 millisecond'
 ), locked AS (
@@ -107,10 +133,17 @@ WITH cand AS (
   WHERE (n.app_id, n.openid, n.template_id) IN (SELECT app_id, openid, notice_template FROM due)
   ORDER BY n.app_id, n.openid, n.template_id FOR UPDATE
 ), prejudged AS (
-  SELECT d.id, d.app_id, d.openid, d.capped, d.next_day, d.notice_template, d.due_at, CASE
+  SELECT d.id, d.app_id, d.openid, d.capped, d.next_day, d.quiet_end, d.notice_template, d.due_at, CASE
       WHEN d.disabled THEN '${skip(CLAIM_SKIP_REASON.accountDisabled)}'
       WHEN d.stale THEN '${skip(CLAIM_SKIP_REASON.stale)}'
       WHEN l.subscribed = false THEN '${skip(CLAIM_SKIP_REASON.unsubscribed)}'
+      -- In quiet hours: moved to their end if it can go out then (the window still open with room, or a
+      -- fallback that takes over when it is not), else skipped now rather than at the end.
+      WHEN d.quiet_end IS NOT NULL THEN CASE
+        WHEN (d.stale_at IS NULL OR d.stale_at >= d.quiet_end) AND (d.channel <> 'custom'
+          OR d.app_id = ANY($3::text[]) OR d.has_fallback
+          OR (l.window_expires_at > d.quiet_end AND d.quiet_rank <= l.window_remaining))
+        THEN '${LATER_QUIET_HOURS}' ELSE '${skip(CLAIM_SKIP_REASON.quietHours)}' END
       WHEN d.capped AND COALESCE(l.capped_today, 0) + d.cap_rank > d.cap THEN CASE
         WHEN (d.stale_at IS NULL OR d.stale_at >= d.next_day) AND (d.channel <> 'custom'
           OR d.app_id = ANY($3::text[]) OR d.has_fallback OR l.window_expires_at > d.next_day)
@@ -124,7 +157,7 @@ WITH cand AS (
   FROM due d LEFT JOIN locked l ON l.app_id = d.app_id AND l.openid = d.openid
 ), judged AS (
   -- A notice goes out while the follower has acceptances of its template left, one each, in due order.
-  SELECT p.id, p.app_id, p.openid, p.capped, p.next_day, p.notice_template, CASE
+  SELECT p.id, p.app_id, p.openid, p.capped, p.next_day, p.quiet_end, p.notice_template, CASE
       WHEN p.verdict NOT LIKE 'notice:%' THEN p.verdict
       WHEN row_number() OVER (PARTITION BY p.app_id, p.openid, p.notice_template, p.verdict LIKE 'notice:%'
         ORDER BY p.due_at, p.id) > COALESCE(a.remaining, 0) THEN '${skip(CLAIM_SKIP_REASON.noSubscription)}'
@@ -157,10 +190,11 @@ WITH cand AS (
   UPDATE scheduled_messages m SET due_at = cand.paused_until, status = '${MESSAGE_STATUS.queued}', updated_at = now()
   FROM cand WHERE m.id = cand.id AND NOT cand.covered AND cand.paused_until IS NOT NULL AND ${OPEN}
   RETURNING m.id, m.due_at
-), capped AS (
-  UPDATE scheduled_messages m SET due_at = j.next_day, updated_at = now()
-  FROM judged j WHERE m.id = j.id AND j.verdict = '${LATER_FREQUENCY_CAP}' AND ${OPEN}
-  RETURNING m.id, m.due_at
+), moved AS (
+  UPDATE scheduled_messages m
+  SET due_at = CASE WHEN j.verdict = '${LATER_QUIET_HOURS}' THEN j.quiet_end ELSE j.next_day END, updated_at = now()
+  FROM judged j WHERE m.id = j.id AND j.verdict LIKE 'later:%' AND ${OPEN}
+  RETURNING m.id, m.due_at, substr(j.verdict, 7) AS reason
 ), skipped AS (
   UPDATE scheduled_messages m SET status = '${MESSAGE_STATUS.skipped}', status_reason = substr(j.verdict, 6), updated_at = now()
   FROM judged j WHERE m.id = j.id AND j.verdict LIKE 'skip:%' AND ${OPEN}
@@ -180,8 +214,8 @@ UNION ALL SELECT '${CLAIM_ROW.cancelled}', id, NULL, NULL, NULL, NULL, NULL, NUL
 UNION ALL SELECT '${CLAIM_ROW.skipped}', id, NULL, NULL, status_reason, NULL, NULL, NULL, NULL, NULL, NULL FROM skipped
 UNION ALL SELECT '${CLAIM_ROW.early}', id, due_at, extract(epoch FROM due_at - now()) * 1000, NULL, NULL, NULL, NULL, NULL, NULL,
   NULL FROM paused
-UNION ALL SELECT '${CLAIM_ROW.early}', id, due_at, extract(epoch FROM due_at - now()) * 1000, '${EARLY_REASON.frequencyCap}',
-  NULL, NULL, NULL, NULL, NULL, NULL FROM capped
+UNION ALL SELECT '${CLAIM_ROW.early}', id, due_at, extract(epoch FROM due_at - now()) * 1000, reason,
+  NULL, NULL, NULL, NULL, NULL, NULL FROM moved
 UNION ALL SELECT '${CLAIM_ROW.early}', id, due_at, extract(epoch FROM due_at - now()) * 1000, NULL, NULL, NULL, NULL, NULL, NULL,
   NULL FROM cand WHERE NOT covered AND paused_until IS NULL AND due_at > now() + $2 * interval '1 millisecond'
 UNION ALL SELECT '${CLAIM_ROW.early}', id, due_at,

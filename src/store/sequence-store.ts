@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from '../db/pool';
 import { LEDGER_COVERS } from './ledger';
 import { isOpenSql } from './message-status';
-import type { ExitCondition, SequenceStatus, StepView, Trigger } from '../contract';
+import type { ExitCondition, SequenceQuietHours, SequenceStatus, StepView, Trigger } from '../contract';
 
 /**
  * A sequence as the store writes it: sequences/sequence-schema parses and checks the definition (each
@@ -14,6 +14,8 @@ export interface StoredDefinition {
   readonly steps: readonly StepView[];
   readonly oncePerFollower: boolean;
   readonly exits: readonly ExitCondition[];
+  /** Its own quiet hours, `false` for none; undefined: the account's default. */
+  readonly quietHours?: SequenceQuietHours;
 }
 /** The status whose sequences enroll followers. */
 const ACTIVE: SequenceStatus = 'active';
@@ -29,6 +31,8 @@ export interface Sequence {
   readonly steps: readonly StepView[];
   /** The current version's exit conditions. */
   readonly exits: readonly ExitCondition[];
+  /** Its own quiet hours, `false` for none, null: the account's default (the latest save's, for every enrollment). */
+  readonly quietHours: SequenceQuietHours | null;
   readonly createdAt: Date;
   readonly updatedAt: Date;
 }
@@ -43,12 +47,13 @@ interface SequenceRow {
   trigger: Trigger;
   steps: StepView[];
   exits: ExitCondition[];
+  quiet_hours: SequenceQuietHours | null;
   created_at: Date;
   updated_at: Date;
 }
 
 const SELECT = `SELECT s.id, s.app_id, s.name, s.status, s.current_version, s.once_per_follower, v.trigger, v.steps,
-  v.exits, s.created_at, s.updated_at
+  v.exits, s.quiet_hours, s.created_at, s.updated_at
   FROM sequences s JOIN sequence_versions v ON v.sequence_id = s.id AND v.version = s.current_version`;
 
 function toSequence(r: SequenceRow): Sequence {
@@ -62,10 +67,15 @@ function toSequence(r: SequenceRow): Sequence {
     trigger: r.trigger,
     steps: r.steps,
     exits: r.exits,
+    quietHours: r.quiet_hours,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
 }
+
+/** The quiet hours column's value: JSON (`false` included), or SQL null for the account's default. */
+const quietHoursParam = (d: StoredDefinition): string | null =>
+  d.quietHours === undefined ? null : JSON.stringify(d.quietHours);
 
 export async function insertSequence(
   db: PoolClient,
@@ -73,8 +83,9 @@ export async function insertSequence(
   status: SequenceStatus,
 ): Promise<string> {
   const { rows } = await db.query<{ id: string }>(
-    `INSERT INTO sequences (app_id, name, status, once_per_follower) VALUES ($1, $2, $3, $4) RETURNING id`,
-    [d.appId, d.name, status, d.oncePerFollower],
+    `INSERT INTO sequences (app_id, name, status, once_per_follower, quiet_hours) VALUES ($1, $2, $3, $4, $5::jsonb)
+     RETURNING id`,
+    [d.appId, d.name, status, d.oncePerFollower, quietHoursParam(d)],
   );
   const id = rows[0].id;
   await db.query(
@@ -87,9 +98,10 @@ export async function insertSequence(
 /** Adds a version and makes it current; enrollments already running keep theirs. */
 export async function addVersion(db: PoolClient, id: string, d: StoredDefinition): Promise<number> {
   const { rows } = await db.query<{ current_version: number }>(
-    `UPDATE sequences SET current_version = current_version + 1, name = $2, once_per_follower = $3, updated_at = now()
+    `UPDATE sequences SET current_version = current_version + 1, name = $2, once_per_follower = $3,
+       quiet_hours = $4::jsonb, updated_at = now()
      WHERE id = $1 RETURNING current_version`,
-    [id, d.name, d.oncePerFollower],
+    [id, d.name, d.oncePerFollower, quietHoursParam(d)],
   );
   const version = rows[0].current_version;
   await db.query(

@@ -76,6 +76,7 @@ export type SequenceRequest = {
   steps: StepRequest[];
   oncePerFollower?: boolean;
   exits?: ExitCondition[];
+  quietHours?: { start: string; end: string } | false;
 };
 
 /** A step right after the trigger. */

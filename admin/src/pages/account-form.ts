@@ -85,6 +85,10 @@ function accountForm(ctx: AppContext, account: Account | null): HTMLElement {
   cap.value = account?.frequencyCapPerDay == null ? '' : String(account.frequencyCapPerDay);
   const timeZone = h('input', { type: 'text', name: 'timeZone', spellcheck: false, maxlength: 64 });
   timeZone.value = account?.timeZone ?? DEFAULT_TIME_ZONE;
+  const quietStart = h('input', { type: 'time', step: 1, name: 'quietStart' });
+  const quietEnd = h('input', { type: 'time', step: 1, name: 'quietEnd' });
+  quietStart.value = account?.quietHours?.start ?? '';
+  quietEnd.value = account?.quietHours?.end ?? '';
   const atLeastOnce = checkbox('atLeastOnce', account?.atLeastOnce ?? false);
   const enabled = checkbox('enabled', account?.enabled ?? true);
   const summary = h('div', { class: 'save-summary', role: 'status' });
@@ -103,6 +107,11 @@ function accountForm(ctx: AppContext, account: Account | null): HTMLElement {
       sendRatePerSecond: rate.value === '' ? null : Number(rate.value),
       frequencyCapPerDay: cap.value === '' ? null : Number(cap.value),
       timeZone: timeZone.value.trim(),
+      // Both empty: none; one of them empty is sent as it is, so that the API names the field.
+      quietHours:
+        quietStart.value === '' && quietEnd.value === ''
+          ? null
+          : { start: quietStart.value, end: quietEnd.value },
       atLeastOnce: atLeastOnce.checked,
       enabled: enabled.checked,
     };
@@ -122,6 +131,12 @@ function accountForm(ctx: AppContext, account: Account | null): HTMLElement {
     field(T.fields.sendRate, rate, { path: 'sendRatePerSecond' }),
     field(T.fields.frequencyCap, cap, { path: 'frequencyCapPerDay' }),
     field(T.fields.timeZone, timeZone, { path: 'timeZone', hint: T.fields.timeZoneHint }),
+    h(
+      'div',
+      { class: 'two', 'data-path': 'quietHours' },
+      field(T.fields.quietStart, quietStart, { path: 'quietHours.start', hint: T.fields.quietHint }),
+      field(T.fields.quietEnd, quietEnd, { path: 'quietHours.end' }),
+    ),
     h(
       'div',
       { class: 'field', 'data-path': 'atLeastOnce' },

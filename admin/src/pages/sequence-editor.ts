@@ -5,6 +5,10 @@ import { clearErrors, showErrors } from '../editor/field-errors.js';
 import { createExitFields } from '../editor/exit-fields.js';
 import { createGeneralFields, type GeneralFields } from '../editor/general-fields.js';
 import { phonePreview } from '../editor/phone-preview.js';
+import { createQuietFields } from '../editor/quiet-fields.js';
+import { createQuietPreview } from '../editor/quiet-preview.js';
+import { zoneOf } from '../format.js';
+import { effectiveQuietHours } from '../quiet-hours.js';
 import { createStepCard, type StepCard } from '../editor/step-card.js';
 import { checkSteps } from '../editor/window-check.js';
 import { windowTimeline } from '../editor/window-timeline.js';
@@ -39,6 +43,8 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
   const { editor: words, common, sequenceStatus, window: windowWords, policyNames } = t();
   const general: GeneralFields = createGeneralFields(accounts, initial);
   const exits = createExitFields(initial?.exits ?? [], () => changed());
+  const quiet = createQuietFields(initial?.quietHours);
+  const quietPreview = createQuietPreview();
   const cards: StepCard[] = [];
   const stepsEl = h('div', { class: 'steps', 'data-path': 'steps' }, h('div', { class: 'error-slot' }));
   const aside = h('aside', { class: 'editor-aside' });
@@ -73,6 +79,7 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
       steps,
       oncePerFollower: general.oncePerFollower(),
       exits: exits.exits(),
+      ...(quiet.value() === undefined ? {} : { quietHours: quiet.value() }),
     };
     return { body, problems };
   };
@@ -99,11 +106,12 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
     // An API event or enrollment opens no window (kind null): each step's note says what happens to it.
     const kind = triggerKind(body.trigger);
     const policy = account?.windowPolicy ?? null;
-    const verdicts = checkSteps(
-      body.steps.map((s) => ({ offsetMs: s.offsetMs, hasFallback: hasFallback(s) })),
-      policy,
-      kind,
-    );
+    const steps = body.steps.map((s) => ({ offsetMs: s.offsetMs, hasFallback: hasFallback(s) }));
+    const verdicts = checkSteps(steps, policy, kind);
+    const zone = zoneOf(accounts, body.appId);
+    quiet.sync(account?.quietHours ?? null, zone);
+    const quietHours = effectiveQuietHours(body.quietHours, account?.quietHours ?? null);
+    quietPreview.update({ quiet: quietHours, zone, policy, kind, steps });
     replace(
       aside,
       windowTimeline(
@@ -112,6 +120,7 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
         kind,
         account ? policyNames[account.policyName] : windowWords.unknownPolicy,
       ),
+      quietPreview.el,
       phonePreview(
         body.steps.map((s, i) => ({ ...shownContent(s), verdict: verdicts[i] })),
         body.appId,
@@ -188,6 +197,7 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
   replace(
     form,
     general.el,
+    quiet.el,
     h('h2', {}, words.steps),
     stepsEl,
     h(

@@ -24,6 +24,7 @@ import {
   messageRequestSchema,
   messageViewSchema,
   platformViewSchema,
+  quietHoursSchema,
   rescheduledByKeySchema,
   rescheduledMessageSchema,
   rescheduleRequestSchema,
@@ -48,6 +49,8 @@ export const REQUEST_SCHEMAS = {
   AccountPatchRequest: accountPatchSchema,
   SequenceCreateRequest: sequenceCreateSchema,
   SequenceDefinition: sequenceDefinitionSchema,
+  /** An account's default quiet hours, or a sequence's own (`false` there: none). */
+  QuietHours: quietHoursSchema,
   TestSendRequest: testSendSchema,
   EnrollmentRequest: enrollmentRequestSchema,
   FollowerEventRequest: followerEventRequestSchema,

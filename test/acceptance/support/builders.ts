@@ -99,6 +99,8 @@ export interface SequenceRequest {
   steps: Step[];
   oncePerFollower?: boolean;
   exits?: ExitCondition[];
+  /** Its own quiet hours (HH:MM[:SS] in the account's zone), `false` for none; absent: the account's. */
+  quietHours?: { start: string; end: string } | false;
 }
 
 /** A step right after the trigger. */

@@ -11,7 +11,7 @@ function problems(
 }
 
 describe('the accounts contract', () => {
-  it('fills a create body with its defaults: plaintext pushes, the official policy, 1000/s, no frequency cap, enabled, Asia/Shanghai', () => {
+  it('fills a create body with its defaults: plaintext pushes, the official policy, 1000/s, no frequency cap, enabled, Asia/Shanghai, no quiet hours', () => {
     const body = anAccountBody();
     expect(accountCreateSchema.parse(body)).toEqual({
       ...body,
@@ -25,6 +25,7 @@ describe('the accounts contract', () => {
       frequencyCapPerDay: null,
       enabled: true,
       timeZone: 'Asia/Shanghai',
+      quietHours: null,
     });
   });
 

@@ -12,6 +12,7 @@ const seq = (name: string, trigger: Trigger): Sequence => ({
   trigger,
   steps: [],
   exits: [],
+  quietHours: null,
   createdAt: new Date(0),
   updatedAt: new Date(0),
 });
