@@ -54,8 +54,6 @@ export interface World {
   readonly opsUrl: string;
   /** Base URL of the worker process's /healthz, /readyz, /metrics (split worlds; the first worker's). */
   readonly workerUrl: string;
-  /** Base URL of the api (or all-in-one) process's ops listener: /metrics, /healthz, /readyz. */
-  readonly opsUrl: string;
   /** Base URLs of every worker process's ops listener (split worlds). */
   readonly workerUrls: readonly string[];
   /** The world's own database (DATABASE_URL of its processes). */
@@ -179,7 +177,6 @@ export async function startWorld(opts: WorldOptions): Promise<World> {
     service: () => service!,
     opsUrl: `http://127.0.0.1:${apiOpsPort}`,
     workerUrl: workerUrls[0],
-    opsUrl: `http://127.0.0.1:${apiOpsPort}`,
     workerUrls,
     databaseUrl: database.url,
     logFiles: () =>
