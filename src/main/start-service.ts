@@ -78,7 +78,7 @@ export async function startService(
   );
 
   const metrics = createMetrics({ pool, transportMode: transport.mode });
-  const connection = createBrokerConnection(config.rabbitmqUrl, logger, `wechat-drip ${config.role}`);
+  const connection = createBrokerConnection(config.rabbitmqUrls, logger, `wechat-drip ${config.role}`);
   const publisher = createPublisher({
     connection,
     names,
