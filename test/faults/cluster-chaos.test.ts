@@ -99,6 +99,12 @@ async function connectedNode(via: ClusterNode): Promise<ClusterNode | undefined>
   return cluster.nodes.find((n) => ports.includes(n.amqpPort));
 }
 
+/**
+ * Starts a killed node again a few seconds later, as its supervisor would, while the scenario goes on:
+ * the other two carry the load until it has booted (10–20 s here) and rejoined.
+ */
+const restartLater = (node: ClusterNode): Promise<void> => sleep(2000).then(() => cluster.start(node));
+
 /** Counts, records lateness and recovery, then asserts lost = 0 and duplicates = 0. */
 async function verdict(
   scenario: string,
@@ -151,10 +157,11 @@ describeCluster(`RabbitMQ cluster: ${N} messages per scenario, none lost, none s
       const victim = cluster.nodes[leaders.indexOf(Math.max(...leaders))];
       const killedAt = Date.now();
       await cluster.kill(victim);
+      const restarted = restartLater(victim);
       await settle(() => counter.counts().size >= N, scaledMs(60_000, 6));
       const note = `${victim.name} led ${Math.max(...leaders)} of the ${waiting.length} levels holding messages`;
       await verdict('levels’ leader node SIGKILLed', tags, counter.counts(), startedAt, [killedAt], note);
-      await cluster.start(victim);
+      await restarted;
     },
     scaledMs(240_000, 12),
   );
@@ -172,9 +179,10 @@ describeCluster(`RabbitMQ cluster: ${N} messages per scenario, none lost, none s
       expect(await waitFor(() => counter.counts().size >= N / 4, scaledMs(20_000, 2), 10)).toBe(true);
       const killedAt = Date.now();
       await cluster.kill(target);
+      const restarted = restartLater(target);
       await settle(() => counter.counts().size >= N, scaledMs(60_000, 6));
       await verdict('consumer’s node SIGKILLed mid-burst', tags, counter.counts(), startedAt, [killedAt]);
-      await cluster.start(target);
+      await restarted;
     },
     scaledMs(240_000, 12),
   );

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { connect } from 'node:net';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -149,23 +150,35 @@ async function removeNodes(): Promise<void> {
   rmSync(CLUSTER_DIR, { recursive: true, force: true });
 }
 
+/** True once something accepts TCP connections on 127.0.0.1:`port`. */
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    const answer = (open: boolean) => {
+      socket.destroy();
+      resolve(open);
+    };
+    socket.once('connect', () => answer(true));
+    socket.once('error', () => answer(false));
+  });
+}
+
+/**
+ * Starts the node (`-detached`) and waits until it serves amqp, by its port rather than by the CLI (each
+ * CLI call costs a second of CPU, which the booting nodes need); then records its OS pid.
+ */
 async function bootNode(node: ClusterNode): Promise<void> {
   await asRabbit(SERVER, ['-detached'], nodeEnv(node));
-  // `-detached` returns before the node registers; await_startup fails until it has.
   const deadline = Date.now() + STARTUP_MS;
-  for (;;) {
-    try {
-      await ctlOn(node, ['await_startup', '--timeout', '60']);
-      break;
-    } catch (err) {
-      if (Date.now() > deadline) {
-        throw new Error(`${node.name} did not start: ${(err as Error).message}`, { cause: err });
-      }
-      await new Promise((r) => setTimeout(r, 1000));
-    }
+  while (!(await listening(node.amqpPort))) {
+    if (Date.now() > deadline) throw new Error(`${node.name} did not open its amqp port ${node.amqpPort}`);
+    await new Promise((r) => setTimeout(r, 250));
   }
-  const pid = (await ctlOn(node, ['eval', 'os:getpid().'])).trim().replace(/"/g, '');
-  writeFileSync(pidFile(node), pid);
+  await ctlOn(node, ['await_startup', '--timeout', '60']);
+  const [pid] = pidsOfNode(node.name).filter(
+    (p) => readFileSync(`/proc/${p}/comm`, 'utf8').trim() === 'beam.smp',
+  );
+  writeFileSync(pidFile(node), String(pid));
 }
 
 /**

@@ -43,18 +43,18 @@ export function latenessOf(deliveries: readonly Delivery[]): Lateness {
 }
 
 /**
- * Time to recover from a fault at `faultAt`, in ms: the longest stretch without a delivery among the
- * messages due after the fault, counted from the fault (or the first of them falling due, when later).
- * Messages fall due every few ms in these scenarios, so a stretch much longer than that is the outage.
+ * Time to recover from a fault at `faultAt`, in ms: the longest stretch after it in which a message was
+ * due and nothing at all was delivered. Each delivery after the fault closes a stretch that began at
+ * the one before it (or the fault), or at its own due time when that is later; a backlog that keeps
+ * draining shows no stretch, a stalled one shows the stall.
  */
 export function recoveryMs(deliveries: readonly Delivery[], faultAt: number): number {
-  const after = deliveries.filter((d) => d.dueAt >= faultAt);
-  if (after.length === 0) return 0;
-  let previous = Math.max(faultAt, Math.min(...after.map((d) => d.dueAt)));
+  const after = deliveries.filter((d) => d.receivedAt >= faultAt).sort((a, b) => a.receivedAt - b.receivedAt);
+  let previous = faultAt;
   let longest = 0;
-  for (const d of [...after].sort((a, b) => a.receivedAt - b.receivedAt)) {
-    longest = Math.max(longest, d.receivedAt - previous);
-    previous = Math.max(previous, d.receivedAt);
+  for (const d of after) {
+    longest = Math.max(longest, d.receivedAt - Math.max(previous, d.dueAt));
+    previous = d.receivedAt;
   }
   return longest;
 }
