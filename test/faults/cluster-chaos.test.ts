@@ -227,6 +227,8 @@ describeCluster(`RabbitMQ cluster: ${N} messages per scenario, none lost, none s
     async () => {
       const [c1, c2, c3] = cluster.nodes;
       const service = await startOnCluster(c3);
+      // The service is on the node that will be cut off: it has to move to the majority.
+      expect((await connectedNode(c1))?.name).toBe(c3.name);
       const counter = createReceivedCounter(h!);
       const startedAt = Date.now();
       const fromMs = scaledMs(3000, 0.3);
@@ -236,12 +238,12 @@ describeCluster(`RabbitMQ cluster: ${N} messages per scenario, none lost, none s
       try {
         await partition(c3, [c1, c2]);
         // The majority notices (10 s net tick); c3, alone, pauses and closes its clients' connections.
-        const running = async () =>
+        const nodesRunning = async () =>
           await cluster.ctl(c1, ['cluster_status', '--formatter', 'json']).then(
             (o) => (JSON.parse(o) as { running_nodes: string[] }).running_nodes.length,
             () => 3,
           );
-        expect(await waitFor(async () => (await running()) === 2, 90_000, 1000)).toBe(true);
+        expect(await waitFor(async () => (await nodesRunning()) === 2, 90_000, 1000)).toBe(true);
         await sleep(3000);
       } finally {
         await healPartition();

@@ -1,4 +1,4 @@
-import { type Harness } from './harness';
+import type { Harness } from './harness';
 import { tagOf } from './chaos';
 
 /** One message's due time (as scheduled) and when the simulator received it first, epoch ms. */
@@ -43,18 +43,23 @@ export function latenessOf(deliveries: readonly Delivery[]): Lateness {
 }
 
 /**
- * Time to recover from a fault at `faultAt`, in ms: the longest stretch after it in which a message was
- * due and nothing at all was delivered. Each delivery after the fault closes a stretch that began at
- * the one before it (or the fault), or at its own due time when that is later; a backlog that keeps
- * draining shows no stretch, a stalled one shows the stall.
+ * Time to recover from a fault at `faultAt`, in ms: the longest stretch after it in which some message
+ * was due and not yet delivered, and nothing at all was delivered. A backlog that keeps draining shows
+ * no stretch; a stalled one shows the stall.
  */
 export function recoveryMs(deliveries: readonly Delivery[], faultAt: number): number {
   const after = deliveries.filter((d) => d.receivedAt >= faultAt).sort((a, b) => a.receivedAt - b.receivedAt);
+  // The earliest due time among the messages not delivered yet, before each delivery.
+  const earliestDue: number[] = [];
+  for (let i = after.length - 1, min = Infinity; i >= 0; i--) {
+    min = Math.min(min, after[i].dueAt);
+    earliestDue[i] = min;
+  }
   let previous = faultAt;
   let longest = 0;
-  for (const d of after) {
-    longest = Math.max(longest, d.receivedAt - Math.max(previous, d.dueAt));
+  after.forEach((d, i) => {
+    longest = Math.max(longest, d.receivedAt - Math.max(previous, earliestDue[i]));
     previous = d.receivedAt;
-  }
+  });
   return longest;
 }
