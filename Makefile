@@ -87,11 +87,11 @@ test-e2e: install ## Browser tests of the admin app (installs Chromium, builds a
 
 # The same scenarios as inside `make test` (500 messages each there), at CHAOS_MESSAGES each; the table of
 # messages / delivered once / lost / duplicates per scenario is printed at the end, pass or fail.
-chaos: build ## Fault suite: RabbitMQ, Postgres, worker, api and WeChat faults at 10,000 messages each; lost = duplicates = 0
+chaos: build ## Fault suite: RabbitMQ (and a 3-node cluster), Postgres, worker, api and WeChat faults at 10,000 messages each; lost = duplicates = 0
 	@mkdir -p test-artifacts
-	@rm -f test-artifacts/chaos-report.txt
+	@rm -f test-artifacts/chaos-report.txt test-artifacts/cluster-chaos-report.txt
 	CHAOS_MESSAGES=$(CHAOS_MESSAGES) npx jest --selectProjects faults --runInBand; \
-	  status=$$?; echo; cat test-artifacts/chaos-report.txt 2>/dev/null; exit $$status
+	  status=$$?; echo; cat test-artifacts/chaos-report.txt test-artifacts/cluster-chaos-report.txt 2>/dev/null; exit $$status
 
 test: install ## Everything CI runs: lint, typecheck, build, unit + integration + slow + fault + acceptance + browser tests, in band
 	npm run lint

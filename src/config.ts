@@ -36,8 +36,11 @@ export interface Config {
   readonly databaseUrl: string;
   /** Connections in this process's pool. Default 10. */
   readonly databasePoolSize: number;
-  /** RabbitMQ connection string. Default amqp://guest:guest@127.0.0.1:5672. */
-  readonly rabbitmqUrl: string;
+  /**
+   * RabbitMQ connection strings: one, or one per cluster node (RABBITMQ_URL comma-separated), tried in
+   * turn on connect and on every reconnect. Default [amqp://guest:guest@127.0.0.1:5672].
+   */
+  readonly rabbitmqUrls: readonly string[];
   /** Delay transport: `auto` probes for the plugin at start-up. Default `auto`. */
   readonly delayMode: DelayMode;
   /** Prefix of every exchange and queue name. Default `wechat-drip`. */
@@ -159,7 +162,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminToken: e.ADMIN_TOKEN,
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
-    rabbitmqUrl: e.RABBITMQ_URL,
+    rabbitmqUrls: Object.freeze(e.RABBITMQ_URL),
     delayMode: e.DELAY_MODE,
     brokerPrefix: e.BROKER_PREFIX,
     levelsUnitMs: e.LEVELS_UNIT_MS,

@@ -28,7 +28,11 @@ export interface TransportChoice {
 export async function chooseTransport(
   config: Config,
   logger: Logger,
-  probe: (url: string, exchange: string, logger: Logger) => Promise<ProbeResult> = probeDelayedPlugin,
+  probe: (
+    urls: readonly string[],
+    exchange: string,
+    logger: Logger,
+  ) => Promise<ProbeResult> = probeDelayedPlugin,
 ): Promise<TransportChoice> {
   const shape: LevelsShape = { unitMs: config.levelsUnitMs, count: config.levelsCount };
   const names = brokerNames(config.brokerPrefix, shape);
@@ -47,7 +51,7 @@ export async function chooseTransport(
   let result: ProbeResult;
   for (;;) {
     try {
-      result = await probe(config.rabbitmqUrl, names.delayed, logger);
+      result = await probe(config.rabbitmqUrls, names.delayed, logger);
       break;
     } catch (err) {
       if (err instanceof AppError && !err.retryable) throw err;

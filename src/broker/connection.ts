@@ -8,10 +8,15 @@ const RECONNECT_DELAY_S = 1;
 
 /**
  * A managed, self-reconnecting connection. Channels created from it re-run their setup functions on every
- * reconnect, so setups must be idempotent.
+ * reconnect, so setups must be idempotent. With several URLs (the nodes of a cluster) each reconnect
+ * tries the next one, so a process moves to a surviving node.
  */
-export function createBrokerConnection(url: string, logger: Logger, name: string): AmqpConnectionManager {
-  const connection = amqp.connect([url], {
+export function createBrokerConnection(
+  urls: readonly string[],
+  logger: Logger,
+  name: string,
+): AmqpConnectionManager {
+  const connection = amqp.connect([...urls], {
     heartbeatIntervalInSeconds: HEARTBEAT_S,
     reconnectTimeInSeconds: RECONNECT_DELAY_S,
     connectionOptions: { clientProperties: { connection_name: name } },

@@ -1,6 +1,6 @@
-import amqplib from 'amqplib';
 import { AppError } from '../errors';
 import type { Logger } from '../logger';
+import { connectToAny } from './connect-any';
 
 export interface ProbeResult {
   readonly pluginAvailable: boolean;
@@ -48,16 +48,17 @@ function versionAtLeast(version: string, [major, minor]: readonly [number, numbe
 }
 
 /**
- * Probes for the delayed-message plugin on a throw-away connection (never inside a managed channel's
+ * Probes for the delayed-message plugin on a throw-away connection to the first node of `urls` that
+ * answers (never inside a managed channel's
  * setup, where a 503 would turn into a reconnect loop). On success the durable delayed exchange stays
  * declared, as production needs it.
  */
 export async function probeDelayedPlugin(
-  url: string,
+  urls: readonly string[],
   exchange: string,
   logger: Logger,
 ): Promise<ProbeResult> {
-  const model = await amqplib.connect(url, { clientProperties: { connection_name: 'wechat-drip probe' } });
+  const model = await connectToAny(urls, { clientProperties: { connection_name: 'wechat-drip probe' } });
   const serverVersion = String(model.connection.serverProperties.version ?? 'unknown');
   let connectionError: unknown;
   model.on('error', (err) => {

@@ -25,6 +25,21 @@ function checkKey(text: string, ctx: z.RefinementCtx, which: string): Buffer {
 const encryptionKey = z.string().transform((text, ctx) => checkKey(text, ctx, 'the key'));
 
 /**
+ * RABBITMQ_URL: one amqp(s) URL, or several comma-separated (the nodes of a cluster, tried in turn). An
+ * issue names the entry by position, never by text: a URL carries the broker's password.
+ */
+function parseBrokerUrls(text: string, ctx: z.RefinementCtx): string[] {
+  const urls = text.split(',').map((u) => u.trim());
+  urls.forEach((url, i) => {
+    if (!URL.canParse(url) || !/^amqps?:$/.test(new URL(url).protocol)) {
+      const which = urls.length > 1 ? `entry ${i + 1}` : 'the value';
+      ctx.addIssue({ code: 'custom', message: `${which} is not an amqp:// or amqps:// URL` });
+    }
+  });
+  return urls;
+}
+
+/**
  * Every environment variable of the service, with its bounds and default; `loadConfig` maps the result
  * onto `Config` (where each field is documented).
  */
@@ -42,7 +57,10 @@ export const envSchema = z.object({
   ADMIN_TOKEN: z.string({ error: 'is required' }).min(16, 'must be at least 16 characters'),
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/wechat_drip'),
   DATABASE_POOL_SIZE: int(10, 1, 1000),
-  RABBITMQ_URL: z.string().url().default('amqp://guest:guest@127.0.0.1:5672'),
+  RABBITMQ_URL: z
+    .string()
+    .default('amqp://guest:guest@127.0.0.1:5672')
+    .transform((text, ctx) => parseBrokerUrls(text, ctx)),
   DELAY_MODE: z.enum(DELAY_MODES).default('auto'),
   BROKER_PREFIX: z
     .string()

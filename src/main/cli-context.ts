@@ -19,7 +19,7 @@ export interface CliContext {
 export async function openCliContext(config: Config, logger: Logger, name: string): Promise<CliContext> {
   const pool = createPool({ connectionString: config.databaseUrl, max: 2, logger });
   const { transport, names } = await chooseTransport(config, logger);
-  const connection = createBrokerConnection(config.rabbitmqUrl, logger, name);
+  const connection = createBrokerConnection(config.rabbitmqUrls, logger, name);
   const publisher = createPublisher({
     connection,
     names,

@@ -3,7 +3,7 @@
  * message back to `queued` (attempts reset, due now) and publishes a new wake-up for it. Dead-letters
  * whose row is not `failed` (already replayed, or not a wake-up at all) are dropped with a log line.
  */
-import amqplib from 'amqplib';
+import { connectToAny } from '../broker/connect-any';
 import { parseWakeUp } from '../broker/wake-up';
 import { loadConfig } from '../config';
 import { createLogger } from '../logger';
@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger({ level: config.logLevel, name: 'wechat-drip-replay' });
   const { pool, names, publisher, close } = await openCliContext(config, logger, 'wechat-drip replay');
-  const model = await amqplib.connect(config.rabbitmqUrl);
+  const model = await connectToAny(config.rabbitmqUrls);
   const channel = await model.createChannel();
   let replayed = 0;
   let dropped = 0;

@@ -77,7 +77,7 @@ export async function startService(
     'delay transport chosen',
   );
 
-  const connection = createBrokerConnection(config.rabbitmqUrl, logger, `wechat-drip ${config.role}`);
+  const connection = createBrokerConnection(config.rabbitmqUrls, logger, `wechat-drip ${config.role}`);
   const metrics = createMetrics({
     pool,
     transportMode: transport.mode,

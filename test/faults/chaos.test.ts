@@ -5,12 +5,14 @@ import {
   CHAOS_MESSAGES as N,
   createReceivedCounter,
   expectNoneLostNoneTwice,
+  relayRepublished,
   scaledMs,
   scheduleTagged,
   settle,
   sleep,
   type Tally,
   tally,
+  waitUntilQueued,
   writeChaosReport,
 } from '../helpers/chaos';
 import { APP_ID, createHarness, freePort, type Harness, waitFor } from '../helpers/harness';
@@ -56,19 +58,6 @@ const countRows = async (harness: Harness, where: string): Promise<number> =>
       `SELECT count(*)::int AS n FROM scheduled_messages WHERE ${where}`,
     )
   ).rows[0].n;
-
-/** Waits until every row has its wake-up confirmed (no outbox entry left): the messages now wait in RabbitMQ. */
-async function waitUntilQueued(harness: Harness): Promise<void> {
-  expect(
-    await waitFor(async () => (await countOwedWakeUps(harness.db.pool)) === 0, scaledMs(10_000, 2)),
-  ).toBe(true);
-}
-
-/** Wake-ups the relay had to publish again (a lost or stalled wake-up, or a pending row). */
-async function relayRepublished(service: Service): Promise<number> {
-  const { values } = await service.metrics.published.get();
-  return values.filter((v) => v.labels.reason === 'relay').reduce((n, v) => n + v.value, 0);
-}
 
 /** The simulator's account list and the service's, for scenarios that need more than the default. */
 const account = (appId: string, extra: Record<string, unknown> = {}) => ({

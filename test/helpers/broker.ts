@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import amqplib from 'amqplib';
+import { connectToAny } from '../../src/broker/connect-any';
 import { brokerNames, type LevelsShape } from '../../src/broker/topology';
 
 export const TEST_RABBITMQ_URL = process.env.RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
@@ -13,10 +14,13 @@ export function randomPrefix(): string {
   return `test.${randomBytes(5).toString('hex')}`;
 }
 
-/** Deletes every queue and exchange the service could have declared under `prefix`. */
+/**
+ * Deletes every queue and exchange the service could have declared under `prefix`; `url` may list the
+ * nodes of a cluster, as RABBITMQ_URL does.
+ */
 export async function deleteTopology(url: string, prefix: string, levels: LevelsShape): Promise<void> {
   const names = brokerNames(prefix, levels);
-  const model = await amqplib.connect(url);
+  const model = await connectToAny(url.split(','));
   model.on('error', () => undefined);
   try {
     const channel = await model.createChannel();

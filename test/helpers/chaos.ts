@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Service } from '../../src/main/start-service';
 import type { ReceivedMessage } from '../../src/simulator/store';
+import { countOwedWakeUps } from '../../src/store/wake-up-outbox';
 import { APP_ID, type Harness, waitFor } from './harness';
 import { aTextMessage } from './builders';
 
@@ -110,6 +111,10 @@ export interface Tally {
   readonly seconds: number;
   /** What else the scenario saw worth a line in the report (the relay re-issuing wake-ups, say). */
   readonly note?: string;
+  /** Cluster scenarios: the time to recover from the fault, in s (see timings.ts). */
+  readonly recoveryS?: number;
+  /** Cluster scenarios: received − scheduled, in ms. */
+  readonly lateness?: { readonly p50: number; readonly p99: number; readonly max: number };
 }
 
 /**
@@ -183,6 +188,19 @@ export async function diagnose(h: Harness): Promise<string> {
   );
 }
 
+/** Waits until every row has its wake-up confirmed (no outbox entry left): the messages now wait in RabbitMQ. */
+export async function waitUntilQueued(harness: Harness): Promise<void> {
+  expect(
+    await waitFor(async () => (await countOwedWakeUps(harness.db.pool)) === 0, scaledMs(10_000, 2)),
+  ).toBe(true);
+}
+
+/** Wake-ups the relay had to publish again (a lost or stalled wake-up, or a pending row). */
+export async function relayRepublished(service: Service): Promise<number> {
+  const { values } = await service.metrics.published.get();
+  return values.filter((v) => v.labels.reason === 'relay').reduce((n, v) => n + v.value, 0);
+}
+
 /** Waits until `done`, or `timeoutMs`; then a moment more, in which a duplicate would arrive. */
 export async function settle(done: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
   await waitFor(done, timeoutMs, 100);
@@ -206,8 +224,12 @@ export async function expectNoneLostNoneTwice(h: Harness, t: Tally): Promise<voi
 export function writeChaosReport(
   tallies: readonly Tally[],
   file = 'test-artifacts/chaos-report.txt',
+  title = 'fault suite',
 ): string {
   const header = ['scenario', 'messages', 'delivered once', 'lost', 'duplicates', 'allowed by policy', 's'];
+  // Only the cluster scenarios measure recovery and lateness: their table has two more columns.
+  const timed = tallies.some((t) => t.lateness);
+  if (timed) header.push('recovery s', 'late p50/p99/max ms');
   const rows = tallies.map((t) => [
     t.scenario,
     String(t.messages),
@@ -216,13 +238,16 @@ export function writeChaosReport(
     String(t.duplicates),
     t.policy ? `${t.excused} ${t.policy}` : '-',
     t.seconds.toFixed(1),
+    ...(timed
+      ? [t.recoveryS?.toFixed(1) ?? '-', t.lateness ? Object.values(t.lateness).join('/') : '-']
+      : []),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) =>
     cells.map((c, i) => (i === 0 || i === 5 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   const notes = tallies.filter((t) => t.note).map((t) => `  ${t.scenario}: ${t.note}`);
   const text = [
-    `fault suite, ${CHAOS_MESSAGES} messages per scenario`,
+    `${title}, ${CHAOS_MESSAGES} messages per scenario`,
     line(header),
     ...rows.map(line),
     ...(notes.length > 0 ? ['', 'notes:', ...notes] : []),

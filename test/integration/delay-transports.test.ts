@@ -26,7 +26,7 @@ async function withTransport(
 ): Promise<void> {
   const prefix = randomPrefix();
   const names = brokerNames(prefix, levels);
-  const connection = createBrokerConnection(url, silentLogger, 'test');
+  const connection = createBrokerConnection([url], silentLogger, 'test');
   const transport = make(names);
   const publisher = createPublisher({
     connection,
@@ -136,7 +136,9 @@ if (!PLUGIN_RABBITMQ_URL) {
 
 describe('plugin probe on the local broker (no plugin installed)', () => {
   it('reports the plugin absent and keeps working (the 503 connection close is survived)', async () => {
-    const result = await probeDelayedPlugin(TEST_RABBITMQ_URL, `${randomPrefix()}.delayed`, silentLogger);
+    // A node that does not answer first, as in a cluster with one node down: the probe tries the next.
+    const urls = ['amqp://guest:guest@127.0.0.1:1', TEST_RABBITMQ_URL];
+    const result = await probeDelayedPlugin(urls, `${randomPrefix()}.delayed`, silentLogger);
     if (PLUGIN_RABBITMQ_URL && PLUGIN_RABBITMQ_URL === TEST_RABBITMQ_URL) return;
     expect(result.pluginAvailable).toBe(false);
     expect(result.reason).toMatch(/plugin absent/);
@@ -146,7 +148,7 @@ describe('plugin probe on the local broker (no plugin installed)', () => {
 pluginDescribe('plugin transport on a broker with the plugin', () => {
   it('finds the plugin', async () => {
     const prefix = randomPrefix();
-    const result = await probeDelayedPlugin(PLUGIN_RABBITMQ_URL, `${prefix}.delayed`, silentLogger);
+    const result = await probeDelayedPlugin([PLUGIN_RABBITMQ_URL], `${prefix}.delayed`, silentLogger);
     expect(result.pluginAvailable).toBe(true);
     await deleteTopology(PLUGIN_RABBITMQ_URL, prefix, levels);
   });

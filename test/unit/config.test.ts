@@ -16,7 +16,7 @@ describe('loadConfig', () => {
       levelsUnitMs: 100,
       levelsCount: 26,
       databaseUrl: 'postgres://postgres@127.0.0.1:5432/wechat_drip',
-      rabbitmqUrl: 'amqp://guest:guest@127.0.0.1:5672',
+      rabbitmqUrls: ['amqp://guest:guest@127.0.0.1:5672'],
     });
     expect(config.bootstrapAccounts).toEqual([
       {
@@ -51,6 +51,28 @@ describe('loadConfig', () => {
         expect.arrayContaining(['HTTP_PORT', 'DELAY_MODE', 'WECHAT_ACCOUNTS', 'ADMIN_TOKEN']),
       );
     }
+  });
+
+  it('takes RABBITMQ_URL as a comma-separated list of nodes, and names a bad entry without quoting it', () => {
+    const nodes = 'amqp://drip:pw@mq1:5672/drip, amqp://drip:pw@mq2:5672/drip,amqps://drip:pw@mq3/drip';
+    expect(loadConfig({ ...minimal, RABBITMQ_URL: nodes }).rabbitmqUrls).toEqual([
+      'amqp://drip:pw@mq1:5672/drip',
+      'amqp://drip:pw@mq2:5672/drip',
+      'amqps://drip:pw@mq3/drip',
+    ]);
+    const problems = (value: string): string[] => {
+      try {
+        loadConfig({ ...minimal, RABBITMQ_URL: value });
+      } catch (err) {
+        return ((err as ConfigError).details as string[]).filter((p) => p.startsWith('RABBITMQ_URL'));
+      }
+      return [];
+    };
+    expect(problems('amqp://drip:secret@mq1,http://drip:secret@mq2,')).toEqual([
+      'RABBITMQ_URL: entry 2 is not an amqp:// or amqps:// URL',
+      'RABBITMQ_URL: entry 3 is not an amqp:// or amqps:// URL',
+    ]);
+    expect(problems('mq1:5672')).toEqual(['RABBITMQ_URL: the value is not an amqp:// or amqps:// URL']);
   });
 
   it('gives a worker as many send slots as WeChat connections by default, and never more', () => {

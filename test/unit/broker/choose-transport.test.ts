@@ -17,7 +17,7 @@ const configFor = (env: Record<string, string>) =>
 /** A probe that answers `result` and records the exchange it was asked about. */
 function probeAnswering(result: Omit<ProbeResult, 'serverVersion'>) {
   const asked: string[] = [];
-  const probe = (_url: string, exchange: string) => {
+  const probe = (_urls: readonly string[], exchange: string) => {
     asked.push(exchange);
     return Promise.resolve({ ...result, serverVersion: '3.13.7' });
   };
