@@ -232,7 +232,7 @@ describe('docker/compose.yaml, as docker-compose config expands it', () => {
         opsHost: '0.0.0.0',
         opsPort: 3001,
         delayMode: 'plugin',
-        rabbitmqUrl: 'amqp://drip:drip@rabbitmq:5672',
+        rabbitmqUrls: ['amqp://drip:drip@rabbitmq:5672'],
         wechatApiBaseUrl: 'http://simulator:4100',
       });
       expect(config.bootstrapAccounts.map((a) => a.appId)).toEqual(['wxdemo0000000001']);
