@@ -73,17 +73,18 @@ export function createPruner(deps: {
       };
     });
 
-  /** Runs `step` until it says there is no more (or the pruner stops); returns the total it deleted. */
+  /** Runs `step` until it says there is no more, or the pruner stops; returns the total it deleted. */
   async function drain(table: string, step: () => Promise<{ deleted: number; more: boolean }>) {
     let total = 0;
-    for (;;) {
+    while (!stopped) {
       const started = Date.now();
       const { deleted, more } = await step();
       total += deleted;
       metrics.retentionPruned.inc({ table }, deleted);
-      if (!more || stopped) return total;
+      if (!more) break;
       await pause((Date.now() - started) * PAUSE_FACTOR);
     }
+    return total;
   }
 
   async function prune(client: PoolClient): Promise<PruneCounts> {

@@ -2,6 +2,7 @@ import type { PoolClient } from '../../../src/db/pool';
 import { PRUNE_MESSAGES_SQL, pruneFinishedMessages } from '../../../src/store/prune-finished';
 import { tryRetentionLock, releaseRetentionLock } from '../../../src/store/retention-lock';
 import { createTestDb, type TestDb } from '../../helpers/db';
+import { waitFor } from '../../helpers/harness';
 import { aPruner, attemptRows, countRows, messageRows } from './rows';
 
 /**
@@ -124,6 +125,23 @@ describe('one pruner at a time', () => {
       other.release();
     }
     expect(await pruner.runOnce()).toMatchObject({ messages: 10 });
+  });
+});
+
+describe('stopping', () => {
+  it('a pruner stopped mid-run stops after the batch in hand, with every deletion counted', async () => {
+    await messageRows(db.pool, 5000, 'sent', '2 hours');
+    const { pruner, pruned } = aPruner(db.pool, { batchSize: 100, intervalMs: 10 });
+    pruner.start();
+    await waitFor(async () => (await pruned('scheduled_messages')) >= 200, 10_000);
+
+    const stopping = Date.now();
+    await pruner.stop();
+
+    expect(Date.now() - stopping).toBeLessThan(1000);
+    const left = await countRows(db.pool, 'scheduled_messages');
+    expect(left).toBeGreaterThan(0);
+    expect(await pruned('scheduled_messages')).toBe(5000 - left);
   });
 });
 
