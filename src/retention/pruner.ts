@@ -8,10 +8,11 @@ import { repeatPasses } from '../scheduling/repeat-passes';
 
 /**
  * After a full batch (the pruner is behind), it waits this many times as long as the batch took before the
- * next: it then holds one connection at most a fifth of the time, and backs off by itself when the hot
- * path slows Postgres down (its batches take longer, so do its pauses). Measured in docs/BENCHMARKS.md.
+ * next: it then holds one connection a tenth of the time at most, and backs off by itself when the hot path
+ * slows Postgres down (its batches take longer, so do its pauses). At 4 (a fifth of the time) a burst lost
+ * about a quarter of its throughput on a busy 2-core machine; see docs/BENCHMARKS.md.
  */
-const PAUSE_FACTOR = 4;
+const PAUSE_FACTOR = 9;
 
 /**
  * Ledger rows are compacted no sooner than this, whatever the age: a message inserted before a
