@@ -21,7 +21,11 @@ const FILL_CHUNK = 500_000;
 
 const log = (line: string) => process.stdout.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
 const count = (name: string, def: number) => Number(process.env[name] ?? def);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
 
 /** `rows` sent messages, each with one attempt, finished 40 days ago, in chunks (one statement each). */
 async function fill(pool: Pool, appId: string, rows: number): Promise<void> {
