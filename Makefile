@@ -5,7 +5,7 @@ JEST_RESULTS := test-artifacts/jest-results.json
 CHAOS_MESSAGES ?= 10000
 COMPOSE := docker compose -p wechat-drip -f docker/compose.yaml
 
-.PHONY: help install build migrate run demo batch-check spine-check bench up down logs test test-fast test-unit test-integration test-slow test-faults test-acceptance test-e2e chaos lint typecheck clean
+.PHONY: help install build migrate run demo batch-check spine-check bench bench-retention up down logs test test-fast test-unit test-integration test-slow test-faults test-acceptance test-e2e chaos lint typecheck clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
@@ -46,6 +46,10 @@ spine-check: ## Against a running `make run`: 1,000 messages, 100 cancelled, 900
 bench: build ## Benchmark against BullMQ and pg-boss (about 45 min; BENCH_SCALE=0.05 for a quick look); writes docs/BENCHMARKS.md
 	npx tsc -p tsconfig.bench.json
 	node --enable-source-maps dist-bench/bench/run.js
+
+bench-retention: build ## Issue 16: a burst with and without pruning 5,000,000 finished rows, interleaved pairs (about 20 min); prints the table
+	npx tsc -p tsconfig.bench.json
+	node --enable-source-maps dist-bench/bench/retention.js
 
 up: ## Build and start the docker compose stack (Postgres, RabbitMQ 4.2 + plugin, api, worker, simulator, Prometheus, Grafana)
 	$(COMPOSE) up -d --build

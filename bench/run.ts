@@ -11,11 +11,11 @@ import { followerSurge, readSurgeSettings, type SurgeResult } from './follower-s
 import { describeMachine } from './machine';
 import { renderTables, type SystemResults } from './report';
 import { backlog, burst, scheduleThroughput, steady, type Scenario } from './scenarios';
-import { readSettings, type BenchSettings, type ScenarioKey } from './settings';
+import { benchEnvOf, readSettings, type BenchSettings, type ScenarioKey } from './settings';
 import { singleRequests } from './single-requests';
 import { unitCosts } from './unit-costs';
 import { startSimulator, type SimulatorProcess } from './simulator';
-import type { BenchEnv, SystemUnderTest } from './system';
+import type { SystemUnderTest } from './system';
 
 const ROOT = path.resolve(__dirname, '../..');
 const RUNS_FILE = path.join(ROOT, 'docs/bench-runs.json');
@@ -104,17 +104,7 @@ async function main(): Promise<void> {
   stopOnSignals();
   const surge = readSurgeSettings(process.env);
   const runSurge = (run: number): Promise<SurgeResult> => {
-    const { databaseUrl, rabbitmqUrl, redisUrl, appId, secret, workers } = settings;
-    const env: BenchEnv = {
-      databaseUrl,
-      rabbitmqUrl,
-      redisUrl,
-      simUrl: '',
-      appId,
-      secret,
-      workers,
-      benchDir: __dirname,
-    };
+    const env = benchEnvOf(settings, '', __dirname);
     return followerSurge({ env, root: ROOT, settings: surge, tag: `r${run}-surge`, log });
   };
   const sim = await startSimulator({
@@ -124,16 +114,7 @@ async function main(): Promise<void> {
     secret: settings.secret,
   });
   running.sim = sim;
-  const env: BenchEnv = {
-    databaseUrl: settings.databaseUrl,
-    rabbitmqUrl: settings.rabbitmqUrl,
-    redisUrl: settings.redisUrl,
-    simUrl: sim.url,
-    appId: settings.appId,
-    secret: settings.secret,
-    workers: settings.workers,
-    benchDir: __dirname,
-  };
+  const env = benchEnvOf(settings, sim.url, __dirname);
   // Loaded on demand: a run of one system does not load the others' libraries.
   const candidates: Record<string, () => Promise<SystemUnderTest>> = {
     'drip-levels': async () => createDripSystem(env, 'levels', env.rabbitmqUrl),

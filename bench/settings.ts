@@ -1,4 +1,5 @@
 import type { Sizes } from './scenarios';
+import type { BenchEnv } from './system';
 
 /** Every system the benchmark knows, in the order they run. */
 export const SYSTEM_KEYS = ['drip-levels', 'drip-plugin', 'bullmq', 'pg-boss'] as const;
@@ -109,4 +110,10 @@ export function readSettings(env: Record<string, string | undefined>): BenchSett
       `(medians shown), ${backlogRuns} of the backlog; ${workers} worker processes per system; producers send ` +
       `chunks of ${sizes.chunk} with ${sizes.concurrency} in flight.`,
   };
+}
+
+/** The environment every system of a run gets, from the settings and the simulator's URL. */
+export function benchEnvOf(settings: BenchSettings, simUrl: string, benchDir: string): BenchEnv {
+  const { databaseUrl, rabbitmqUrl, redisUrl, appId, secret, workers } = settings;
+  return { databaseUrl, rabbitmqUrl, redisUrl, simUrl, appId, secret, workers, benchDir };
 }

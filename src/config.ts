@@ -112,6 +112,16 @@ export interface Config {
   readonly relayOverdueAfterMs: number;
   /** Rows per relay round. Default 500. */
   readonly relayBatchSize: number;
+  /**
+   * RETENTION_FINISHED_AFTER: finished messages (with their attempts), processed pushes and ledger rows
+   * covering nothing open are deleted this many ms after they finished; null (`0` / `off`): kept forever.
+   * Default 30 days (`30d`).
+   */
+  readonly retentionFinishedAfterMs: number | null;
+  /** RETENTION_BATCH: rows the pruner deletes per transaction. Default 1000. */
+  readonly retentionBatch: number;
+  /** RETENTION_INTERVAL: how often a worker tries to prune, in ms (`60s`). Default 60000. */
+  readonly retentionIntervalMs: number;
   /** Largest webhook push body in bytes (413 above). Default 262144. */
   readonly webhookBodyLimitBytes: number;
   /** A push whose timestamp is further than this from our clock (seconds) is refused. Default 300. */
@@ -193,6 +203,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     relayPendingAfterMs: e.RELAY_PENDING_AFTER_MS,
     relayOverdueAfterMs: e.RELAY_OVERDUE_AFTER_MS,
     relayBatchSize: e.RELAY_BATCH_SIZE,
+    retentionFinishedAfterMs: e.RETENTION_FINISHED_AFTER,
+    retentionBatch: e.RETENTION_BATCH,
+    retentionIntervalMs: e.RETENTION_INTERVAL,
     webhookBodyLimitBytes: e.WEBHOOK_BODY_LIMIT_BYTES,
     webhookMaxSkewS: e.WEBHOOK_MAX_SKEW_S,
     logLevel: e.LOG_LEVEL,

@@ -38,6 +38,9 @@ export interface Metrics {
   readonly webhookPushes: Counter<'type' | 'verdict'>;
   readonly authorizationCodes: Counter<'by' | 'result'>;
   readonly windowChecks: Counter<'verdict'>;
+  readonly retentionPruned: Counter<'table'>;
+  readonly retentionLastRun: Gauge;
+  readonly retentionLag: Gauge;
 }
 
 export function createMetrics(opts: {
@@ -137,5 +140,16 @@ export function createMetrics(opts: {
       ['by', 'result'],
     ),
     windowChecks: counter('window_checks', 'Contact-window checks at claim time, by verdict.', ['verdict']),
+    retentionPruned: counter('retention_pruned', 'Rows the retention pruner deleted, by table.', ['table']),
+    retentionLastRun: new Gauge({
+      name: 'wechat_drip_retention_last_run_timestamp_seconds',
+      help: 'When this process last finished a retention run (Unix time); only the process holding the lock runs.',
+      registers: [registry],
+    }),
+    retentionLag: new Gauge({
+      name: 'wechat_drip_retention_lag_seconds',
+      help: 'At the end of the last run: how much longer ago than the retention age the oldest finished message finished.',
+      registers: [registry],
+    }),
   };
 }

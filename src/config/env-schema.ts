@@ -3,6 +3,7 @@ import { LOG_LEVELS } from '../env';
 import { parseKey } from '../accounts/secret-box';
 import { accountsSchema } from './accounts';
 import { platformEnvSchema } from './platform';
+import { duration, durationOrOff } from './duration';
 
 /** DELAY_MODE's values: how wake-ups are delayed (see Config.delayMode). */
 export const DELAY_MODES = ['auto', 'plugin', 'levels'] as const;
@@ -103,6 +104,9 @@ export const envSchema = z.object({
   RELAY_PENDING_AFTER_MS: int(5000, 0),
   RELAY_OVERDUE_AFTER_MS: int(300000, 1000),
   RELAY_BATCH_SIZE: int(500, 1, 10000),
+  RETENTION_FINISHED_AFTER: durationOrOff('30d', 1000),
+  RETENTION_BATCH: int(1000, 1, 100_000),
+  RETENTION_INTERVAL: duration('60s', 100),
   WEBHOOK_BODY_LIMIT_BYTES: int(262144, 1024),
   WEBHOOK_MAX_SKEW_S: int(300, 1),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),

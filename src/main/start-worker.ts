@@ -19,6 +19,8 @@ import { createJudgedSender } from '../wechat/judged-sender';
 import { createServiceTokens } from '../accounts/service-tokens';
 import type { SecretBox } from '../accounts/secret-box';
 import { processStalePushes } from '../webhook/process-push';
+import { RETENTION_SKEW_WINDOWS } from '../webhook/url-uses';
+import { createPruner, type Pruner } from '../retention/pruner';
 
 /** A push recorded but unprocessed this long (its api process died after answering) is processed by a worker. */
 const STALE_PUSH_AFTER_MS = 10_000;
@@ -26,6 +28,8 @@ const STALE_PUSH_AFTER_MS = 10_000;
 export interface Worker {
   readonly consumer: DueConsumer;
   readonly relay: Relay;
+  /** The retention pruner; null when RETENTION_FINISHED_AFTER is off. */
+  readonly pruner: Pruner | null;
   /** Stops the relay and the consumer (finishing the batches in hand), then closes the WeChat client. */
   stop(): Promise<void>;
 }
@@ -131,6 +135,22 @@ export function startWorker(deps: {
       ),
   });
   relay.start();
+  const retentionMs = config.retentionFinishedAfterMs;
+  const pruner =
+    retentionMs === null
+      ? null
+      : createPruner({
+          pool,
+          logger,
+          metrics,
+          options: {
+            finishedAfterMs: retentionMs,
+            batchSize: config.retentionBatch,
+            intervalMs: config.retentionIntervalMs,
+            pushesKeepAtLeastMs: RETENTION_SKEW_WINDOWS * config.webhookMaxSkewS * 1000,
+          },
+        });
+  pruner?.start();
   const started = consumer;
   void started.start().catch((err: Error) => logger.error({ err: err.message }, 'consumer failed to start'));
   logger.info(
@@ -144,7 +164,9 @@ export function startWorker(deps: {
   return {
     consumer: started,
     relay,
+    pruner,
     async stop() {
+      await pruner?.stop();
       await relay.stop();
       gate.close();
       await started.stop();

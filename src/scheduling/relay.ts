@@ -1,8 +1,8 @@
 import type { Publisher } from '../broker/publisher';
 import type { Pool } from '../db/pool';
-import { isTransientDbError } from '../db/errors';
 import type { Logger } from '../logger';
 import { dispatch } from './dispatch';
+import { repeatPasses } from './repeat-passes';
 import { leaseForRelay } from '../store/relay-lease';
 import { sweepStuckSending } from '../store/sweep-stuck-sending';
 import { leaseOutbox } from '../store/wake-up-outbox';
@@ -59,8 +59,6 @@ export function createRelay(deps: {
   alsoRun?: () => Promise<unknown>;
 }): Relay {
   const { pool, logger, options } = deps;
-  let timer: NodeJS.Timeout | null = null;
-  let current: Promise<unknown> | null = null;
   let stopped = false;
   const graceMs = options.recoveryGraceMs ?? RECOVERY_GRACE_MS;
   const windowMs = options.recoveryWindowMs ?? RECOVERY_WINDOW_MS;
@@ -106,25 +104,13 @@ export function createRelay(deps: {
     return published;
   }
 
-  function schedule(): void {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      current = runOnce()
-        .catch((err: unknown) => {
-          const level = isTransientDbError(err) ? 'warn' : 'error';
-          logger[level]({ err: (err as Error).message }, 'relay pass failed');
-        })
-        .finally(schedule);
-    }, options.intervalMs);
-  }
-
+  const passes = repeatPasses({ intervalMs: options.intervalMs, logger, what: 'relay pass', pass: runOnce });
   return {
     runOnce,
-    start: schedule,
+    start: passes.start,
     async stop() {
       stopped = true;
-      if (timer) clearTimeout(timer);
-      await current;
+      await passes.stop();
     },
   };
 }

@@ -43,8 +43,8 @@ const TARGET_OF: Record<CancelScope, (m: string) => string> = {
  * message was created (seq order, so a reschedule in the same transaction is not caught by its own
  * cancellation), and aimed at the message, its cancel key, its follower, its sequence or its enrollment.
  * One EXISTS per scope, so that each is a probe of the index cancellations_target with all four columns
- * bound, whatever the planner's statistics say: the ledger only grows, and the worker's claim runs this
- * for every due message. (One EXISTS with the scopes OR-ed inside was planned, on ledgers of up to a few
+ * bound, whatever the planner's statistics say: the ledger grows (retention removes only old rows that
+ * cover nothing), and the worker's claim runs this for every due message. (One EXISTS with the scopes OR-ed inside was planned, on ledgers of up to a few
  * thousand rows without fresh statistics, as a read of every row of the account: 39 ms to count 34
  * messages under a cancel key.)
  */
@@ -109,7 +109,10 @@ export async function holdClaimsOfAccounts(client: PoolClient, appIds: readonly 
   );
 }
 
-/** Appends one ledger row. The ledger is append-only: nothing updates or deletes it. */
+/**
+ * Appends one ledger row. Nothing updates a ledger row; the retention pruner deletes one only once it no
+ * longer covers anything that may be sent (compact-ledger.ts).
+ */
 export async function appendCancellation(
   db: Pool | PoolClient,
   input: CancellationInput,

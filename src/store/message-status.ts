@@ -28,3 +28,12 @@ export function sqlList(values: readonly string[]): string {
 
 /** `<column> IN ('pending', 'queued')`: the row may still be sent. */
 export const isOpenSql = (column: string): string => `${column} IN (${sqlList(OPEN_STATUSES)})`;
+
+/** The final states: nothing moves a message out of them but a dead-letter replay (`failed` → `queued`). */
+export const FINAL_STATUSES = [
+  MESSAGE_STATUS.sent,
+  MESSAGE_STATUS.skipped,
+  MESSAGE_STATUS.cancelled,
+  MESSAGE_STATUS.failed,
+  MESSAGE_STATUS.unknown,
+] as const;

@@ -5,9 +5,9 @@ import { pruneUrlUses } from '../store/webhook-url-uses';
 /**
  * A URL stays remembered for three skew windows: its timestamp is accepted for at most two (from one
  * window before its first use to one after), and the third absorbs clock differences between api hosts
- * and Postgres.
+ * and Postgres. A push's dedupe key is kept as long (retention), for the same reason.
  */
-const RETENTION_SKEW_WINDOWS = 3;
+export const RETENTION_SKEW_WINDOWS = 3;
 
 /**
  * Returns a function to call after each plaintext push: it prunes old URL uses in the background, at

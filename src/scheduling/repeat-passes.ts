@@ -1,0 +1,47 @@
+import { isTransientDbError } from '../db/errors';
+import type { Logger } from '../logger';
+
+/** A background job run pass after pass. */
+export interface RepeatedPasses {
+  start(): void;
+  /** No pass starts after this; resolves once the pass in hand has ended. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs `pass` `intervalMs` after the previous pass ended (never two at once), until stopped. A failed pass
+ * is logged as `<what> failed` (a warning when Postgres was briefly unreachable) and the next one tries
+ * again.
+ */
+export function repeatPasses(opts: {
+  intervalMs: number;
+  logger: Logger;
+  what: string;
+  pass: () => Promise<unknown>;
+}): RepeatedPasses {
+  let timer: NodeJS.Timeout | null = null;
+  let current: Promise<unknown> | null = null;
+  let stopped = false;
+
+  function schedule(): void {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      current = opts
+        .pass()
+        .catch((err: unknown) => {
+          const level = isTransientDbError(err) ? 'warn' : 'error';
+          opts.logger[level]({ err: (err as Error).message }, `${opts.what} failed`);
+        })
+        .finally(schedule);
+    }, opts.intervalMs);
+  }
+
+  return {
+    start: schedule,
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await current;
+    },
+  };
+}
