@@ -1,5 +1,6 @@
 import { t } from './i18n/index.js';
 import type { Account } from './types.js';
+import { formatOf } from './zone-time.js';
 
 /** Units marketing thinks in; offsets are stored in ms. */
 export const UNITS = [
@@ -57,16 +58,7 @@ export function zoneOf(accounts: readonly Account[], appId: string | undefined):
 
 /** A moment's wall-clock parts in `timeZone`, 24-hour, zero-padded; the same in every language. */
 function wallClock(at: Date, timeZone: string): Record<'date' | 'minutes' | 'seconds', string> {
-  const parts = new Intl.DateTimeFormat('en-GB', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-    hourCycle: 'h23',
-  }).formatToParts(at);
+  const parts = formatOf(timeZone).formatToParts(at);
   const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? '';
   const minutes = `${part('hour')}:${part('minute')}`;
   return {

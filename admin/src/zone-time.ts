@@ -14,7 +14,8 @@ export interface WallClock {
 }
 
 const formats = new Map<string, Intl.DateTimeFormat>();
-function formatOf(zone: string): Intl.DateTimeFormat {
+/** A 24-hour, zero-padded, all-numeric format of `zone`'s wall clock (en-GB: the same in every language). */
+export function formatOf(zone: string): Intl.DateTimeFormat {
   let f = formats.get(zone);
   if (!f) {
     f = new Intl.DateTimeFormat('en-GB', {
