@@ -42,14 +42,24 @@ if [ "${START_SIMULATOR:-false}" = "true" ]; then
 fi
 
 node dist/main/all.js >> "$logs" &
-pids+=($!)
+service=$!
+pids+=("$service")
 
 api="http://${HTTP_HOST:-127.0.0.1}:${HTTP_PORT:-3000}"
 ops="http://${OPS_HOST:-127.0.0.1}:${OPS_PORT:-3001}"
-for _ in $(seq 1 100); do
-  curl -fsS "$api/healthz" >/dev/null 2>&1 && break
+up=false
+for _ in $(seq 1 150); do
+  if curl -fsS "$api/healthz" >/dev/null 2>&1; then up=true && break; fi
+  # A service that failed to start (its reason is the last log line) is not waited for.
+  kill -0 "$service" 2>/dev/null || break
   sleep 0.2
 done
+if [ "$up" != "true" ]; then
+  where="the log above"
+  [ "$logs" != /dev/stdout ] && where="$logs"
+  echo "wechat-drip did not start: $where says why." >&2
+  exit 1
+fi
 cat <<MSG
 
   wechat-drip is running (Ctrl-C stops it)

@@ -63,7 +63,7 @@ export function createSecretBox(current: Buffer | null, previous: readonly Buffe
       if (!key) {
         throw new SecretKeyError(
           current
-            ? `${context} was sealed with key ${m[1]}, which is neither ACCOUNTS_ENCRYPTION_KEY (${keyId}) nor one of ACCOUNTS_PREVIOUS_ENCRYPTION_KEYS`
+            ? `${context} was sealed with key ${m[1]}, which is neither ACCOUNTS_ENCRYPTION_KEY (${keyId}) nor one of ACCOUNTS_PREVIOUS_ENCRYPTION_KEYS: set the key that sealed it (a .env of an earlier checkout holds it), or start from an empty database`
             : `${context} is encrypted but ACCOUNTS_ENCRYPTION_KEY is not set`,
         );
       }
