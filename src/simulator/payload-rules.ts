@@ -120,6 +120,31 @@ export interface AcceptedNotice {
   readonly templateId: string;
 }
 
+/** A notice's `thing` keyword holds at most this many characters (reference/wechat-platform.md §2.2). */
+const NOTICE_THING_MAX_CHARS = 20;
+
+/**
+ * What template messages and notices share: touser, template_id, `data` of `{ value }` entries (a `thing`
+ * one at most `thingMax` characters, when given), an optional `link` field and miniprogram. The first
+ * problem, or null.
+ */
+function templatedProblem(body: Json, link: 'url' | 'page', thingMax?: number): WechatError | null {
+  if (!isFilled(body.touser)) return WECHAT_ERRORS.invalidOpenid;
+  if (!isFilled(body.template_id) || !isObject(body.data)) return WECHAT_ERRORS.argumentInvalid;
+  for (const [key, entry] of Object.entries(body.data)) {
+    if (!isObject(entry) || typeof entry.value !== 'string') return argumentInvalid(`data.${key}.value`);
+    if (thingMax !== undefined && key.startsWith('thing') && [...entry.value].length > thingMax) {
+      return argumentInvalid(`data.${key}.value`);
+    }
+  }
+  if (body[link] !== undefined && typeof body[link] !== 'string') return argumentInvalid(link);
+  const mp = body.miniprogram;
+  if (mp !== undefined && !(isObject(mp) && isFilled(mp.appid) && fields([], ['pagepath'])(mp) === null)) {
+    return argumentInvalid('miniprogram');
+  }
+  return null;
+}
+
 /**
  * The body rules of `message/subscribe/bizsend` (reference/wechat-platform.md §2.2): touser, template_id,
  * `data` of `{ value }` entries (`thing` ones at most 20 characters), optional page and miniprogram.
@@ -127,34 +152,17 @@ export interface AcceptedNotice {
 export function checkNoticeBody(raw: string): AcceptedNotice | WechatError {
   const body = parseObject(raw);
   if (body === null) return FORMAT;
-  if (!isFilled(body.touser)) return WECHAT_ERRORS.invalidOpenid;
-  if (!isFilled(body.template_id) || !isObject(body.data)) return WECHAT_ERRORS.argumentInvalid;
-  for (const [key, entry] of Object.entries(body.data)) {
-    if (!isObject(entry) || typeof entry.value !== 'string') return argumentInvalid(`data.${key}.value`);
-    if (key.startsWith('thing') && [...entry.value].length > 20) return argumentInvalid(`data.${key}.value`);
-  }
-  if (body.page !== undefined && typeof body.page !== 'string') return argumentInvalid('page');
-  const mp = body.miniprogram;
-  if (mp !== undefined && !(isObject(mp) && isFilled(mp.appid) && fields([], ['pagepath'])(mp) === null)) {
-    return argumentInvalid('miniprogram');
-  }
-  return { errcode: 0, openid: body.touser, templateId: body.template_id };
+  const problem = templatedProblem(body, 'page', NOTICE_THING_MAX_CHARS);
+  if (problem) return problem;
+  return { errcode: 0, openid: body.touser as string, templateId: body.template_id as string };
 }
 
 export function checkTemplateBody(raw: string): AcceptedTemplate | WechatError {
   const body = parseObject(raw);
   if (body === null) return FORMAT;
-  if (!isFilled(body.touser)) return WECHAT_ERRORS.invalidOpenid;
-  if (!isFilled(body.template_id) || !isObject(body.data)) return WECHAT_ERRORS.argumentInvalid;
-  for (const [key, entry] of Object.entries(body.data)) {
-    if (!isObject(entry) || typeof entry.value !== 'string') return argumentInvalid(`data.${key}.value`);
-  }
-  if (body.url !== undefined && typeof body.url !== 'string') return argumentInvalid('url');
-  const mp = body.miniprogram;
-  if (mp !== undefined && !(isObject(mp) && isFilled(mp.appid) && fields([], ['pagepath'])(mp) === null)) {
-    return argumentInvalid('miniprogram');
-  }
+  const problem = templatedProblem(body, 'url');
+  if (problem) return problem;
   if (body.client_msg_id !== undefined && !isFilled(body.client_msg_id))
     return argumentInvalid('client_msg_id');
-  return { errcode: 0, openid: body.touser, clientMsgId: body.client_msg_id };
+  return { errcode: 0, openid: body.touser as string, clientMsgId: body.client_msg_id };
 }

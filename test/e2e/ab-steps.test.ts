@@ -12,22 +12,20 @@ const {
   started,
   browser: openBrowser,
   apiJson,
+  createSequence,
 } = useSignedInBrowser({ WECHAT_ACCOUNTS: JSON.stringify([ACCOUNT]) });
 
 describe('A/B steps in the admin page', () => {
   it('the editor turns a step into two variants; the results page shows a row per variant', async () => {
     const browser = openBrowser();
     const { page } = browser;
-    const created = (await apiJson('/v1/sequences', {
-      method: 'POST',
-      body: JSON.stringify({
-        appId: APP_ID,
-        name: '课程提醒 A/B',
-        status: 'active',
-        trigger: { type: 'api' },
-        steps: [{ offsetMs: 0, message: aTextMessage('明天开课，记得准时参加') }],
-      }),
-    })) as SequenceView;
+    const created = await createSequence({
+      appId: APP_ID,
+      name: '课程提醒 A/B',
+      status: 'active',
+      trigger: { type: 'api' },
+      steps: [{ offsetMs: 0, message: aTextMessage('明天开课，记得准时参加') }],
+    });
     await page.goto(adminUrl(started.service, `sequences/${created.id}/edit`));
     await page.click('.step[data-step="1"] [data-action="add-variant"]');
     const variantB = page.locator('.step[data-step="1"] .content-block').nth(1);

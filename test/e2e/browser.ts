@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { SequenceView } from '../../src/contract';
 import type { Service } from '../../src/main/start-service';
 import { ADMIN_TOKEN, useStartedService, type Harness } from '../helpers/harness';
 import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
@@ -112,6 +113,8 @@ export function useSignedInBrowser(env: Record<string, string>): {
   readonly started: ReturnType<typeof useStartedService>;
   browser: () => TestBrowser;
   apiJson: (path: string, init?: RequestInit) => Promise<any>;
+  /** `POST /v1/sequences` with `definition` as it is; the sequence the API answers. */
+  createSequence: (definition: Record<string, unknown>) => Promise<SequenceView>;
 } {
   const started = useStartedService(env);
   let browser: TestBrowser | undefined;
@@ -127,5 +130,10 @@ export function useSignedInBrowser(env: Record<string, string>): {
     started,
     browser: () => browser!,
     apiJson: (path, init) => apiJsonOf(started.h, started.service, path, init),
+    createSequence: async (definition) =>
+      (await apiJsonOf(started.h, started.service, '/v1/sequences', {
+        method: 'POST',
+        body: JSON.stringify(definition),
+      })) as SequenceView,
   };
 }

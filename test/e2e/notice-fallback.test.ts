@@ -12,21 +12,19 @@ const {
   started,
   browser: openBrowser,
   apiJson,
+  createSequence,
 } = useSignedInBrowser({ WECHAT_ACCOUNTS: JSON.stringify([ACCOUNT]) });
 
 describe('a subscription-notice fallback in the editor', () => {
   it('a step outside the window gets a 订阅通知 fallback, shown in the preview, saved and shown again', async () => {
     const browser = openBrowser();
     const { page } = browser;
-    const created = (await apiJson('/v1/sequences', {
-      method: 'POST',
-      body: JSON.stringify({
-        appId: APP_ID,
-        name: '开课提醒 · 订阅通知',
-        trigger: { type: 'subscribe' },
-        steps: [{ offsetMs: 0, message: aTextMessage('欢迎关注') }],
-      }),
-    })) as SequenceView;
+    const created = await createSequence({
+      appId: APP_ID,
+      name: '开课提醒 · 订阅通知',
+      trigger: { type: 'subscribe' },
+      steps: [{ offsetMs: 0, message: aTextMessage('欢迎关注') }],
+    });
     await page.goto(adminUrl(started.service, `sequences/${created.id}/edit`));
     await page.click('[data-test="add-step"]');
     const step = page.locator('.step[data-step="2"]');

@@ -13,13 +13,11 @@ const {
   started,
   browser: signedIn,
   apiJson,
+  createSequence,
 } = useSignedInBrowser({ WECHAT_ACCOUNTS: JSON.stringify([ACCOUNT]) });
 /** `POST /v1/sequences` of an active sequence of the account. */
-const createActive = async (definition: Record<string, unknown>): Promise<SequenceView> =>
-  (await apiJson('/v1/sequences', {
-    method: 'POST',
-    body: JSON.stringify({ appId: APP_ID, status: 'active', ...definition }),
-  })) as SequenceView;
+const createActive = (definition: Record<string, unknown>): Promise<SequenceView> =>
+  createSequence({ appId: APP_ID, status: 'active', ...definition });
 /** A time of day in Asia/Shanghai, `fromNowMs` from now, as quiet hours take it. */
 const shanghaiTime = (fromNowMs: number) =>
   new Intl.DateTimeFormat('en-GB', {
