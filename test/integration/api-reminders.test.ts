@@ -224,6 +224,15 @@ describe('what the admin page reads', () => {
     expect(results.series.reduce((n: number, b: { sent: number }) => n + b.sent, 0)).toBe(2);
 
     await h.simulator.push('message', 'o-operator', { appId: APP_ID, content: 'test me' });
+    // The webhook answers once the push is stored and processes it just after: the window is open once
+    // it is processed.
+    const windowOpened = async () =>
+      (
+        await h.db.pool.query(
+          `SELECT 1 FROM webhook_pushes WHERE openid = 'o-operator' AND processed_at IS NOT NULL`,
+        )
+      ).rowCount === 1;
+    expect(await waitFor(windowOpened, 5000)).toBe(true);
     const sent = await call('POST', `/v1/sequences/${created.body.id}/test-send`, {
       openid: 'o-operator',
       stepIndex: 1,
