@@ -1,7 +1,8 @@
+import { type PoolClient, withTransaction } from '../db/pool';
 import { ConflictError, NotFoundError } from '../errors';
 import { cancelTargetIn } from './cancel';
 import { cancelOpenMessage, type Message, type NewMessage } from '../store/message-store';
-import { type ScheduleDeps, type ScheduleResult, scheduleMessages } from './schedule-messages';
+import { insertScheduled, publishScheduled, type ScheduleDeps } from './schedule-messages';
 
 /**
  * Moves one message: cancels it and schedules its replacement in one transaction, so a reader never sees
@@ -13,7 +14,7 @@ export async function rescheduleMessage(
   replacement: NewMessage,
   actor: string,
 ): Promise<{ message: Message; replaces: string }> {
-  const [result] = await scheduleMessages(deps, async (tx) => {
+  const message = await replace(deps, replacement, async (tx) => {
     const { cancelled, message: old } = await cancelOpenMessage(tx, { id, reason: 'rescheduled', actor });
     if (!old) throw new NotFoundError(`message ${id}`);
     if (!cancelled) {
@@ -22,9 +23,8 @@ export async function rescheduleMessage(
         `message ${id} is ${old.status} and can no longer be moved`,
       );
     }
-    return [replacement];
   });
-  return { message: scheduled(result), replaces: id };
+  return { message, replaces: id };
 }
 
 /**
@@ -38,20 +38,27 @@ export async function rescheduleByKey(
   actor: string,
 ): Promise<{ message: Message; cancelled: number }> {
   let cancelled = 0;
-  const [result] = await scheduleMessages(deps, async (tx) => {
+  const message = await replace(deps, replacement, async (tx) => {
     ({ matched: cancelled } = await cancelTargetIn(tx, {
       appId: replacement.appId,
       target: { cancelKey: replacement.cancelKey },
       reason: 'rescheduled',
       actor,
     }));
-    return [replacement];
   });
-  return { message: scheduled(result), cancelled };
+  return { message, cancelled };
 }
 
-/** A producer's transaction throws its conflicts, so what comes back is a row. */
-function scheduled(result: ScheduleResult): Message {
-  if (!result.ok) throw result.error;
-  return result.message;
+/** In one transaction: `cancel` what is replaced, then schedule the replacement; publishes after commit. */
+async function replace(
+  deps: ScheduleDeps,
+  replacement: NewMessage,
+  cancel: (tx: PoolClient) => Promise<void>,
+): Promise<Message> {
+  const scheduled = await withTransaction(deps.pool, async (tx) => {
+    await cancel(tx);
+    return insertScheduled(tx, [replacement]);
+  });
+  await publishScheduled(deps, scheduled);
+  return scheduled.results[0].message;
 }

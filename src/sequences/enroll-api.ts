@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EnrollmentView } from '../contract';
 import { AppError, ConflictError, ValidationError } from '../errors';
-import { type ScheduleDeps, scheduleMessages } from '../scheduling/schedule-messages';
+import { withTransaction } from '../db/pool';
+import { insertScheduled, publishScheduled, type ScheduleDeps } from '../scheduling/schedule-messages';
 import { findEnrollments, insertEnrollments } from '../store/enrollments';
 import type { Sequence } from '../store/sequence-store';
 import type { IssueDetail } from '../validation';
@@ -57,28 +58,28 @@ export async function enrollThroughApi(
     else valid.push({ k, openid: request.openid, dedupe: dedupeOf(sequence, request), rendered });
   });
 
-  const ids: (string | null)[] = [];
   const at = new Date();
-  const results = await scheduleMessages(deps, async (tx) => {
-    ids.push(
-      ...(await insertEnrollments(
-        tx,
-        valid.map((v) => ({
-          appId: sequence.appId,
-          openid: v.openid,
-          sequenceId: sequence.id,
-          version: sequence.version,
-          dedupe: v.dedupe,
-        })),
-      )),
+  const { ids, scheduled } = await withTransaction(deps.pool, async (tx) => {
+    const enrolled = await insertEnrollments(
+      tx,
+      valid.map((v) => ({
+        appId: sequence.appId,
+        openid: v.openid,
+        sequenceId: sequence.id,
+        version: sequence.version,
+        dedupe: v.dedupe,
+      })),
     );
-    return valid.flatMap((v, j) => {
-      const id = ids[j];
+    const steps = valid.flatMap((v, j) => {
+      const id = enrolled[j];
       return id
         ? stepsOf({ appId: sequence.appId, openid: v.openid, at, requestId }, sequence, id, v.rendered)
         : [];
     });
+    return { ids: enrolled, scheduled: await insertScheduled(tx, steps) };
   });
+  await publishScheduled(deps, scheduled);
+  const results = scheduled.results;
 
   let row = 0;
   const view = (
@@ -91,10 +92,9 @@ export async function enrollThroughApi(
   valid.forEach((v, j) => {
     const id = ids[j];
     if (!id) return;
-    const messages = results.slice(row, (row += sequence.steps.length)).map((r, stepIndex) => {
-      if (!r.ok) throw r.error;
-      return { id: r.message.id, stepIndex, dueAt: r.message.dueAt.toISOString() };
-    });
+    const messages = results
+      .slice(row, (row += sequence.steps.length))
+      .map((r, stepIndex) => ({ id: r.message.id, stepIndex, dueAt: r.message.dueAt.toISOString() }));
     answers[v.k] = view(v, id, true, messages);
   });
   const repeats = valid.filter((_, j) => !ids[j]);

@@ -57,8 +57,8 @@ export interface Enrollee {
  * Enrolls each follower in every active sequence its event starts — once per trigger event (the push's
  * dedupe key), or once ever for `oncePerFollower` sequences — and returns, per follower, the steps to
  * schedule, due at the interaction time plus each step's offset. The active sequences are read once per
- * account and the enrollments written in one statement. Runs in the caller's scheduling transaction
- * (`scheduleMessages`), which writes the steps with the enrollments.
+ * account and the enrollments written in one statement. Runs in the caller's transaction, which then
+ * schedules the steps (`insertScheduled`), so that they commit with the enrollments.
  */
 export async function enrollFollowers(
   db: PoolClient,

@@ -1,6 +1,7 @@
 import type { FollowerEventView, StartedEnrollment } from '../contract';
 import { ConflictError } from '../errors';
-import { scheduleMessages, type ScheduleDeps } from '../scheduling/schedule-messages';
+import { withTransaction } from '../db/pool';
+import { insertScheduled, publishScheduled, type ScheduleDeps } from '../scheduling/schedule-messages';
 import {
   findFollowerEventByKey,
   insertFollowerEvent,
@@ -37,13 +38,11 @@ export async function postFollowerEvent(
   deps: ScheduleDeps,
   input: FollowerEventInput,
 ): Promise<FollowerEventResult> {
-  const outcome: { result?: FollowerEventResult } = {};
-  await scheduleMessages(deps, async (client): Promise<NewMessage[]> => {
+  const { result, scheduled } = await withTransaction(deps.pool, async (client) => {
     const recorded = await insertFollowerEvent(client, input);
     if (!recorded) {
       const prior = await findFollowerEventByKey(client, input.appId, input.idempotencyKey!);
-      outcome.result = { view: replayed(prior, input), created: false };
-      return [];
+      return { result: { view: replayed(prior, input), created: false }, scheduled: null };
     }
     const event = { type: 'event', name: input.name } as const;
     const follower = { appId: input.appId, openid: input.openid };
@@ -60,10 +59,10 @@ export async function postFollowerEvent(
     };
     await saveFollowerEventAnswer(client, recorded.id, view);
     if (exited.length > 0) deps.metrics.cancelled.inc({ scope: 'enrollment' }, exited.length);
-    outcome.result = { view, created: true };
-    return steps;
+    return { result: { view, created: true }, scheduled: await insertScheduled(client, steps) };
   });
-  return outcome.result!;
+  if (scheduled) await publishScheduled(deps, scheduled);
+  return result;
 }
 
 /** The first answer, when the repeat is the same request (an unfollow since erased the openid it had). */

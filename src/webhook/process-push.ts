@@ -1,6 +1,6 @@
 import type { Publisher } from '../broker/publisher';
 import type { Accounts } from '../accounts/registry';
-import type { Pool, PoolClient } from '../db/pool';
+import { type Pool, type PoolClient, withTransaction } from '../db/pool';
 import { recordInteractions, unsubscribeAndForget } from '../store/follower-store';
 import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
@@ -12,7 +12,7 @@ import {
   type StoredPush,
   takeUnprocessedPushes,
 } from '../store/webhook-pushes';
-import { scheduleMessages } from '../scheduling/schedule-messages';
+import { insertScheduled, publishScheduled } from '../scheduling/schedule-messages';
 import { type Enrollee, enrollFollowers } from '../sequences/enroll';
 import { applyExits, type ExitInput } from '../sequences/apply-exits';
 import { type Push, pushDedupeKey, toPush } from '../wechat/push';
@@ -45,8 +45,8 @@ interface Taken {
  * the followers in the sequences the pushes trigger, and marks the pushes processed — all or nothing. A
  * round holds one push per follower; a follower's later pushes go in the next rounds, in the order they
  * were recorded (so an unfollow after a follow also erases the steps the follow scheduled). The steps are
- * scheduled in the round's transaction (`scheduleMessages`); their wake-ups are published after commit
- * (the outbox covers a crash in between). Returns each push's outcome: `<interaction>:<steps scheduled>`,
+ * scheduled in the round's transaction (`insertScheduled`); their wake-ups are published after commit
+ * (`publishScheduled`; the outbox covers a crash in between). Returns each push's outcome: `<interaction>:<steps scheduled>`,
  * with ` exited:<enrollments ended>` when it ended some; `unsubscribed:<messages cancelled>`; `ignored`.
  */
 export async function processPushes(
@@ -56,19 +56,18 @@ export async function processPushes(
   const outcomes = new Map<number, string | null>();
   let remaining = pushIds;
   while (remaining.length > 0) {
-    let later: number[] = [];
-    await scheduleMessages(deps, async (client) => {
+    const { scheduled, later } = await withTransaction(deps.pool, async (client) => {
       const rows = await takeUnprocessedPushes(client, remaining);
       const [round = [], ...rest] = rounds(rows.map((row) => read(deps.accounts, row)));
-      later = rest.flat().map((t) => t.row.id);
-      const scheduled = await applyRound(deps, client, round, outcomes);
+      const steps = await applyRound(deps, client, round, outcomes);
       if (round.length > 0)
         await markPushesProcessed(
           client,
           round.map((t) => ({ id: t.row.id, outcome: outcomes.get(t.row.id) ?? null })),
         );
-      return scheduled;
+      return { scheduled: await insertScheduled(client, steps), later: rest.flat().map((t) => t.row.id) };
     });
+    await publishScheduled(deps, scheduled);
     remaining = later;
   }
   return outcomes;

@@ -3,7 +3,13 @@ import type { Publisher } from '../../src/broker/publisher';
 import type { WakeUp } from '../../src/broker/wake-up';
 import { createMetrics } from '../../src/metrics';
 import { createRelay } from '../../src/scheduling/relay';
-import { scheduleMessages, type ScheduleDeps } from '../../src/scheduling/schedule-messages';
+import { withTransaction } from '../../src/db/pool';
+import {
+  insertScheduled,
+  publishScheduled,
+  scheduleMessages,
+  type ScheduleDeps,
+} from '../../src/scheduling/schedule-messages';
 import { createScheduleWriter } from '../../src/scheduling/schedule-writer';
 import { cancelOpenMessage } from '../../src/store/message-store';
 import { countOwedWakeUps } from '../../src/store/wake-up-outbox';
@@ -208,5 +214,39 @@ describe('the schedule writer (group commit)', () => {
     expect(r1).toMatchObject({ ok: true, created: true, message: { id: original.id } });
     expect(r2).toMatchObject({ ok: true, created: false, message: { id: original.id } });
     expect(r3).toMatchObject({ ok: false, error: { code: 'idempotency_key_reused' } });
+  });
+});
+
+describe("scheduling in a producer's transaction", () => {
+  it('publishes nothing before the commit; after it, publishScheduled publishes and deletes the entry', async () => {
+    const { broker, publisher } = aBroker();
+    const messages = [aNewMessage(), aNewMessage()];
+
+    const scheduled = await withTransaction(db.pool, (tx) => insertScheduled(tx, messages));
+
+    expect(broker.publishes).toBe(0);
+    expect(await countOwedWakeUps(db.pool)).toBe(2);
+    await publishScheduled(depsWith(publisher), scheduled);
+    expect(scheduled.results.map((r) => [r.message.id, r.created])).toEqual(
+      messages.map((m) => [m.id, true]),
+    );
+    expect(broker.published.sort()).toEqual(messages.map((m) => m.id).sort());
+    expect(await countOwedWakeUps(db.pool)).toBe(0);
+  });
+
+  it('throws a reused idempotency key, which rolls back everything the transaction wrote', async () => {
+    const { publisher } = aBroker();
+    const original = aNewMessage({ idempotencyKey: `idem-${randomUUID()}`, requestHash: 'h1' });
+    await scheduleMessages(depsWith(publisher), [original]);
+    const [before, changed] = [aNewMessage(), { ...original, id: randomUUID(), requestHash: 'h2' }];
+
+    const written = withTransaction(db.pool, async (tx) => {
+      await insertScheduled(tx, [before]);
+      return insertScheduled(tx, [changed]);
+    });
+
+    await expect(written).rejects.toMatchObject({ code: 'idempotency_key_reused' });
+    expect(await statuses([before.id, changed.id])).toEqual([]);
+    expect(await countOwedWakeUps(db.pool)).toBe(0);
   });
 });
