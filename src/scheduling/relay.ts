@@ -44,10 +44,12 @@ export interface Relay {
 const OUTBOX_ENTRIES_PER_LEASE = 20;
 
 /**
- * The outbox relay: publishes wake-ups for the messages of outbox entries older than `pendingAfterMs` (a
- * crash or a broker outage between the commit and the confirms) and deletes the entries once confirmed;
- * for rows left `pending` by the protocol before migration 0008; for `queued` rows whose wake-up was lost (or, just after a broker restart, may be stranded),
- * and for stuck `sending` rows of at-least-once accounts; marks the other stuck `sending` rows `unknown`.
+ * The outbox relay. Its loop is over the wake_up_outbox: it publishes the wake-ups of entries older than
+ * `pendingAfterMs` (a crash or a broker outage between the commit and the confirms) and deletes each entry
+ * once they are confirmed; the outbox is the only record of a schedule whose wake-up is not confirmed.
+ * Then the safety nets for wake-ups lost after they were confirmed: `queued` rows overdue by
+ * `overdueAfterMs` (or, just after a broker restart, whose wake-up may be stranded) and stuck `sending`
+ * rows of at-least-once accounts get a new one; the other stuck `sending` rows are marked `unknown`.
  * Runs in every worker; leases keep them apart.
  */
 export function createRelay(deps: {
@@ -88,7 +90,6 @@ export function createRelay(deps: {
     for (;;) {
       rows.push(
         ...(await leaseForRelay(pool, {
-          pendingAfterMs: options.pendingAfterMs,
           overdueAfterMs: options.overdueAfterMs,
           limit: options.batchSize,
           recovery: recovery(),

@@ -39,10 +39,25 @@ export async function clearOutbox(db: Pool | PoolClient, entryIds: readonly numb
   await db.query('DELETE FROM wake_up_outbox WHERE id = ANY($1::bigint[])', [entryIds]);
 }
 
-/** Messages named by an outbox entry: committed, their wake-ups not (yet) confirmed. For tests and ops. */
-export async function countOwedWakeUps(db: Pool | PoolClient): Promise<number> {
+/**
+ * Messages named by an outbox entry written at least `olderThanMs` ago ($1; 0, every entry): accepted, their
+ * wake-ups not (yet) confirmed. With RELAY_PENDING_AFTER_MS, the relay's share: what the schedule path
+ * should have published by now. Reads only those entries (wake_up_outbox_created), so a scrape costs
+ * nothing while the outbox drains as it should. For the backlog gauge, tests and ops.
+ */
+export async function countOwedWakeUps(db: Pool | PoolClient, olderThanMs = 0): Promise<number> {
   const { rows } = await db.query<{ n: number }>(
-    'SELECT count(*)::int AS n FROM wake_up_outbox, unnest(message_ids)',
+    `SELECT coalesce(sum(cardinality(message_ids)), 0)::float8 AS n FROM wake_up_outbox
+     WHERE created_at <= now() - $1 * interval '1 millisecond'`,
+    [olderThanMs],
   );
   return rows[0].n;
+}
+
+/** Seconds since the oldest outbox entry was written (0 when there is none): one probe of wake_up_outbox_created. */
+export async function oldestOwedWakeUpAgeSeconds(db: Pool | PoolClient): Promise<number> {
+  const { rows } = await db.query<{ s: number | null }>(
+    'SELECT extract(epoch FROM now() - min(created_at))::float8 AS s FROM wake_up_outbox',
+  );
+  return Math.max(0, rows[0].s ?? 0);
 }

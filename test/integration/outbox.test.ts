@@ -10,7 +10,6 @@ import { countOwedWakeUps } from '../../src/store/wake-up-outbox';
 import { aNewMessage } from '../helpers/builders';
 import { createTestDb, type TestDb } from '../helpers/db';
 import { silentLogger } from '../helpers/logger';
-import { seedMessages } from '../helpers/seed';
 
 // The outbox after migration 0008: rows are inserted `queued` with one entry naming them, in one statement;
 // the entry is deleted once their wake-ups are confirmed, and an entry left behind is the relay's work.
@@ -129,18 +128,39 @@ describe('the wake-up outbox', () => {
   });
 });
 
-describe('rows left pending by the protocol before migration 0008', () => {
-  it('are still republished by the relay once stale, and marked queued', async () => {
-    const { broker, publisher } = aBroker();
-    const ids = await seedMessages(db.pool, [aNewMessage(), aNewMessage()], {
-      status: 'pending',
-      updatedSecondsAgo: 60,
+describe('the backlog gauges', () => {
+  /** One scrape of a registry whose backlog counts entries older than `owedAfterMs`: the two gauges. */
+  async function scrape(owedAfterMs: number): Promise<{ messages: number; oldestS: number }> {
+    const { registry } = createMetrics({
+      pool: db.pool,
+      transportMode: 'levels',
+      outboxOwedAfterMs: owedAfterMs,
     });
+    const text = await registry.metrics();
+    const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+    return {
+      messages: value('wechat_drip_outbox_backlog_messages'),
+      oldestS: value('wechat_drip_outbox_oldest_age_seconds'),
+    };
+  }
 
-    expect(await aRelay(publisher, 5000).runOnce()).toBe(2);
+  it('count the messages whose wake-up is not confirmed after the grace, and the oldest entry’s age', async () => {
+    const { broker, publisher } = aBroker();
+    expect(await scrape(0)).toEqual({ messages: 0, oldestS: 0 });
+    broker.down = true;
+    await scheduleMessages(depsWith(publisher), [aNewMessage(), aNewMessage()]);
+    await new Promise((r) => setTimeout(r, 300));
+    await scheduleMessages(depsWith(publisher), [aNewMessage()]);
 
-    expect(broker.published.sort()).toEqual([...ids].sort());
-    expect(await statuses(ids)).toEqual(['queued', 'queued']);
+    // Every entry; only the first one (older than 200 ms); none yet (the schedule path's minute).
+    expect((await scrape(0)).messages).toBe(3);
+    expect((await scrape(200)).messages).toBe(2);
+    expect((await scrape(60_000)).messages).toBe(0);
+    expect((await scrape(60_000)).oldestS).toBeGreaterThanOrEqual(0.3);
+
+    broker.down = false;
+    await aRelay(publisher, 0).runOnce();
+    expect(await scrape(0)).toEqual({ messages: 0, oldestS: 0 });
   });
 });
 
