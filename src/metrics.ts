@@ -3,7 +3,7 @@ import type { Pool } from './db/pool';
 import { readAtScrape, registerHealthGauges } from './metrics-health';
 import { countMessagesIn } from './store/message-counts';
 import { MESSAGE_STATUS } from './store/message-status';
-import { countOwedWakeUps, oldestOwedWakeUpAgeSeconds } from './store/wake-up-outbox';
+import { countOwedWakeUps, oldestOwedWakeUpAgeSeconds, OWED_ENTRIES_COUNTED } from './store/wake-up-outbox';
 
 /** Seconds: 10 ms … 10 min, for lateness (sent − due) and WeChat call durations. */
 const MISNAMED_DEFAULT_GAUGES = [
@@ -76,7 +76,8 @@ export function createMetrics(opts: {
     name: 'wechat_drip_outbox_backlog_messages',
     help:
       'Messages accepted at least RELAY_PENDING_AFTER_MS ago whose wake-up RabbitMQ has not confirmed yet ' +
-      '(named by a wake_up_outbox entry): the relay publishes them once the broker takes publishes.',
+      `(named by a wake_up_outbox entry; over its ${OWED_ENTRIES_COUNTED} oldest entries at most): the relay ` +
+      'publishes them once the broker takes publishes.',
     registers: [registry],
     async collect() {
       const count = await readAtScrape(() => countOwedWakeUps(opts.pool, opts.outboxOwedAfterMs ?? 0));
