@@ -1,7 +1,7 @@
 import type { Publisher } from '../broker/publisher';
 import type { Pool } from '../db/pool';
 import type { Logger } from '../logger';
-import { dispatch } from './dispatch';
+import { dispatch, type Dispatchable } from './dispatch';
 import { repeatPasses } from './repeat-passes';
 import { leaseForRelay } from '../store/relay-lease';
 import { sweepStuckSending } from '../store/sweep-stuck-sending';
@@ -73,12 +73,9 @@ export function createRelay(deps: {
     return sinceMs >= graceMs && sinceMs <= windowMs ? { since: new Date(at), graceMs } : null;
   }
 
-  async function runOnce(): Promise<number> {
+  /** The outbox loop: entries past `pendingAfterMs`, 20 a round-trip, until none is left or one fails. */
+  async function publishOwed(): Promise<number> {
     let published = 0;
-    await deps.alsoRun?.();
-    const swept = await sweepStuckSending(pool, options.sendingTimeoutMs, options.atLeastOnceAppIds);
-    if (swept.unknown > 0)
-      logger.warn({ count: swept.unknown }, 'sends timed out in `sending`; marked unknown');
     for (;;) {
       const owed = await leaseOutbox(pool, options.pendingAfterMs, OUTBOX_ENTRIES_PER_LEASE);
       if (owed.entryIds.length === 0) break;
@@ -86,7 +83,13 @@ export function createRelay(deps: {
       published += queued;
       if (failed > 0 || owed.entryIds.length < OUTBOX_ENTRIES_PER_LEASE || stopped) break;
     }
-    const rows = [...swept.requeued];
+    return published;
+  }
+
+  /** The safety nets: `requeued` stuck sends, overdue (or stranded) `queued` rows, `batchSize` at a time. */
+  async function republishLost(requeued: readonly Dispatchable[]): Promise<number> {
+    let published = 0;
+    const rows = [...requeued];
     for (;;) {
       rows.push(
         ...(await leaseForRelay(pool, {
@@ -101,6 +104,15 @@ export function createRelay(deps: {
       if (failed > 0 || rows.length < options.batchSize || stopped) break;
       rows.length = 0;
     }
+    return published;
+  }
+
+  async function runOnce(): Promise<number> {
+    await deps.alsoRun?.();
+    const swept = await sweepStuckSending(pool, options.sendingTimeoutMs, options.atLeastOnceAppIds);
+    if (swept.unknown > 0)
+      logger.warn({ count: swept.unknown }, 'sends timed out in `sending`; marked unknown');
+    const published = (await publishOwed()) + (await republishLost(swept.requeued));
     if (published > 0) logger.info({ published }, 'relay published wake-ups');
     return published;
   }

@@ -68,7 +68,7 @@ export async function countOwedWakeUps(db: Pool | PoolClient, olderThanMs = 0): 
   return rows[0].n;
 }
 
-/** Seconds since the oldest outbox entry was written (0 when there is none): one probe of wake_up_outbox_created. */
+/** Seconds since the oldest outbox entry was written (0 when there is none): one index probe. */
 export async function oldestOwedWakeUpAgeSeconds(db: Pool | PoolClient): Promise<number> {
   const { rows } = await db.query<{ s: number | null }>(
     'SELECT extract(epoch FROM now() - min(created_at))::float8 AS s FROM wake_up_outbox',
