@@ -28,8 +28,11 @@ const itWithNode = unavailable ? it.skip : it;
 let rabbit: RabbitNode | undefined;
 let h: Harness | undefined;
 afterAll(async () => {
-  await h?.close();
-  await rabbit?.close();
+  try {
+    await h?.close();
+  } finally {
+    await rabbit?.close();
+  }
 }, 60_000);
 
 /** One scrape of the process's ops listener: the value of each unlabelled series named. */
