@@ -24,8 +24,8 @@ WITH moved AS (
 INSERT INTO wake_up_outbox (message_ids, created_at, touched_at)
 SELECT array_agg(id ORDER BY created_at, id), min(created_at), min(created_at) FROM numbered GROUP BY chunk;
 
--- (Checking the constraint reads the table once, under the migration's lock: about a second per million
--- rows.)
+-- (Checking the constraint reads the table once, under the migration's lock, writes waiting: 0.15 s per
+-- million rows measured here with the table in memory, more when it must be read from disk.)
 ALTER TABLE scheduled_messages ALTER COLUMN status SET DEFAULT 'queued';
 ALTER TABLE scheduled_messages DROP CONSTRAINT scheduled_messages_status_check;
 ALTER TABLE scheduled_messages ADD CONSTRAINT scheduled_messages_status_check
