@@ -105,7 +105,7 @@ export interface Config {
   readonly relayIntervalMs: number;
   /**
    * An outbox entry (messages whose wake-ups were not confirmed) older than this many ms is republished by
-   * the relay, as is a `pending` row of the protocol before migration 0008. Default 5000.
+   * the relay. Default 5000.
    */
   readonly relayPendingAfterMs: number;
   /** A `queued` row overdue by more than this many ms gets a new wake-up (lost-wake-up safety net). Default 300000. */

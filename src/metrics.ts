@@ -3,6 +3,7 @@ import type { Pool } from './db/pool';
 import { readAtScrape, registerHealthGauges } from './metrics-health';
 import { countMessagesIn } from './store/message-counts';
 import { MESSAGE_STATUS } from './store/message-status';
+import { countOwedWakeUps, oldestOwedWakeUpAgeSeconds, OWED_ENTRIES_COUNTED } from './store/wake-up-outbox';
 
 /** Seconds: 10 ms … 10 min, for lateness (sent − due) and WeChat call durations. */
 const MISNAMED_DEFAULT_GAUGES = [
@@ -48,6 +49,12 @@ export function createMetrics(opts: {
   transportMode: string;
   /** The process's broker connection state, for `wechat_drip_broker_connected` (not registered without it). */
   isBrokerConnected?: () => boolean;
+  /**
+   * RELAY_PENDING_AFTER_MS: an outbox entry younger than this is the schedule path's, still being published,
+   * and not in `wechat_drip_outbox_backlog_messages` (else a busy api would show a backlog at every
+   * scrape). Default 0: every entry.
+   */
+  outboxOwedAfterMs?: number;
 }): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -66,12 +73,24 @@ export function createMetrics(opts: {
   // Read from Postgres at scrape time: they describe the shared state, not this process. With Postgres
   // unreachable they keep their last reading.
   new Gauge({
-    name: 'wechat_drip_outbox_backlog',
-    help: 'Messages committed but without a confirmed wake-up yet (status pending).',
+    name: 'wechat_drip_outbox_backlog_messages',
+    help:
+      'Messages accepted at least RELAY_PENDING_AFTER_MS ago whose wake-up RabbitMQ has not confirmed yet ' +
+      `(named by a wake_up_outbox entry; over its ${OWED_ENTRIES_COUNTED} oldest entries at most): the relay ` +
+      'publishes them once the broker takes publishes.',
     registers: [registry],
     async collect() {
-      const count = await readAtScrape(() => countMessagesIn(opts.pool, MESSAGE_STATUS.pending));
+      const count = await readAtScrape(() => countOwedWakeUps(opts.pool, opts.outboxOwedAfterMs ?? 0));
       if (count !== null) this.set(count);
+    },
+  });
+  new Gauge({
+    name: 'wechat_drip_outbox_oldest_age_seconds',
+    help: 'How long ago the oldest wake_up_outbox entry was written (0 when the outbox is empty).',
+    registers: [registry],
+    async collect() {
+      const seconds = await readAtScrape(() => oldestOwedWakeUpAgeSeconds(opts.pool));
+      if (seconds !== null) this.set(seconds);
     },
   });
   new Gauge({

@@ -63,7 +63,7 @@ export function createPublisher(deps: {
   channel.on('error', (err: Error) => logger.error({ err: err.message }, 'publisher channel setup failed'));
   // Publishing only while the channel is up keeps amqp-connection-manager from buffering wake-ups in
   // memory during an outage (its issue #61) and from sending them later with a wait computed before
-  // the outage: the outbox keeps them `pending` and the relay publishes them afresh.
+  // the outage: the outbox keeps their entries and the relay publishes them afresh.
   let ready = false;
   let connects = 0;
   let reconnectedAt: number | null = null;

@@ -87,7 +87,7 @@ export const messageViewSchema = z.object({
   appId: z.string(),
   openid: z.string(),
   channel: z.enum(CHANNELS),
-  /** The message's lifecycle state: pending, queued, sending, sent, skipped, cancelled, failed, unknown. */
+  /** The message's lifecycle state: queued, sending, sent, skipped, cancelled, failed, unknown. */
   status: z.string(),
   statusReason: z.string().nullable(),
   dueAt: z.string(),

@@ -23,7 +23,7 @@ import { createScheduleWriter } from '../scheduling/schedule-writer';
 import { createPushProcessor } from '../webhook/push-processor';
 import { startWorker } from './start-worker';
 
-/** How long start-up waits for the broker topology before serving anyway (schedules then stay pending). */
+/** How long start-up waits for the broker topology before serving anyway (schedules then wait in the outbox). */
 const PUBLISHER_READY_WAIT_MS = 10_000;
 /** Most rows that concurrent schedule requests share one INSERT with (an NDJSON chunk is 500). */
 const WRITER_MAX_ROWS = 1000;
@@ -82,6 +82,7 @@ export async function startService(
     pool,
     transportMode: transport.mode,
     isBrokerConnected: () => connection.isConnected(),
+    outboxOwedAfterMs: config.relayPendingAfterMs,
   });
   const publisher = createPublisher({
     connection,

@@ -3,7 +3,6 @@ import { groupWakeUps } from '../broker/wake-up';
 import type { Pool } from '../db/pool';
 import type { Logger } from '../logger';
 import type { Inserted } from '../store/insert-messages';
-import { markQueued } from '../store/message-store';
 import { clearOutbox } from '../store/wake-up-outbox';
 
 export interface Dispatchable {
@@ -15,10 +14,9 @@ type DispatchDeps = { pool: Pool; publisher: Publisher; logger: Logger };
 
 /**
  * Publishes wake-ups for rows already committed (messages due together share one). Once every one is
- * confirmed, deletes the outbox entries `outboxIds` that owed them; the relay's rows (`reason` relay) that
- * were `pending` are marked `queued`. Never throws: an entry whose wake-ups are not all confirmed stays,
- * and the relay publishes it later, so an accepted schedule does not depend on RabbitMQ being up at that
- * instant.
+ * confirmed, deletes the outbox entries `outboxIds` that owed them. Never throws: an entry whose wake-ups
+ * are not all confirmed stays, and the relay publishes it later, so an accepted schedule does not depend
+ * on RabbitMQ being up at that instant.
  */
 export async function dispatch(
   deps: DispatchDeps,
@@ -39,7 +37,6 @@ export async function dispatch(
   }
   try {
     if (failed === 0) await clearOutbox(deps.pool, outboxIds);
-    if (reason === 'relay') await markQueued(deps.pool, confirmed);
   } catch (err) {
     // The wake-ups are out; an entry left behind only gets the relay to publish duplicates, which the
     // worker's claim makes harmless.

@@ -1,7 +1,7 @@
 import type { Publisher } from '../broker/publisher';
 import type { Pool } from '../db/pool';
 import type { Logger } from '../logger';
-import { dispatch } from './dispatch';
+import { dispatch, type Dispatchable } from './dispatch';
 import { repeatPasses } from './repeat-passes';
 import { leaseForRelay } from '../store/relay-lease';
 import { sweepStuckSending } from '../store/sweep-stuck-sending';
@@ -44,10 +44,12 @@ export interface Relay {
 const OUTBOX_ENTRIES_PER_LEASE = 20;
 
 /**
- * The outbox relay: publishes wake-ups for the messages of outbox entries older than `pendingAfterMs` (a
- * crash or a broker outage between the commit and the confirms) and deletes the entries once confirmed;
- * for rows left `pending` by the protocol before migration 0008; for `queued` rows whose wake-up was lost (or, just after a broker restart, may be stranded),
- * and for stuck `sending` rows of at-least-once accounts; marks the other stuck `sending` rows `unknown`.
+ * The outbox relay. Its loop is over the wake_up_outbox: it publishes the wake-ups of entries older than
+ * `pendingAfterMs` (a crash or a broker outage between the commit and the confirms) and deletes each entry
+ * once they are confirmed; the outbox is the only record of a schedule whose wake-up is not confirmed.
+ * Then the safety nets for wake-ups lost after they were confirmed: `queued` rows overdue by
+ * `overdueAfterMs` (or, just after a broker restart, whose wake-up may be stranded) and stuck `sending`
+ * rows of at-least-once accounts get a new one; the other stuck `sending` rows are marked `unknown`.
  * Runs in every worker; leases keep them apart.
  */
 export function createRelay(deps: {
@@ -71,12 +73,9 @@ export function createRelay(deps: {
     return sinceMs >= graceMs && sinceMs <= windowMs ? { since: new Date(at), graceMs } : null;
   }
 
-  async function runOnce(): Promise<number> {
+  /** The outbox loop: entries past `pendingAfterMs`, 20 a round-trip, until none is left or one fails. */
+  async function publishOwed(): Promise<number> {
     let published = 0;
-    await deps.alsoRun?.();
-    const swept = await sweepStuckSending(pool, options.sendingTimeoutMs, options.atLeastOnceAppIds);
-    if (swept.unknown > 0)
-      logger.warn({ count: swept.unknown }, 'sends timed out in `sending`; marked unknown');
     for (;;) {
       const owed = await leaseOutbox(pool, options.pendingAfterMs, OUTBOX_ENTRIES_PER_LEASE);
       if (owed.entryIds.length === 0) break;
@@ -84,11 +83,16 @@ export function createRelay(deps: {
       published += queued;
       if (failed > 0 || owed.entryIds.length < OUTBOX_ENTRIES_PER_LEASE || stopped) break;
     }
-    const rows = [...swept.requeued];
+    return published;
+  }
+
+  /** The safety nets: `requeued` stuck sends, overdue (or stranded) `queued` rows, `batchSize` at a time. */
+  async function republishLost(requeued: readonly Dispatchable[]): Promise<number> {
+    let published = 0;
+    const rows = [...requeued];
     for (;;) {
       rows.push(
         ...(await leaseForRelay(pool, {
-          pendingAfterMs: options.pendingAfterMs,
           overdueAfterMs: options.overdueAfterMs,
           limit: options.batchSize,
           recovery: recovery(),
@@ -100,6 +104,15 @@ export function createRelay(deps: {
       if (failed > 0 || rows.length < options.batchSize || stopped) break;
       rows.length = 0;
     }
+    return published;
+  }
+
+  async function runOnce(): Promise<number> {
+    await deps.alsoRun?.();
+    const swept = await sweepStuckSending(pool, options.sendingTimeoutMs, options.atLeastOnceAppIds);
+    if (swept.unknown > 0)
+      logger.warn({ count: swept.unknown }, 'sends timed out in `sending`; marked unknown');
+    const published = (await publishOwed()) + (await republishLost(swept.requeued));
     if (published > 0) logger.info({ published }, 'relay published wake-ups');
     return published;
   }

@@ -4,7 +4,7 @@ import { isOpenSql, MESSAGE_STATUS, type MessageStatus } from './message-status'
 import { type Message, MESSAGE_COLUMNS, type MessageRow, toMessage } from './message-store';
 
 /**
- * Cancels, in one statement, every message of `ids` that is open (`pending|queued` → `cancelled`, guarded
+ * Cancels, in one statement, every message of `ids` that is open (`queued` → `cancelled`, guarded
  * on the latest row version, so a row a claim took meanwhile is left alone), and appends one ledger row
  * (scope `message`) for each. Returns the ids it cancelled: each will never be sent. An open row that a
  * cancellation by key or follower covers already is cancelled too, as `DELETE /v1/messages/:id` does: the

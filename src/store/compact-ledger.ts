@@ -6,12 +6,7 @@ import { MESSAGE_STATUS, sqlList } from './message-status';
  * `sending` (an at-least-once account's stuck send is claimed again), and `failed` (a dead-letter replay
  * puts it back in `queued`, and its claim must still find a cancellation recorded after it failed).
  */
-const MAY_STILL_SEND = [
-  MESSAGE_STATUS.pending,
-  MESSAGE_STATUS.queued,
-  MESSAGE_STATUS.sending,
-  MESSAGE_STATUS.failed,
-];
+const MAY_STILL_SEND = [MESSAGE_STATUS.queued, MESSAGE_STATUS.sending, MESSAGE_STATUS.failed];
 
 /** "Message row `m` may still be sent, and was created before ledger row `b`" (the ledger's seq rule). */
 const COVERED = `m.seq < b.seq AND m.status IN (${sqlList(MAY_STILL_SEND)})`;

@@ -1,6 +1,8 @@
-/** Lifecycle of a scheduled message. `pending` → `queued` → `sending` → one of the final states. */
+/**
+ * Lifecycle of a scheduled message: inserted `queued` (with a wake_up_outbox entry until its wake-up is
+ * confirmed) → `sending` → one of the final states.
+ */
 export const MESSAGE_STATUS = {
-  pending: 'pending',
   queued: 'queued',
   sending: 'sending',
   sent: 'sent',
@@ -12,21 +14,21 @@ export const MESSAGE_STATUS = {
 export type MessageStatus = (typeof MESSAGE_STATUS)[keyof typeof MESSAGE_STATUS];
 
 /** States from which a message may still be sent (and so may still be cancelled). */
-export const OPEN_STATUSES = [MESSAGE_STATUS.pending, MESSAGE_STATUS.queued] as const;
+export const OPEN_STATUSES = [MESSAGE_STATUS.queued] as const;
 
 /** The channels a message goes out on. */
 export const CHANNELS = ['custom', 'template', 'notice'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 /**
- * Constants as an SQL literal list (`'pending', 'queued'`), for `IN (…)`. Only for the `as const` values
+ * Constants as an SQL literal list (`'queued', 'sending'`), for `IN (…)`. Only for the `as const` values
  * of this layer, never for input: they are interpolated, not bound, so the statement text stays constant.
  */
 export function sqlList(values: readonly string[]): string {
   return values.map((v) => `'${v}'`).join(', ');
 }
 
-/** `<column> IN ('pending', 'queued')`: the row may still be sent. */
+/** `<column> IN ('queued')`: the row may still be sent. */
 export const isOpenSql = (column: string): string => `${column} IN (${sqlList(OPEN_STATUSES)})`;
 
 /** The final states: nothing moves a message out of them but a dead-letter replay (`failed` → `queued`). */

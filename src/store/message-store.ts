@@ -172,20 +172,6 @@ export async function listAttempts(db: Pool | PoolClient, messageId: string): Pr
 }
 
 /**
- * pending → queued once a wake-up is confirmed; guarded, so a row the worker already took is left alone. Only
- * rows written `pending` (before migration 0008) or set back to it need this: new rows are inserted `queued`.
- */
-export async function markQueued(db: Pool | PoolClient, ids: readonly string[]): Promise<number> {
-  if (ids.length === 0) return 0;
-  const res = await db.query(
-    `UPDATE scheduled_messages SET status = '${MESSAGE_STATUS.queued}', updated_at = now()
-     WHERE id = ANY($1::uuid[]) AND status = '${MESSAGE_STATUS.pending}'`,
-    [ids],
-  );
-  return res.rowCount ?? 0;
-}
-
-/**
  * Cancels one open message (guarded) and appends its ledger row, in one statement: one round-trip, atomic
  * without a transaction of its own. Returns the row as it is afterwards, or null if there is none.
  */

@@ -86,7 +86,7 @@ export async function sequenceResults(pool: Pool, sequenceId: string): Promise<S
     else if (r.status === MESSAGE_STATUS.sent) s.sent += r.n;
     else if (r.status === MESSAGE_STATUS.cancelled) s.cancelled += r.n;
     else if (r.status === MESSAGE_STATUS.unknown) s.unknown += r.n;
-    else s.pending += r.n; // pending, queued, sending
+    else s.pending += r.n; // queued, sending
   }
   for (const r of lateness.rows) {
     stepOf(r.step_index).latenessMs = {

@@ -47,7 +47,7 @@ export async function variantResults(pool: Pool, sequenceId: string): Promise<Ma
     else if (r.status === MESSAGE_STATUS.failed) v.failed += r.n;
     else if (r.status === MESSAGE_STATUS.cancelled) v.cancelled += r.n;
     else if (r.status === MESSAGE_STATUS.unknown) v.unknown += r.n;
-    else v.pending += r.n; // pending, queued, sending
+    else v.pending += r.n; // queued, sending
   }
   return new Map(
     [...byStep].map(([step, variants]) => [

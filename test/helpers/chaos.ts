@@ -195,7 +195,7 @@ export async function waitUntilQueued(harness: Harness): Promise<void> {
   ).toBe(true);
 }
 
-/** Wake-ups the relay had to publish again (a lost or stalled wake-up, or a pending row). */
+/** Wake-ups the relay had to publish again (a lost or stalled wake-up, or an outbox entry left behind). */
 export async function relayRepublished(service: Service): Promise<number> {
   const { values } = await service.metrics.published.get();
   return values.filter((v) => v.labels.reason === 'relay').reduce((n, v) => n + v.value, 0);

@@ -22,7 +22,7 @@ export async function rowOf(pool: Pool, id: string): Promise<RowState> {
 
 /** The row once it reached a final state (sent, skipped, failed, unknown…); waits up to `timeoutMs`. */
 export async function settledRow(pool: Pool, id: string, timeoutMs = 10_000): Promise<RowState> {
-  const final = (s: string): boolean => !['pending', 'queued', 'sending'].includes(s);
+  const final = (s: string): boolean => !['queued', 'sending'].includes(s);
   await waitFor(async () => final((await rowOf(pool, id)).row.status), timeoutMs);
   return rowOf(pool, id);
 }

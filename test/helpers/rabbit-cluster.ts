@@ -251,3 +251,58 @@ async function runningNodes(node: ClusterNode): Promise<string[]> {
   };
   return status.running_nodes;
 }
+
+/** A single extra node of its own, not clustered: for a test that stops the broker the service uses. */
+export interface RabbitNode {
+  readonly node: ClusterNode;
+  /** A clean stop (`rabbitmqctl stop`); waits until its Erlang VM is gone. */
+  stop(): Promise<void>;
+  /** Starts it again with the same name, ports and data (its durable queues come back). */
+  start(): Promise<void>;
+  /** Kills it if it runs and deletes its data. */
+  close(): Promise<void>;
+}
+
+const SOLO_NAME = 'drip-solo@localhost';
+const SOLO_DIR = path.join(tmpdir(), 'wechat-drip-solo');
+
+async function removeSolo(): Promise<void> {
+  for (const pid of pidsOfNode(SOLO_NAME)) await killPid(pid, SOLO_NAME);
+  rmSync(SOLO_DIR, { recursive: true, force: true });
+}
+
+/**
+ * Starts one extra RabbitMQ node of the installed version (drip-solo@localhost, ports of its own, data under
+ * SOLO_DIR), as the cluster's nodes are started. The machine's own node is never named to any command.
+ */
+export async function startRabbitNode(): Promise<RabbitNode> {
+  await removeSolo();
+  const amqpPort = await freePort();
+  const node: ClusterNode = {
+    name: SOLO_NAME,
+    amqpPort,
+    distPort: await freePort(),
+    distIp: '127.0.0.1',
+    url: `amqp://guest:guest@127.0.0.1:${amqpPort}`,
+    dir: SOLO_DIR,
+  };
+  writeNodeFiles(node);
+  await run('chown', ['-R', `${RABBIT_USER}:${RABBIT_USER}`, SOLO_DIR]);
+  try {
+    await bootNode(node);
+  } catch (err) {
+    await removeSolo();
+    throw err;
+  }
+  return {
+    node,
+    async stop() {
+      const pid = Number(readFileSync(pidFile(node), 'utf8'));
+      await ctlOn(node, ['stop']);
+      const deadline = Date.now() + 30_000;
+      while (runs(pid, node.name) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    },
+    start: () => bootNode(node),
+    close: removeSolo,
+  };
+}

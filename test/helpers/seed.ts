@@ -25,7 +25,7 @@ export async function seedMessages(
 ): Promise<string[]> {
   const { created, outboxId } = await insertMessages(pool, messages);
   const ids = created.map((m) => m.id);
-  // A row given a state has had its wake-up published long ago (or, `pending`, is the old protocol's).
+  // A row given a state has had its wake-up published long ago.
   if (state.status !== undefined && outboxId !== null) await clearOutbox(pool, [outboxId]);
   await pool.query(
     `UPDATE scheduled_messages SET status = COALESCE($2, status), attempts = COALESCE($3, attempts),

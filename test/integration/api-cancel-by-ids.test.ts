@@ -35,12 +35,12 @@ const statusOf = async (id: string): Promise<string> =>
 describe('POST /v1/cancellations {ids}', () => {
   it('cancels the open messages of any account, answers each id in order with a true count, and writes a ledger row per cancelled message', async () => {
     const [queued] = await seed('queued');
-    const [pending] = await seed('pending', { appId: OTHER_APP });
+    const [otherQueued] = await seed('queued', { appId: OTHER_APP });
     const [sent] = await seed('sent');
     const [sending] = await seed('sending', { appId: OTHER_APP });
     const [cancelled] = await seed('cancelled');
     const missing = randomUUID();
-    const ids = [sent, queued, missing, pending.toUpperCase(), sending, cancelled];
+    const ids = [sent, queued, missing, otherQueued.toUpperCase(), sending, cancelled];
 
     const res = await cancel({ ids, reason: 'campaign stopped' });
 
@@ -54,12 +54,12 @@ describe('POST /v1/cancellations {ids}', () => {
         { id: sent, outcome: 'not_cancellable', status: 'sent' },
         { id: queued, outcome: 'cancelled', status: 'cancelled' },
         { id: missing, outcome: 'not_found' },
-        { id: pending, outcome: 'cancelled', status: 'cancelled' },
+        { id: otherQueued, outcome: 'cancelled', status: 'cancelled' },
         { id: sending, outcome: 'not_cancellable', status: 'sending' },
         { id: cancelled, outcome: 'already_cancelled', status: 'cancelled' },
       ],
     });
-    expect([await statusOf(queued), await statusOf(pending), await statusOf(sent)]).toEqual([
+    expect([await statusOf(queued), await statusOf(otherQueued), await statusOf(sent)]).toEqual([
       'cancelled',
       'cancelled',
       'sent',
@@ -70,7 +70,7 @@ describe('POST /v1/cancellations {ids}', () => {
     );
     expect(ledger.rows).toEqual([
       { app_id: APP_ID, scope: 'message', target: queued, reason: 'campaign stopped', actor: 'api' },
-      { app_id: OTHER_APP, scope: 'message', target: pending, reason: 'campaign stopped', actor: 'api' },
+      { app_id: OTHER_APP, scope: 'message', target: otherQueued, reason: 'campaign stopped', actor: 'api' },
     ]);
   });
 

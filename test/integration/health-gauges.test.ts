@@ -64,8 +64,8 @@ describe('health gauges on /metrics', () => {
     // A failed read from Postgres does not fail the scrape (Prometheus would count the process down):
     // the gauges read from Postgres keep their last value.
     expect(after.status).toBe(200);
-    expect(valueOf(after.text, 'wechat_drip_outbox_backlog')).toBe(
-      valueOf(before.text, 'wechat_drip_outbox_backlog'),
+    expect(valueOf(after.text, 'wechat_drip_outbox_backlog_messages')).toBe(
+      valueOf(before.text, 'wechat_drip_outbox_backlog_messages'),
     );
   });
 

@@ -58,7 +58,8 @@ describe('/metrics', () => {
     expect(metric(text, 'wechat_drip_wakeup_to_answer_seconds_sum')).toBeGreaterThan(0);
     expect(metric(text, 'wechat_drip_wakeup_to_answer_seconds_sum')).toBeLessThan(1);
     expect(text).toContain('wechat_drip_transport_info{mode="levels"} 1');
-    expect(text).toMatch(/wechat_drip_outbox_backlog \d+/);
+    expect(text).toMatch(/wechat_drip_outbox_backlog_messages \d+/);
+    expect(text).toMatch(/wechat_drip_outbox_oldest_age_seconds [\d.e-]+/);
     expect(text).toContain('process_cpu_seconds_total');
     await expect(promtoolCheck(text)).resolves.toBeDefined();
   });

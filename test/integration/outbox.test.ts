@@ -12,11 +12,10 @@ import {
 } from '../../src/scheduling/schedule-messages';
 import { createScheduleWriter } from '../../src/scheduling/schedule-writer';
 import { cancelOpenMessage } from '../../src/store/message-store';
-import { countOwedWakeUps } from '../../src/store/wake-up-outbox';
+import { countOwedWakeUps, OWED_ENTRIES_COUNTED, OWED_WAKE_UPS_SQL } from '../../src/store/wake-up-outbox';
 import { aNewMessage } from '../helpers/builders';
 import { createTestDb, type TestDb } from '../helpers/db';
 import { silentLogger } from '../helpers/logger';
-import { seedMessages } from '../helpers/seed';
 
 // The outbox after migration 0008: rows are inserted `queued` with one entry naming them, in one statement;
 // the entry is deleted once their wake-ups are confirmed, and an entry left behind is the relay's work.
@@ -135,18 +134,60 @@ describe('the wake-up outbox', () => {
   });
 });
 
-describe('rows left pending by the protocol before migration 0008', () => {
-  it('are still republished by the relay once stale, and marked queued', async () => {
-    const { broker, publisher } = aBroker();
-    const ids = await seedMessages(db.pool, [aNewMessage(), aNewMessage()], {
-      status: 'pending',
-      updatedSecondsAgo: 60,
+describe('the backlog gauges', () => {
+  /** One scrape of a registry whose backlog counts entries older than `owedAfterMs`: the two gauges. */
+  async function scrape(owedAfterMs: number): Promise<{ messages: number; oldestS: number }> {
+    const { registry } = createMetrics({
+      pool: db.pool,
+      transportMode: 'levels',
+      outboxOwedAfterMs: owedAfterMs,
     });
+    const text = await registry.metrics();
+    const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+    return {
+      messages: value('wechat_drip_outbox_backlog_messages'),
+      oldestS: value('wechat_drip_outbox_oldest_age_seconds'),
+    };
+  }
 
-    expect(await aRelay(publisher, 5000).runOnce()).toBe(2);
+  it('count the messages whose wake-up is not confirmed after the grace, and the oldest entry’s age', async () => {
+    const { broker, publisher } = aBroker();
+    expect(await scrape(0)).toEqual({ messages: 0, oldestS: 0 });
+    broker.down = true;
+    await scheduleMessages(depsWith(publisher), [aNewMessage(), aNewMessage()]);
+    await new Promise((r) => setTimeout(r, 300));
+    await scheduleMessages(depsWith(publisher), [aNewMessage()]);
 
-    expect(broker.published.sort()).toEqual([...ids].sort());
-    expect(await statuses(ids)).toEqual(['queued', 'queued']);
+    // Every entry; only the first one (older than 200 ms); none yet (the schedule path's minute).
+    expect((await scrape(0)).messages).toBe(3);
+    expect((await scrape(200)).messages).toBe(2);
+    expect((await scrape(60_000)).messages).toBe(0);
+    expect((await scrape(60_000)).oldestS).toBeGreaterThanOrEqual(0.3);
+
+    broker.down = false;
+    await aRelay(publisher, 0).runOnce();
+    expect(await scrape(0)).toEqual({ messages: 0, oldestS: 0 });
+  });
+
+  it('read only the entries they count: 20,000 written this instant cost the count nothing', async () => {
+    await db.pool.query(
+      `INSERT INTO wake_up_outbox (message_ids) SELECT ARRAY[gen_random_uuid()] FROM generate_series(1, 20000)`,
+    );
+    await db.pool.query('ANALYZE wake_up_outbox');
+    const { rows: plan } = await db.pool.query<{ 'QUERY PLAN': { Plan: Record<string, unknown> }[] }>(
+      `EXPLAIN (ANALYZE, FORMAT JSON) ${OWED_WAKE_UPS_SQL}`,
+      [60_000, OWED_ENTRIES_COUNTED],
+    );
+    let read = 0;
+    const walk = (node: Record<string, unknown>) => {
+      if (node['Relation Name'] === 'wake_up_outbox')
+        read += Number(node['Actual Rows']) + Number(node['Rows Removed by Filter'] ?? 0);
+      for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
+    };
+    walk(plan[0]['QUERY PLAN'][0].Plan);
+    expect(read).toBe(0);
+    expect(await countOwedWakeUps(db.pool, 60_000)).toBe(0);
+    expect(await countOwedWakeUps(db.pool)).toBe(20_000);
   });
 });
 

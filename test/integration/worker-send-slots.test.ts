@@ -24,7 +24,7 @@ describe('the worker claims no more rows than it has send slots', () => {
       async () => {
         const { rows } = await h.db.pool.query<{ sending: number; open: number }>(
           `SELECT count(*) FILTER (WHERE status = 'sending')::int AS sending,
-                  count(*) FILTER (WHERE status IN ('pending', 'queued', 'sending'))::int AS open
+                  count(*) FILTER (WHERE status IN ('queued', 'sending'))::int AS open
            FROM scheduled_messages`,
         );
         most = Math.max(most, rows[0].sending);

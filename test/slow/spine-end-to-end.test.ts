@@ -80,7 +80,7 @@ async function runDoneWhen(h: Harness, service: Service): Promise<{ p50: number;
   // Anything sent twice, or a cancelled message, would arrive within the next moments.
   await waitFor(async () => {
     const { rows } = await h.db.pool.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM scheduled_messages WHERE status IN ('pending', 'queued', 'sending')`,
+      `SELECT count(*)::int AS n FROM scheduled_messages WHERE status IN ('queued', 'sending')`,
     );
     return rows[0].n === 0;
   }, 5000);

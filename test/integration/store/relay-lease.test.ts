@@ -2,13 +2,11 @@ import { leaseForRelay, RELAY_LEASE_SQL } from '../../../src/store/relay-lease';
 import { createTestDb, type TestDb } from '../../helpers/db';
 
 /**
- * What the relay leases, read directly against Postgres: stale `pending` rows, `queued` rows whose wake-up
- * is overdue, and after a broker restart the overdue ones nobody touched since — and, with a backlog of
+ * What the relay leases, read directly against Postgres: `queued` rows whose wake-up is overdue, and after a broker restart the overdue ones nobody touched since — and, with a backlog of
  * 20,000 messages queued for tomorrow, without reading any of those.
  */
 let db: TestDb;
 const ids: Record<string, string[]> = {};
-const PENDING_AFTER_MS = 5_000;
 const OVERDUE_AFTER_MS = 60_000;
 const BACKLOG = 20_000;
 /** When "the broker came back": after the rows were made, before the tests lease any. */
@@ -28,8 +26,7 @@ async function rows(name: string, count: number, status: string, dueAt: string, 
 beforeAll(async () => {
   db = await createTestDb();
   await rows('backlog', BACKLOG, 'queued', '1 day', '-10 minutes');
-  await rows('stalePending', 2, 'pending', '1 hour', '-10 seconds');
-  await rows('freshPending', 1, 'pending', '1 hour', '0 seconds');
+  await rows('dueLater', 2, 'queued', '1 hour', '-10 minutes');
   await rows('lost', 2, 'queued', '-10 minutes', '-10 minutes');
   await rows('republished', 1, 'queued', '-10 minutes', '-10 seconds');
   await rows('sending', 1, 'sending', '-10 minutes', '-10 minutes');
@@ -40,7 +37,6 @@ afterAll(async () => db.drop());
 
 const lease = (recovery?: { since: Date; graceMs: number }) =>
   leaseForRelay(db.pool, {
-    pendingAfterMs: PENDING_AFTER_MS,
     overdueAfterMs: OVERDUE_AFTER_MS,
     limit: 500,
     recovery,
@@ -53,7 +49,7 @@ describe('the relay lease', () => {
       await client.query('BEGIN');
       const { rows: plan } = await client.query<{ 'QUERY PLAN': { Plan: Record<string, unknown> }[] }>(
         `EXPLAIN (ANALYZE, FORMAT JSON) ${RELAY_LEASE_SQL}`,
-        [PENDING_AFTER_MS, OVERDUE_AFTER_MS, 500, new Date().toISOString(), 15_000],
+        [OVERDUE_AFTER_MS, 500, new Date().toISOString(), 15_000],
       );
       let read = 0;
       const walk = (node: Record<string, unknown>) => {
@@ -64,7 +60,7 @@ describe('the relay lease', () => {
         for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
       };
       walk(plan[0]['QUERY PLAN'][0].Plan);
-      // The rows it leases (5), looked up again by the UPDATE, and the few it passes over: far from 20,000.
+      // The rows it leases (3), looked up again by the UPDATE, and the few it passes over: far from 20,000.
       expect(read).toBeLessThan(50);
     } finally {
       await client.query('ROLLBACK');
@@ -72,8 +68,8 @@ describe('the relay lease', () => {
     }
   });
 
-  it('leases stale pending and lost queued rows once, and nothing else', async () => {
-    expect(await lease()).toEqual([...ids.stalePending, ...ids.lost].sort());
+  it('leases lost queued rows once, and nothing else', async () => {
+    expect(await lease()).toEqual([...ids.lost].sort());
     expect(await lease()).toEqual([]);
   });
 

@@ -1,0 +1,79 @@
+import { listMigrations, migrate } from '../../src/db/migrate';
+import { insertMessages } from '../../src/store/insert-messages';
+import { aNewMessage, aTextMessage } from '../helpers/builders';
+import { createHarness, type Harness, waitFor } from '../helpers/harness';
+import { silentLogger } from '../helpers/logger';
+
+/**
+ * Migration 0023 retires `pending`: a database at 0022 holding rows the protocol before 0008 left
+ * `pending` comes out of it with those rows `queued` and named by outbox entries, the status refused from
+ * then on, and the relay delivering them like any other schedule whose wake-up was not confirmed.
+ */
+const RETIRE_PENDING = 23;
+
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness({ RELAY_INTERVAL_MS: '200', RELAY_PENDING_AFTER_MS: '500' });
+});
+afterAll(() => h?.close());
+
+/** Empties the harness's schema and applies the migrations before `version`, as a database of that age. */
+async function resetTo(version: number): Promise<void> {
+  const { pool, schema } = h.db;
+  await pool.query(`DROP SCHEMA ${schema} CASCADE`);
+  await pool.query(`CREATE SCHEMA ${schema}`);
+  await pool.query(
+    `CREATE TABLE schema_migrations (
+       version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+  );
+  for (const m of (await listMigrations()).filter((m) => m.version < version)) {
+    await pool.query(m.sql);
+    await pool.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
+  }
+}
+
+describe('migration 0023 (pending retired)', () => {
+  it('moves leftover pending rows into the outbox, forbids the status, and the rows are delivered once', async () => {
+    await resetTo(RETIRE_PENDING);
+    const messages = ['left-1', 'left-2', 'left-3'].map((tag) =>
+      aNewMessage({ payload: aTextMessage(tag), dueAt: new Date(Date.now() - 60_000) }),
+    );
+    const { created } = await insertMessages(h.db.pool, messages);
+    const ids = created.map((m) => m.id);
+    // As the protocol before 0008 left them: `pending`, no outbox entry, their api gone an hour ago.
+    await h.db.pool.query('DELETE FROM wake_up_outbox');
+    await h.db.pool.query(
+      `UPDATE scheduled_messages SET status = 'pending', updated_at = now() - interval '1 hour',
+         created_at = now() - interval '1 hour' WHERE id = ANY($1::uuid[])`,
+      [ids],
+    );
+
+    expect(await migrate(h.db.pool, silentLogger)).toEqual([expect.stringMatching(/^0023_/)]);
+
+    const { rows: statuses } = await h.db.pool.query<{ status: string }>(
+      'SELECT DISTINCT status FROM scheduled_messages',
+    );
+    expect(statuses).toEqual([{ status: 'queued' }]);
+    const { rows: entries } = await h.db.pool.query<{ ids: string[]; age_s: number }>(
+      `SELECT message_ids::text[] AS ids, extract(epoch FROM now() - created_at)::float8 AS age_s
+       FROM wake_up_outbox`,
+    );
+    expect(entries.map((e) => [...e.ids].sort())).toEqual([[...ids].sort()]);
+    // The entry is as old as the rows it took over: the backlog's age gauge shows how long they waited.
+    expect(entries[0].age_s).toBeGreaterThan(3500);
+    await expect(
+      h.db.pool.query(`UPDATE scheduled_messages SET status = 'pending' WHERE id = $1`, [ids[0]]),
+    ).rejects.toThrow(/scheduled_messages_status_check/);
+
+    await h.start();
+    const received = () =>
+      h.simulator.messages().map((m) => (m.body as { text: { content: string } }).text.content);
+    expect(await waitFor(() => received().length >= 3, 20_000)).toBe(true);
+    await new Promise((r) => setTimeout(r, 1000)); // a moment in which a duplicate would arrive
+    const { rows: left } = await h.db.pool.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM wake_up_outbox',
+    );
+    expect(received().sort()).toEqual(['left-1', 'left-2', 'left-3']);
+    expect(left[0].n).toBe(0);
+  });
+});
