@@ -1,7 +1,7 @@
 /**
  * Quiet hours: a daily span of wall-clock time in an account's IANA zone in which no sequence step goes out.
  * Pure TypeScript with the runtime's own time zone database (Intl), no imports: the worker's claim, the
- * save-time warnings and the admin page (in the browser, as an ES module) all load this one file.
+ * save-time warnings and the admin page's preview (in the browser, as an ES module) all use this file.
  */
 
 /** Quiet hours as the API takes them: HH:MM or HH:MM:SS; an end before the start crosses midnight. */
@@ -26,6 +26,20 @@ const DAY_MS = 86_400_000;
 export function secondsOfDay(time: string): number {
   const [h, m, s = 0] = time.split(':').map(Number);
   return h * 3600 + m * 60 + s;
+}
+
+/** How long they last, in ms (22:00–08:00 → 10 h): the longest a step due in them waits. */
+export function quietSpanMs(q: QuietHours): number {
+  return ((secondsOfDay(q.end) - secondsOfDay(q.start) + 86_400) % 86_400) * 1000;
+}
+
+/** The quiet hours that apply to a sequence: its own, none (`false`), or (null / absent) its account's. */
+export function effectiveQuietHours(
+  own: QuietHours | false | null | undefined,
+  accountDefault: QuietHours | null,
+): QuietHours | null {
+  if (own === false) return null;
+  return own ?? accountDefault;
 }
 
 const formats = new Map<string, Intl.DateTimeFormat>();

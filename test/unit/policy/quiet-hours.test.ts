@@ -1,4 +1,10 @@
-import { instantOf, quietHoursEnd, wallClockAt } from '../../../src/policy/quiet-hours';
+import {
+  effectiveQuietHours,
+  instantOf,
+  quietHoursEnd,
+  quietSpanMs,
+  wallClockAt,
+} from '../../../src/policy/quiet-hours';
 
 const night = { start: '22:00', end: '08:00' };
 const lunch = { start: '12:00', end: '13:30:15' };
@@ -111,5 +117,16 @@ describe('wall-clock time in a zone', () => {
     const moment = instantOf(reading, SH);
     expect(new Date(moment).toISOString()).toBe('2026-11-25T15:05:09.000Z');
     expect(wallClockAt(moment, SH)).toEqual(reading);
+  });
+});
+
+describe('quiet hours of a sequence', () => {
+  it('are its own, none when turned off, else its account’s default; they last from start to end', () => {
+    const own = { start: '12:00', end: '13:00' };
+    expect(effectiveQuietHours(own, night)).toBe(own);
+    expect(effectiveQuietHours(false, night)).toBeNull();
+    expect(effectiveQuietHours(null, night)).toBe(night);
+    expect(quietSpanMs(night)).toBe(10 * 3_600_000);
+    expect(quietSpanMs({ start: '23:59:30', end: '00:00:15' })).toBe(45_000);
   });
 });
