@@ -21,7 +21,8 @@ install: node_modules/.installed ## Install dependencies (npm ci) when package-l
 
 # Rebuilt only when a source, the admin page or a build setting changed since the last build, so that
 # `make test-fast` after no change starts testing at once.
-BUILD_INPUTS := $(shell find src admin -type f) package.json tsconfig.json tsconfig.build.json tsconfig.contract.json
+BUILD_INPUTS := $(shell find src admin -type f) package.json tsconfig.json tsconfig.build.json tsconfig.contract.json \
+  tsconfig.policy.json
 dist/.built: node_modules/.installed $(BUILD_INPUTS)
 	npm run build
 	@touch $@

@@ -8,6 +8,12 @@
  * integration; `make test` runs all six, in band.
  */
 const transform = { '^.+\\.ts$': 'ts-jest' };
+// Browser modules import each other as the browser loads them (`./x.js`, compiled from x.ts): the admin
+// app, and src/policy, which the admin app imports as `../policy/x.js` (served from dist/admin/policy/).
+const moduleNameMapper = {
+  '^(?:\\.{1,2}/)+policy/(.*)\\.js$': '<rootDir>/src/policy/$1',
+  '^(\\.{1,2}/.*)\\.js$': '$1',
+};
 /** @type {import('jest').Config} */
 module.exports = {
   testTimeout: 30000,
@@ -21,38 +27,42 @@ module.exports = {
       testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
       transform,
       testEnvironment: 'node',
-      // The admin app's modules import each other as the browser loads them (`./x.js`, compiled from x.ts).
-      moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+      moduleNameMapper,
     },
     {
       displayName: 'integration',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       transform,
       testEnvironment: 'node',
+      moduleNameMapper,
     },
     {
       displayName: 'slow',
       testMatch: ['<rootDir>/test/slow/**/*.test.ts'],
       transform,
       testEnvironment: 'node',
+      moduleNameMapper,
     },
     {
       displayName: 'faults',
       testMatch: ['<rootDir>/test/faults/**/*.test.ts'],
       transform,
       testEnvironment: 'node',
+      moduleNameMapper,
     },
     {
       displayName: 'acceptance',
       testMatch: ['<rootDir>/test/acceptance/**/*.test.ts'],
       transform,
       testEnvironment: 'node',
+      moduleNameMapper,
     },
     {
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
       transform,
       testEnvironment: 'node',
+      moduleNameMapper,
       // Installs Chromium when missing; builds the admin app when dist/admin is older than admin/.
       globalSetup: '<rootDir>/test/e2e/global-setup.ts',
     },

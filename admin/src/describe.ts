@@ -1,6 +1,6 @@
 import { h } from './dom.js';
 import { hasKey, t } from './i18n/index.js';
-import type { ExitCondition, InteractionKind, SequenceStatus, Trigger } from './types.js';
+import type { ExitCondition, SequenceStatus, Trigger } from './types.js';
 
 /** The trigger in marketing's words. */
 export function describeTrigger(trigger: Trigger): string {
@@ -42,15 +42,6 @@ export function exitLabel(reason: string): string {
   if (type === 'click') return words.click(param);
   if (type === 'event') return words.event(param);
   return reason === 'unsubscribed' ? words.unfollowed : reason;
-}
-
-/**
- * The interaction a trigger is, for the window rules (the API's `triggerKind`); null for an API event or
- * `api` (enrollments through the API), which open no window.
- */
-export function triggerKind(trigger: Trigger): InteractionKind | null {
-  if (trigger.type === 'event' || trigger.type === 'api') return null;
-  return trigger.type === 'keyword' ? 'message' : trigger.type;
 }
 
 export function statusBadge(status: SequenceStatus): HTMLElement {

@@ -1,6 +1,6 @@
 import { t } from './i18n/index.js';
 import type { Account } from './types.js';
-import { formatOf } from './zone-time.js';
+import { formatOf } from './policy/quiet-hours.js';
 
 /** Units marketing thinks in; offsets are stored in ms. */
 export const UNITS = [

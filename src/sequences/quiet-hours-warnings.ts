@@ -1,28 +1,15 @@
-import { type QuietHours, secondsOfDay } from '../contract';
+import type { QuietHours } from '../contract';
+import { effectiveQuietHours, quietSpanMs } from '../policy/quiet-hours';
+import { delayCanPushOut, triggerKind, type WindowPolicy } from '../policy/window-rule';
 import type { IssueDetail } from '../validation';
-import { describeRule, formatDuration, type WindowPolicy } from '../wechat/window-policy';
-import { type SequenceDefinition, triggerKind } from './sequence-schema';
+import { describeRule, formatDuration } from '../wechat/window-policy';
+import type { SequenceDefinition } from './sequence-schema';
 
 /** The account settings the quiet hours of a sequence depend on. */
 export interface QuietHoursAccount {
   readonly quietHours: QuietHours | null;
   readonly timeZone: string;
   readonly windowPolicy: WindowPolicy;
-}
-
-/** The quiet hours that apply to a sequence's steps: its own, none (`false`), or its account's default. */
-export function effectiveQuietHours(
-  d: Pick<SequenceDefinition, 'quietHours'>,
-  accountDefault: QuietHours | null,
-): QuietHours | null {
-  if (d.quietHours === false) return null;
-  return d.quietHours ?? accountDefault;
-}
-
-/** How long the quiet hours last, in ms (22:00–08:00 → 10 h; end before start crosses midnight). */
-export function quietSpanMs(q: QuietHours): number {
-  const spanS = (secondsOfDay(q.end) - secondsOfDay(q.start) + 86_400) % 86_400;
-  return spanS * 1000;
 }
 
 /**
@@ -33,15 +20,14 @@ export function quietSpanMs(q: QuietHours): number {
  * window are refused by the window check itself; an `event` or `api` trigger opens no window to check.
  */
 export function quietHoursWarnings(d: SequenceDefinition, account: QuietHoursAccount): IssueDetail[] {
-  const quiet = effectiveQuietHours(d, account.quietHours);
+  const quiet = effectiveQuietHours(d.quietHours, account.quietHours);
   const kind = triggerKind(d.trigger);
   const rule = kind && account.windowPolicy?.[kind];
   if (!quiet || !kind || !rule) return [];
   const spanMs = quietSpanMs(quiet);
   const source = d.quietHours ? 'the sequence’s quiet hours' : 'the account’s default quiet hours';
   return d.steps.flatMap((step, i) => {
-    if (step.offsetMs >= rule.windowMs || i >= rule.count || step.offsetMs + spanMs < rule.windowMs)
-      return [];
+    if (!delayCanPushOut(account.windowPolicy, kind, i, step.offsetMs, spanMs)) return [];
     const contents = step.variants
       ? step.variants.map((v, j) => ({ at: `steps.${i}.variants.${j}`, fallback: v.fallback }))
       : [{ at: `steps.${i}`, fallback: step.fallback ?? null }];

@@ -17,7 +17,7 @@ import {
   type CustomMessage,
   type StepFallback,
 } from '../wechat/message-schema';
-import type { InteractionKind, WindowPolicy } from '../wechat/window-policy';
+import { triggerKind, type WindowPolicy } from '../policy/window-rule';
 
 /** One variant of an A/B step: enrollments get it in proportion to its weight. */
 export interface Variant {
@@ -54,16 +54,6 @@ export interface SequenceDefinition {
   readonly exits: readonly ExitCondition[];
   /** Its own quiet hours, `false` for none; undefined: the account's default. */
   readonly quietHours?: SequenceQuietHours;
-}
-
-/**
- * The interaction a trigger is, for the contact-window rules; null for an `event`, which another system
- * posts, or `api` (enrollments through the API): neither opens a window, so their steps go out only while
- * one the follower opened is still open (no step is refused for it).
- */
-export function triggerKind(trigger: Trigger): InteractionKind | null {
-  if (trigger.type === 'event' || trigger.type === 'api') return null;
-  return trigger.type === 'keyword' ? 'message' : trigger.type;
 }
 
 /** A detail for each exit condition that repeats an earlier one (keywords compared as they match). */
@@ -157,7 +147,7 @@ export function parseSequenceDefinition(
     }
     details.push(...placeholderIssues(d.trigger, content.message, `${at}.message`));
     if (content.fallback) details.push(...placeholderIssues(d.trigger, content.fallback, `${at}.fallback`));
-    if (policy && kind && !fallback) details.push(...windowIssues(policy[kind], kind, i, offsetMs, at));
+    if (kind && !fallback) details.push(...windowIssues(policy ?? null, kind, i, offsetMs, at));
     return message ? { message, fallback } : null;
   };
 

@@ -1,11 +1,10 @@
 // The user actions that open a customer-service contact window (reference/wechat.md §2.1), and a window's
 // rule (messages allowed, for how many ms), are the contract's: the account view and the store use them.
+// What a rule means for a step (src/policy/window-rule.ts) is the policy's; here are WeChat's tables.
 import type { InteractionKind, WindowPolicyInput, WindowRule } from '../contract';
+import type { WindowPolicy } from '../policy/window-rule';
 
-export type { InteractionKind, WindowRule };
-
-/** A rule per interaction kind; `null` means "not checked here" (WeChat's 45015 still applies). */
-export type WindowPolicy = Readonly<Record<InteractionKind, WindowRule>> | null;
+export type { InteractionKind, WindowPolicy, WindowRule };
 
 const MINUTE_MS = 60_000;
 const HOURS_48_MS = 48 * 3600_000;

@@ -20,13 +20,15 @@ function newest(dir: string): number {
 
 /**
  * Before the browser tests: Chromium (and a CJK font) installed when missing, and the admin app built
- * when dist/admin is missing or older than admin/ — so `npx jest --selectProjects e2e` tests the current
- * source on a fresh machine too. `make test` has built it already; then this costs a directory walk.
+ * when dist/admin is missing or older than admin/ or src/policy (the rules it loads from the server's
+ * source) — so `npx jest --selectProjects e2e` tests the current source on a fresh machine too. `make
+ * test` has built it already; then this costs a directory walk.
  */
 export default function globalSetup(): void {
   execFileSync('bash', [path.join(ROOT, 'scripts/ensure-chromium.sh')], { stdio: 'inherit' });
   const built = newest(path.join(ROOT, 'dist/admin'));
-  if (built === 0 || newest(path.join(ROOT, 'admin')) > built) {
+  const source = Math.max(newest(path.join(ROOT, 'admin')), newest(path.join(ROOT, 'src/policy')));
+  if (built === 0 || source > built) {
     execFileSync('npm', ['run', '--silent', 'build:admin'], { cwd: ROOT, stdio: 'inherit' });
   }
 }

@@ -67,6 +67,13 @@ describe('Quiet hours in the sequence editor', () => {
     await expectText(step(2), '2026-11-26 12:00');
     await expectText(step(2), '按时发送');
     await browser.screenshot('quiet-editor-zh-CN');
+    // The preview ran the API's own rules: the policy modules, served from dist/admin/policy/.
+    const loaded = await page.evaluate<string[]>(
+      `performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname)`,
+    );
+    expect(loaded).toEqual(
+      expect.arrayContaining(['/admin/policy/quiet-hours.js', '/admin/policy/window-rule.js']),
+    );
 
     // On a follow (a 1-minute window) step 1 would be skipped without a fallback: marked, and warned of.
     await page.selectOption('select[name="trigger"]', 'subscribe');

@@ -1,7 +1,8 @@
-import { field, h, replace } from '../dom.js';
+import { field, h } from '../dom.js';
 import { t } from '../i18n/index.js';
 import type { TemplateMessage } from '../types.js';
 import { textControl } from './message-forms.js';
+import { createRemovableRows } from './removable-rows.js';
 
 /**
  * The fallback of a step, sent instead when the contact window is closed at due time: a template message, or
@@ -43,15 +44,8 @@ export function createFallbackForm(initial: TemplateMessage | null | undefined):
   const idRow = field(words.templateId, templateId);
   const urlRow = field(words.link, url);
   const hint = h('p', { class: 'hint' });
-  const rowsEl = h('div', { class: 'data-rows' });
-  const dataRow = h('div', { class: 'field' }, h('span', { class: 'label' }, words.data), rowsEl);
-  const rows: DataRow[] = [];
-
-  const render = () =>
-    replace(
-      rowsEl,
-      rows.map((r) => r.row),
-    );
+  const list = createRemovableRows<DataRow>('data-rows');
+  const dataRow = h('div', { class: 'field' }, h('span', { class: 'label' }, words.data), list.el);
   const addRow = (key: string, value: string, color?: string) => {
     const r: DataRow = {
       key: textControl(key, false, 'key') as HTMLInputElement,
@@ -63,33 +57,11 @@ export function createFallbackForm(initial: TemplateMessage | null | undefined):
     r.value.placeholder = words.value;
     r.key.setAttribute('aria-label', words.keyLabel);
     r.value.setAttribute('aria-label', words.valueLabel);
-    const remove = () => {
-      rows.splice(rows.indexOf(r), 1);
-      render();
-      rowsEl.dispatchEvent(new Event('input', { bubbles: true }));
-    };
-    r.row.append(
-      r.key,
-      r.value,
-      h('button', { type: 'button', class: 'link', onclick: remove }, t().common.remove),
-    );
-    rows.push(r);
-    render();
+    list.add(r, [r.key, r.value]);
   };
   const data = Object.entries(initial?.data ?? { first: { value: '' } });
   for (const [key, v] of data) addRow(key, v.value, v.color);
-  const add = h(
-    'button',
-    {
-      type: 'button',
-      class: 'secondary small',
-      onclick: () => {
-        addRow('', '');
-        rowsEl.dispatchEvent(new Event('input', { bubbles: true }));
-      },
-    },
-    words.add,
-  );
+  const add = list.addButton(words.add, () => addRow('', ''));
 
   const body = h('div', { class: 'fallback-body' }, channelRow, hint, idRow, urlRow, dataRow, add);
   const sync = () => {
@@ -123,7 +95,7 @@ export function createFallbackForm(initial: TemplateMessage | null | undefined):
       if (notice) out.channel = 'notice';
       if (url.value) out[notice ? 'page' : 'url'] = url.value;
       urlRow.dataset.path = `${at}.${notice ? 'page' : 'url'}`;
-      for (const r of rows) {
+      for (const r of list.rows) {
         r.row.dataset.path = `${at}.data.${r.key.value}`;
         // A notice's data fields hold a value only (WeChat's bizsend has no colours).
         const color = r.color && !notice ? { color: r.color } : {};

@@ -1,6 +1,7 @@
-import { field, h, replace } from '../dom.js';
+import { field, h } from '../dom.js';
 import { t, type Catalog } from '../i18n/index.js';
 import type { ErrorDetail, Json } from '../types.js';
+import { createRemovableRows } from './removable-rows.js';
 
 /** The message kinds the step editor has a form for; `json` edits any other payload as it is. */
 export const KINDS = [
@@ -142,6 +143,13 @@ function linkHelper(textarea: HTMLTextAreaElement): HTMLElement {
   );
 }
 
+/** An option of a menu message: its id and text inputs. */
+interface MenuItem {
+  readonly row: HTMLElement;
+  readonly id: HTMLInputElement;
+  readonly content: HTMLInputElement;
+}
+
 function menuForm(message: Json | null): MessageForm {
   const body = (message?.msgtype === 'msgmenu' ? message.msgmenu : undefined) as
     { head_content?: string; tail_content?: string; list?: { id?: string; content?: string }[] } | undefined;
@@ -150,48 +158,20 @@ function menuForm(message: Json | null): MessageForm {
   const menu = t().editor.menu;
   const headRow = field(menu.head, head);
   const tailRow = field(menu.tail, tail);
-  const list = h('div', { class: 'menu-items' });
-  const items: { row: HTMLElement; id: HTMLInputElement; content: HTMLInputElement }[] = [];
-  const listRow = h('div', { class: 'field' }, h('span', { class: 'label' }, menu.options), list);
-  const renderItems = () =>
-    replace(
-      list,
-      items.map((i) => i.row),
-    );
+  const list = createRemovableRows<MenuItem>('menu-items');
+  const listRow = h('div', { class: 'field' }, h('span', { class: 'label' }, menu.options), list.el);
   const addItem = (id: string, content: string) => {
-    const item = {
+    const item: MenuItem = {
       id: textControl(id, false, 'id') as HTMLInputElement,
       content: textControl(content, false, 'content') as HTMLInputElement,
       row: h('div', { class: 'menu-item' }),
     };
     item.id.setAttribute('aria-label', menu.optionId);
     item.content.setAttribute('aria-label', menu.optionText);
-    const remove = () => {
-      items.splice(items.indexOf(item), 1);
-      renderItems();
-      list.dispatchEvent(new Event('input', { bubbles: true }));
-    };
-    item.row.append(
-      item.id,
-      item.content,
-      h('button', { type: 'button', class: 'link', onclick: remove }, t().common.remove),
-    );
-    items.push(item);
-    renderItems();
+    list.add(item, [item.id, item.content]);
   };
   for (const i of body?.list ?? [{ id: '101', content: '' }]) addItem(i.id ?? '', i.content ?? '');
-  const add = h(
-    'button',
-    {
-      type: 'button',
-      class: 'secondary small',
-      onclick: () => {
-        addItem(String(101 + items.length), '');
-        list.dispatchEvent(new Event('input', { bubbles: true }));
-      },
-    },
-    menu.add,
-  );
+  const add = list.addButton(menu.add, () => addItem(String(101 + list.rows.length), ''));
   return {
     kind: 'msgmenu',
     el: h('div', { class: 'message-form' }, headRow, listRow, add, tailRow),
@@ -200,12 +180,12 @@ function menuForm(message: Json | null): MessageForm {
       headRow.dataset.path = `${at}.head_content`;
       tailRow.dataset.path = `${at}.tail_content`;
       listRow.dataset.path = `${at}.list`;
-      items.forEach((item, n) => (item.row.dataset.path = `${at}.list.${n}`));
+      list.rows.forEach((item, n) => (item.row.dataset.path = `${at}.list.${n}`));
       return {
         msgtype: 'msgmenu',
         msgmenu: {
           ...(head.value ? { head_content: head.value } : {}),
-          list: items.map((i) => ({ id: i.id.value, content: i.content.value })),
+          list: list.rows.map((i) => ({ id: i.id.value, content: i.content.value })),
           ...(tail.value ? { tail_content: tail.value } : {}),
         },
       };

@@ -1,6 +1,6 @@
 import { field, h } from '../dom.js';
 import { t } from '../i18n/index.js';
-import type { QuietHours } from '../quiet-hours.js';
+import type { QuietHours } from '../policy/quiet-hours.js';
 
 /** The sequence's quiet-hours setting: the account's default (inherit), none, or its own span. */
 export interface QuietFields {

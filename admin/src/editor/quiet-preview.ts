@@ -1,9 +1,15 @@
 import { h, replace } from '../dom.js';
 import { dateMinutes, duration, hourMinute, offsetLabel } from '../format.js';
 import { t } from '../i18n/index.js';
-import { type QuietHours, quietEnd, quietSpanMs } from '../quiet-hours.js';
+import {
+  instantOf,
+  type QuietHours,
+  quietHoursEnd,
+  quietSpanMs,
+  wallClockAt,
+} from '../policy/quiet-hours.js';
+import { delayCanPushOut, outsideWindow, windowOpenedBy } from '../policy/window-rule.js';
 import type { InteractionKind, WindowPolicy } from '../types.js';
-import { instantOf, wallClockAt } from '../zone-time.js';
 import { spanLabel } from './quiet-fields.js';
 
 /** What the preview needs of the draft and its account. */
@@ -55,19 +61,19 @@ export function createQuietPreview(): QuietPreview {
     shownZone = zone;
     zoneEl.textContent = words.zone(zone);
     const trigger = momentOf(sample.value, zone) ?? Date.now();
-    const rule = kind ? (policy?.[kind] ?? null) : null;
+    const opened = kind ? windowOpenedBy(policy, kind, new Date(trigger)) : null;
     const items = steps.map(({ offsetMs, hasFallback }, i) => {
       const due = trigger + offsetMs;
-      const end = quiet ? quietEnd(quiet, zone, due) : null;
+      const end = quietHoursEnd(quiet, zone, new Date(due));
       // The claim's rule: moved if the window is open then (or not known here), else by its fallback.
-      const open = !rule || (end !== null && end < trigger + rule.windowMs && i < rule.count);
+      const open = !opened || (end !== null && outsideWindow(opened, i, end) === null);
       const [cls, mark] =
         end === null
           ? ['on-time', words.onTime]
           : open
-            ? ['moved', words.moved(hourMinute(new Date(end), zone))]
+            ? ['moved', words.moved(hourMinute(end, zone))]
             : hasFallback
-              ? ['moved fallback', words.movedFallback(hourMinute(new Date(end), zone))]
+              ? ['moved fallback', words.movedFallback(hourMinute(end, zone))]
               : ['skipped', words.skipped];
       return h(
         'li',
@@ -79,12 +85,7 @@ export function createQuietPreview(): QuietPreview {
     });
     const span = quiet ? quietSpanMs(quiet) : 0;
     const risks = steps.flatMap(({ offsetMs, hasFallback }, i) =>
-      quiet &&
-      rule &&
-      !hasFallback &&
-      offsetMs < rule.windowMs &&
-      i < rule.count &&
-      offsetMs + span >= rule.windowMs
+      quiet && !hasFallback && delayCanPushOut(policy, kind, i, offsetMs, span)
         ? [h('li', { class: 'refused' }, words.risk(i + 1, duration(span)))]
         : [],
     );

@@ -1,5 +1,6 @@
 import { duration } from '../format.js';
 import { t } from '../i18n/index.js';
+import { stepOutsideWindow } from '../policy/window-rule.js';
 import type { InteractionKind, WindowPolicy, WindowRule } from '../types.js';
 
 /** Where a step falls under the account's window policy, worked out in the browser before saving. */
@@ -20,9 +21,10 @@ export function describeRule(kind: InteractionKind, rule: WindowRule): string {
 }
 
 /**
- * The same rule as the API's: step i is inside iff offsetMs < windowMs and i < count. An outside step
- * without a template fallback is refused on save; with one, it goes out as the template message. `kind`
- * null (an API event or enrollment) opens no window: nothing is refused, and each step's note says what happens to it.
+ * The API's rule (src/policy/window-rule.ts): a step is inside its trigger's window before the window ends
+ * and within its message count. An outside step without a template fallback is refused on save; with one,
+ * it goes out as the template message. `kind` null (an API event or enrollment) opens no window: nothing
+ * is refused, and each step's note says what happens to it.
  */
 export function checkSteps(
   steps: readonly { offsetMs: number; hasFallback: boolean }[],
@@ -37,7 +39,7 @@ export function checkSteps(
       return { index, offsetMs, outside: null, hasFallback, note };
     }
     const rule = policy?.[kind];
-    const outside = !rule ? null : offsetMs >= rule.windowMs ? 'late' : index >= rule.count ? 'count' : null;
+    const outside = stepOutsideWindow(policy, kind, index, offsetMs);
     let note: string | null = null;
     if (rule && outside) {
       const why =

@@ -1,5 +1,4 @@
 import { ApiError, seg } from '../api.js';
-import { triggerKind } from '../describe.js';
 import { h, replace } from '../dom.js';
 import { clearErrors, showErrors } from '../editor/field-errors.js';
 import { createExitFields } from '../editor/exit-fields.js';
@@ -8,7 +7,8 @@ import { phonePreview } from '../editor/phone-preview.js';
 import { createQuietFields } from '../editor/quiet-fields.js';
 import { createQuietPreview } from '../editor/quiet-preview.js';
 import { zoneOf } from '../format.js';
-import { effectiveQuietHours } from '../quiet-hours.js';
+import { effectiveQuietHours } from '../policy/quiet-hours.js';
+import { triggerKind } from '../policy/window-rule.js';
 import { createStepCard, type StepCard } from '../editor/step-card.js';
 import { checkSteps } from '../editor/window-check.js';
 import { windowTimeline } from '../editor/window-timeline.js';
