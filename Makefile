@@ -83,7 +83,7 @@ test-slow: build ## Measurements and tool validations: the 1,000-message end-to-
 test-faults: build ## The fault suite at 500 messages per scenario (stops and restarts Postgres and RabbitMQ)
 	npx jest --selectProjects faults --runInBand
 
-test-acceptance: build ## Acceptance tests: the README's promises, against the built service and simulator
+test-acceptance: build ## Acceptance tests: the promises of the README and docs/, against the built service and simulator
 	npx jest --selectProjects acceptance --runInBand
 
 test-e2e: install ## Browser tests of the admin app (installs Chromium, builds admin/ when needed)
