@@ -41,13 +41,28 @@ export interface SettingGroup<T extends Record<string, Setting> = Record<string,
 /** What a setting says besides its field, schema and sentence. */
 type SettingMeta = Pick<Setting, 'unit' | 'secret' | 'example' | 'defaultNote'>;
 
-/** One setting: the Config field it fills, its schema (default included), its sentence, the rest. */
+/** One setting, before its sentence: the Config field it fills, its schema (default included), the rest. */
 export const setting = <S extends z.ZodType, const K extends string | null>(
   key: K,
   schema: S,
-  doc: string,
-  meta: SettingMeta,
-): Setting<S, K> => ({ key, schema, doc, ...meta });
+  meta: SettingMeta = {},
+): Omit<Setting<S, K>, 'doc'> => ({ key, schema, ...meta });
+
+/**
+ * A section of settings, each given its sentence from `docs` (kept apart so that each declaration stays
+ * one line; the type wants a sentence for every setting, and none for a setting that does not exist).
+ */
+export function group<T extends Record<string, Omit<Setting, 'doc'>>>(
+  title: string,
+  settings: T,
+  docs: { readonly [N in keyof T]: string },
+  note?: string,
+): SettingGroup<{ readonly [N in keyof T]: T[N] & { readonly doc: string } }> {
+  const documented = Object.fromEntries(
+    Object.entries(settings).map(([name, s]) => [name, { ...s, doc: docs[name as keyof T] }]),
+  ) as { readonly [N in keyof T]: T[N] & { readonly doc: string } };
+  return { title, ...(note === undefined ? {} : { note }), settings: documented };
+}
 
 /** A whole number within [min, max]. */
 export const int = (min = 0, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
