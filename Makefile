@@ -44,7 +44,7 @@ batch-check: ## Against a running `make run`: 200,000 template reminders in one 
 spine-check: ## Against a running `make run`: 1,000 messages, 100 cancelled, 900 must arrive once
 	node scripts/spine-check.js
 
-bench: build ## Benchmark against BullMQ and pg-boss (about 45 min; BENCH_SCALE=0.05 for a quick look); writes docs/BENCHMARKS.md
+bench: build ## Benchmark against BullMQ and pg-boss (about 100 min); writes docs/BENCHMARKS.md, or test-artifacts/bench/ for a partial run (BENCH_SCALE=0.05: a quick look)
 	npx tsc -p tsconfig.bench.json
 	node --enable-source-maps dist-bench/bench/run.js
 
@@ -84,7 +84,7 @@ test-slow: build ## Measurements and tool validations: the 1,000-message end-to-
 test-faults: build ## The fault suite at 500 messages per scenario (stops and restarts Postgres and RabbitMQ)
 	npx jest --selectProjects faults --runInBand
 
-test-acceptance: build ## Acceptance tests: the README's promises, against the built service and simulator
+test-acceptance: build ## Acceptance tests: the promises of the README and docs/, against the built service and simulator
 	npx jest --selectProjects acceptance --runInBand
 
 test-e2e: install ## Browser tests of the admin app (installs Chromium, builds admin/ when needed)

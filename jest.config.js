@@ -3,7 +3,7 @@
  * broker prefix and ports, so the files may run in parallel), slow (measurements and tool validations:
  * the 1,000-message end-to-end run, the NDJSON memory check, docker/ checked with docker-compose and
  * promtool), faults (the scenarios that stop Postgres or RabbitMQ and kill processes: apart, so that the
- * fast suite never stops a shared service), acceptance (the README's promises, against the built service
+ * fast suite never stops a shared service), acceptance (the promises of the README and docs/, against the built service
  * and simulator as child processes), e2e (the admin app in Chromium). The fast suite is unit +
  * integration; `make test` runs all six, in band.
  */

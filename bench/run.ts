@@ -1,15 +1,17 @@
 /**
  * `make bench`: every system runs the same scenarios on this machine, one after another, in each of
  * BENCH_RUNS runs; the tables (medians) are printed and written into docs/BENCHMARKS.md between its
- * markers, the raw numbers into docs/bench-runs.json. Settings: see bench/settings.ts.
+ * markers, the raw numbers into docs/bench-runs.json — or, for a partial run, into copies of both under
+ * test-artifacts/bench/ (see report-target.ts). Settings: see bench/settings.ts.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import prettier from 'prettier';
 import { createDripSystem, type DripSystem } from './drip';
 import { followerSurge, readSurgeSettings, type SurgeResult } from './follower-surge';
 import { describeMachine } from './machine';
 import { renderTables, type SystemResults } from './report';
+import { reportTarget, type ReportTarget } from './report-target';
 import { backlog, burst, scheduleThroughput, steady, type Scenario } from './scenarios';
 import { benchEnvOf, readSettings, type BenchSettings, type ScenarioKey } from './settings';
 import { singleRequests } from './single-requests';
@@ -18,7 +20,6 @@ import { startSimulator, type SimulatorProcess } from './simulator';
 import type { SystemUnderTest } from './system';
 
 const ROOT = path.resolve(__dirname, '../..');
-const RUNS_FILE = path.join(ROOT, 'docs/bench-runs.json');
 const BEGIN = '<!-- bench:begin -->';
 const END = '<!-- bench:end -->';
 
@@ -62,10 +63,14 @@ function isDrip(s: SystemUnderTest): s is DripSystem {
 }
 
 /**
- * Writes the results block of docs/BENCHMARKS.md (between its markers, the rest is kept) formatted as
- * `make lint` expects, and the raw results to docs/bench-runs.json. Returns the tables.
+ * Writes the results block of the target's Markdown file (between its markers, the rest is kept)
+ * formatted as `make lint` expects, and the raw results beside it. Returns the tables.
  */
-async function writeReport(results: SystemResults[], settings: BenchSettings): Promise<string> {
+async function writeReport(
+  results: SystemResults[],
+  settings: BenchSettings,
+  target: ReportTarget,
+): Promise<string> {
   const tables = renderTables(results);
   const block = [
     BEGIN,
@@ -78,8 +83,11 @@ async function writeReport(results: SystemResults[], settings: BenchSettings): P
     tables,
     END,
   ].join('\n');
-  const file = path.join(ROOT, 'docs/BENCHMARKS.md');
-  const current = existsSync(file) ? readFileSync(file, 'utf8') : `# Benchmarks\n\n${BEGIN}\n${END}\n`;
+  const file = target.markdown;
+  mkdirSync(path.dirname(file), { recursive: true });
+  const current = existsSync(file)
+    ? readFileSync(file, 'utf8')
+    : `# Benchmarks (partial run: ${target.partialBecause.join(' ')})\n\n${BEGIN}\n${END}\n`;
   const start = current.indexOf(BEGIN);
   const end = current.indexOf(END);
   const next =
@@ -89,16 +97,22 @@ async function writeReport(results: SystemResults[], settings: BenchSettings): P
   const formatted = async (text: string, filepath: string) =>
     prettier.format(text, { ...(await prettier.resolveConfig(filepath)), filepath });
   writeFileSync(file, await formatted(next, file));
-  writeFileSync(RUNS_FILE, await formatted(JSON.stringify(results), RUNS_FILE));
+  writeFileSync(target.runs, await formatted(JSON.stringify(results), target.runs));
   return tables;
 }
 
 async function main(): Promise<void> {
   const settings = readSettings(process.env);
+  const target = reportTarget(process.env, ROOT);
+  if (!target.published) {
+    log(
+      `a partial run (${target.partialBecause.join(', ')}): its tables go to ${target.markdown}, not docs/`,
+    );
+  }
   if (process.argv.includes('--report-only')) {
-    // Renders docs/BENCHMARKS.md again from the last run's raw numbers (same BENCH_* settings).
-    const results = JSON.parse(readFileSync(RUNS_FILE, 'utf8')) as SystemResults[];
-    process.stdout.write(`${await writeReport(results, settings)}\n`);
+    // Renders the tables again from the last run's raw numbers (same BENCH_* settings).
+    const results = JSON.parse(readFileSync(target.runs, 'utf8')) as SystemResults[];
+    process.stdout.write(`${await writeReport(results, settings, target)}\n`);
     return;
   }
   stopOnSignals();
@@ -197,8 +211,12 @@ async function main(): Promise<void> {
   } finally {
     await sim.stop();
   }
-  const tables = await writeReport(results, settings);
-  process.stdout.write(`\n${tables}\n\nWritten to docs/BENCHMARKS.md and docs/bench-runs.json\n`);
+  const tables = await writeReport(results, settings, target);
+  const where = `${path.relative(ROOT, target.markdown)} and ${path.relative(ROOT, target.runs)}`;
+  const why = target.published
+    ? ''
+    : ` (a partial run: ${target.partialBecause.join(', ')}; docs/ left as it was)`;
+  process.stdout.write(`\n${tables}\n\nWritten to ${where}${why}\n`);
 }
 
 main().catch((err: unknown) => {

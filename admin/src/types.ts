@@ -1,6 +1,6 @@
 /**
  * The shapes of the /v1 requests and answers the admin app uses, derived from the server's contract
- * (src/contract, README "HTTP API"): type-only imports, so nothing of it, and no zod, reaches the
+ * (src/contract, docs/api.md "HTTP API"): type-only imports, so nothing of it, and no zod, reaches the
  * browser.
  */
 import type { SequenceBody as SequenceRequest, StepView } from '../../src/contract/index.js';

@@ -3,7 +3,6 @@ import { AppError } from '../errors';
 
 /** Sealed text: `v1.<key id>.<iv>.<tag>.<ciphertext>`, the three last base64url. */
 const FORMAT = /^v1\.([0-9a-f]{8})\.([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]*)$/;
-const KEY_BYTES = 32;
 const IV_BYTES = 12;
 
 /** A secret could not be opened: its key is not configured, or the key or the text is wrong. */
@@ -31,13 +30,8 @@ export interface SecretBox {
 /** The id a sealed text records for `key`. */
 export const keyIdOf = (key: Buffer): string => createHash('sha256').update(key).digest('hex').slice(0, 8);
 
-/** A base64 key of exactly 32 bytes, or what is wrong with it (never the key itself). */
-export function parseKey(text: string): Buffer | string {
-  if (!/^[A-Za-z0-9+/]{43}=?$/.test(text.trim())) {
-    return `must be ${KEY_BYTES} bytes in base64, 44 characters (openssl rand -base64 32)`;
-  }
-  return Buffer.from(text.trim(), 'base64');
-}
+/** The keys' shape is the configuration's to check; the box opens secrets with what it accepted. */
+export { parseKey } from '../config/encryption-key';
 
 export function createSecretBox(current: Buffer | null, previous: readonly Buffer[] = []): SecretBox {
   const keys = new Map<string, Buffer>();

@@ -24,22 +24,20 @@ function checked(text: string, ctx: z.RefinementCtx, minMs: number, orOff: strin
 }
 
 /**
- * A duration in ms from an environment variable (`30d`, `90s`, `500ms`, or plain ms); `def` is written the
- * same way, and parsed like a value that was set.
+ * A duration in ms from an environment variable (`30d`, `90s`, `500ms`, or plain ms); a default is written
+ * the same way (`.prefault('60s')`), and parsed like a value that was set.
  */
-export const duration = (def: string, minMs = 1) =>
+export const duration = (minMs = 1) =>
   z
     .string()
     .trim()
-    .transform((text, ctx) => checked(text, ctx, minMs, ''))
-    .prefault(def);
+    .transform((text, ctx) => checked(text, ctx, minMs, ''));
 
 /** `duration`, or null for `0` / `off`: the feature it times is disabled. */
-export const durationOrOff = (def: string, minMs = 1) =>
+export const durationOrOff = (minMs = 1) =>
   z
     .string()
     .trim()
     .transform((text, ctx) =>
       OFF.includes(text.toLowerCase()) ? null : checked(text, ctx, minMs, ', or 0 / off to disable'),
-    )
-    .prefault(def);
+    );

@@ -46,7 +46,7 @@ export const platformEnvSchema = {
     .optional(),
   WECHAT_COMPONENT_LOGIN_PAGE_URL: z
     .url({ protocol: /^https?$/ })
-    .default('https://mp.weixin.qq.com/cgi-bin/componentloginpage'),
+    .prefault('https://mp.weixin.qq.com/cgi-bin/componentloginpage'),
 };
 
 type PlatformEnv = { readonly [K in (typeof REQUIRED)[number]]?: string } & {

@@ -3,7 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Express } from 'express';
 import type { Config } from '../config';
 
-/** The limits every listener of the service applies (README "Configuration", HTTP_*). */
+/** The limits every listener of the service applies (docs/configuration.md "Configuration", HTTP_*). */
 export type ServerLimits = Pick<
   Config,
   'httpRequestTimeoutMs' | 'httpHeadersTimeoutMs' | 'httpKeepAliveTimeoutMs' | 'httpMaxConnections'

@@ -11,7 +11,7 @@ export function run(role?: Role): void {
     config = loadConfig(role ? { ...process.env, ROLE: role } : process.env);
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n(see .env.example for every variable)\n`);
+      process.stderr.write(`${err.message}\n(see docs/configuration.md for every variable)\n`);
       process.exit(2);
     }
     throw err;

@@ -2,7 +2,7 @@ import { aSequence, aTextMessage } from './support/builders';
 import { waitFor } from './support/wait-for';
 import { startWorld, type World } from './support/world';
 
-// README "A/B steps": each enrollment gets one variant of a step, the same for a follower every time, and
+// docs/sequences.md "A/B steps": each enrollment gets one variant of a step, the same for a follower every time, and
 // the results count per variant.
 let world: World;
 beforeAll(async () => {

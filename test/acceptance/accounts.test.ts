@@ -14,7 +14,7 @@ import { createSimulatorClient, type SimulatorClient } from './support/simulator
 import { waitFor } from './support/wait-for';
 import { anAccount, startWorld, type World } from './support/world';
 
-// README "Accounts": accounts created, changed, disabled and deleted through /v1/accounts while the
+// docs/accounts-and-platform.md "Accounts": accounts created, changed, disabled and deleted through /v1/accounts while the
 // service runs, as two processes (api and worker) that each see every change without a restart.
 const BOOTSTRAP = anAccount();
 let world: World;

@@ -1,5 +1,5 @@
 /**
- * README "Operating it", Alerts: what docker/alerts.yml reads is on the service's /metrics when the
+ * docs/operations.md "Operating it", Alerts: what docker/alerts.yml reads is on the service's /metrics when the
  * thing happens. A 45009 and a refused AppSecret each show their account paused with its reason, the
  * refused one also as failed token refreshes; a healthy process reads Postgres and RabbitMQ as up.
  */

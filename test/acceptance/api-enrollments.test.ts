@@ -2,7 +2,7 @@ import { aSequence, aStep, aTextMessage } from './support/builders';
 import { waitFor } from './support/wait-for';
 import { APP_ID, startWorld, type World } from './support/world';
 
-// README "API enrollment and variables": another system enrolls followers into a sequence with
+// docs/sequences.md "API enrollment and variables": another system enrolls followers into a sequence with
 // variables; each step arrives with them filled in, as text.
 let world: World;
 beforeAll(async () => {

@@ -13,7 +13,7 @@ import type { FollowerEventView, SequenceView } from './support/types';
 import { waitFor } from './support/wait-for';
 import { anAccount, APP_ID, startWorld, type World } from './support/world';
 
-// README "Contact windows": short custom windows, enforced by the service and the simulator alike; a scan
+// docs/webhook.md "Contact windows": short custom windows, enforced by the service and the simulator alike; a scan
 // allows the three lessons and a marker.
 const POLICY = aWindowPolicy({ scan: { count: 5, windowMs: 60_000 } });
 

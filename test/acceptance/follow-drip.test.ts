@@ -13,7 +13,7 @@ import type { SequenceView } from './support/types';
 import { waitFor } from './support/wait-for';
 import { anAccount, APP_ID, startWorld, type World } from './support/world';
 
-// A custom window policy (README "Contact windows") with short windows, enforced by the service and the
+// A custom window policy (docs/webhook.md "Contact windows") with short windows, enforced by the service and the
 // simulator alike: a menu click opens 3 messages within 1.5 s.
 const POLICY = aWindowPolicy({ click: { count: 3, windowMs: 1500 } });
 

@@ -3,7 +3,7 @@ import type { SequenceView } from './support/types';
 import { waitFor } from './support/wait-for';
 import { anAccount, startWorld, type World } from './support/world';
 
-// README "Follow → drip: the webhook, contact windows and sequences": a surge of follows (a viral QR
+// docs/webhook.md "Follow → drip: the webhook, contact windows and sequences": a surge of follows (a viral QR
 // code) is answered in time, and every follower gets the welcome step once.
 const FOLLOWERS = 200;
 const IN_FLIGHT = 50;

@@ -10,7 +10,7 @@ import { untilReceived } from './support/expectations';
 import { waitFor } from './support/wait-for';
 import { anAccount, APP_ID, startWorld, type World } from './support/world';
 
-// README "Frequency cap": at most N drip messages per follower per calendar day (Asia/Shanghai) across
+// docs/sequences.md "Frequency cap": at most N drip messages per follower per calendar day (Asia/Shanghai) across
 // all sequences; over the cap a step moves to the next day when it can still go out then. API reminders
 // are not capped unless they ask.
 let world: World;

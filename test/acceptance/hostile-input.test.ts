@@ -44,7 +44,7 @@ const at = (path: string, value: unknown, into: Record<string, any>): Record<str
   return copy;
 };
 
-/** Every text field of a create request, by its path (README "HTTP API": "Create request"). */
+/** Every text field of a create request, by its path (docs/api.md "HTTP API": "Create request"). */
 const MESSAGE_FIELDS = [
   'appId',
   'openid',

@@ -11,7 +11,7 @@ import { call } from './support/http';
 import { waitFor } from './support/wait-for';
 import { anAccount, APP_ID, startWorld, type World } from './support/world';
 
-// README "Quiet hours": a sequence step due inside its quiet hours (the sequence's own, or the account's
+// docs/sequences.md "Quiet hours": a sequence step due inside its quiet hours (the sequence's own, or the account's
 // default) goes out when they end — on its fallback if the contact window is closed by then, or is skipped
 // `quiet_hours` at once when it has none. Reminders from the API are not affected. The account's zone is
 // Asia/Shanghai; a menu click opens a window of 1 s here, so the window closes before quiet hours end.

@@ -4,7 +4,7 @@ import { call } from './support/http';
 import { waitFor } from './support/wait-for';
 import { startWorld, type World } from './support/world';
 
-// README "Operating it" → Retention: finished messages are deleted RETENTION_FINISHED_AFTER after they
+// docs/operations.md "Operating it" → Retention: finished messages are deleted RETENTION_FINISHED_AFTER after they
 // finished (1 s here), open ones never; what was deleted is counted in the worker's metrics.
 let world: World;
 beforeAll(async () => {

@@ -3,7 +3,7 @@ import { call } from './support/http';
 import { waitFor } from './support/wait-for';
 import { anAccount, startWorld, type World } from './support/world';
 
-// README "One send rate per account for the whole deployment": three worker processes share one account
+// docs/accounts-and-platform.md "One send rate per account for the whole deployment": three worker processes share one account
 // limited to 15 sends a second. Were the limit per process, 150 messages would take 3.3 s; shared, 10 s.
 const RATE = 15;
 const MESSAGES = 150;

@@ -9,7 +9,7 @@ import {
 import { waitFor } from './support/wait-for';
 import { anAccount, APP_ID, startWorld, type World } from './support/world';
 
-// README "Subscription notices": a step outside the contact window with a notice fallback reaches a
+// docs/sequences.md "Subscription notices": a step outside the contact window with a notice fallback reaches a
 // follower who accepted the notice's template, once per acceptance, and is skipped `no_subscription` for
 // one who did not; WeChat's delivery report lands on the message.
 let world: World;

@@ -6,7 +6,7 @@ import { createSimulatorClient } from './support/simulator-client';
 import { waitFor } from './support/wait-for';
 import { startWorld, type World } from './support/world';
 
-// README "Accounts through the third-party platform": the simulated Open Platform pushes its ticket on a
+// docs/accounts-and-platform.md "Accounts through the third-party platform": the simulated Open Platform pushes its ticket on a
 // timer and on demand, and an account's authorization events, to the authorization-event URL; the
 // service answers each `success`, refuses a forged push, and keeps the platform's secrets out of clear.
 const PLATFORM = {

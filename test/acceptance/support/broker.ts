@@ -9,8 +9,8 @@ export function randomBrokerPrefix(): string {
 }
 
 /**
- * Clean-up after a test file: deletes what the service declares under `prefix`, by the names README
- * "Delay transports" gives (`<prefix>.due`, `.dead`, `.delay.<unit>ms.NN`, …). Deleting a name that was
+ * Clean-up after a test file: deletes what the service declares under `prefix`, by the names
+ * docs/guarantees.md "Delay transports: which one" gives (`<prefix>.due`, `.dead`, `.delay.<unit>ms.NN`, …). Deleting a name that was
  * never declared is harmless.
  */
 export async function deleteBrokerObjects(

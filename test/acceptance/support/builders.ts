@@ -7,7 +7,7 @@ export const anOpenid = (label = 'o'): string => `${label}-${randomBytes(5).toSt
 /** A cancel key (or idempotency key) no other test uses. */
 export const aKey = (label = 'k'): string => `${label}-${randomBytes(5).toString('hex')}`;
 
-/** A customer-service text message (README "HTTP API": a payload without `touser`). */
+/** A customer-service text message (docs/api.md "HTTP API": a payload without `touser`). */
 export const aTextMessage = (content = 'hello'): { msgtype: 'text'; text: { content: string } } => ({
   msgtype: 'text',
   text: { content },
@@ -29,7 +29,7 @@ export const aNoticeMessage = (
   data: { thing1: { value: thing }, time2: { value: '2026-12-01 09:00' } },
 });
 
-/** The create request of README "HTTP API". */
+/** The create request of docs/api.md "HTTP API". */
 export interface MessageRequest {
   appId: string;
   openid: string;
@@ -52,7 +52,7 @@ export const aMessageRequest = (overrides: Partial<MessageRequest> = {}): Messag
   ...overrides,
 });
 
-/** One rule of a window policy (README "Contact windows"). */
+/** One rule of a window policy (docs/webhook.md "Contact windows"). */
 export interface WindowRule {
   count: number;
   windowMs: number;
@@ -68,7 +68,7 @@ export const aWindowPolicy = (overrides: Partial<WindowPolicy> = {}): WindowPoli
   ...overrides,
 });
 
-/** A sequence trigger (README "Follow → drip"). */
+/** A sequence trigger (docs/sequences.md "Sequences"). */
 export type Trigger =
   | { type: 'subscribe'; scene?: string }
   | { type: 'scan'; scene: string }
@@ -77,7 +77,7 @@ export type Trigger =
   | { type: 'event'; name: string }
   | { type: 'api' };
 
-/** What ends an enrollment early (README "Follow → drip", exit conditions). */
+/** What ends an enrollment early (docs/sequences.md "Exit conditions"). */
 export type ExitCondition =
   { type: 'message'; keyword?: string } | { type: 'click'; key: string } | { type: 'event'; name: string };
 
@@ -120,7 +120,7 @@ export const aSequence = (overrides: Partial<SequenceRequest> = {}): SequenceReq
   ...overrides,
 });
 
-/** The body of `POST /v1/accounts` (README "Accounts"): a fresh safe-mode account, secrets random. */
+/** The body of `POST /v1/accounts` (docs/accounts-and-platform.md "Accounts"): a fresh safe-mode account, secrets random. */
 export interface AccountRequest {
   appId: string;
   secret: string;

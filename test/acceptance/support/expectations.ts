@@ -38,7 +38,7 @@ export async function untilFinal(api: ApiClient, id: string, timeoutMs = 15_000)
 }
 
 /**
- * Asserts README "HTTP API"'s error contract: a 4xx (`status` when given) with a JSON body
+ * Asserts docs/api.md "HTTP API"'s error contract: a 4xx (`status` when given) with a JSON body
  * `{error:{code,message,details?}}` whose message or details name `field`.
  */
 export function expectRejected(answer: Answer, field: string, status?: number): ErrorBody {

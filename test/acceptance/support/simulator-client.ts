@@ -1,7 +1,7 @@
 import { call, type Answer } from './http';
 import type { PushOutcome, SimMessage } from './types';
 
-/** The fault spec of `POST /__sim/faults` (README "The WeChat simulator"). */
+/** The fault spec of `POST /__sim/faults` (docs/simulator.md "The WeChat simulator"). */
 export interface FaultSpec {
   readonly errorRate?: number;
   readonly errcode?: number;

@@ -1,5 +1,5 @@
 /**
- * The shapes of the public answers the acceptance tests read, written from the README (not imported from
+ * The shapes of the public answers the acceptance tests read, written from the README and docs/ (not imported from
  * src/: these tests see the service only from the outside).
  */
 
@@ -39,7 +39,7 @@ export interface CancellationView {
   readonly matched: number;
 }
 
-/** `POST /v1/cancellations {ids, reason}` → 200 (README "Cancelling messages by id, in bulk"). */
+/** `POST /v1/cancellations {ids, reason}` → 200 (docs/api.md "Cancelling messages by id, in bulk"). */
 export interface CancelByIdsView {
   readonly cancelled: number;
   readonly alreadyCancelled: number;
@@ -80,7 +80,7 @@ export interface SequenceView {
   readonly cancelledSteps?: number;
 }
 
-/** `POST /v1/followers/:appId/:openid/events` (README "Follower events from other systems"). */
+/** `POST /v1/followers/:appId/:openid/events` (docs/api.md "Follower events from other systems"). */
 export interface FollowerEventView {
   readonly eventId: string;
   readonly name: string;
@@ -116,7 +116,7 @@ export interface PushOutcome {
   readonly pushes: readonly { readonly status: number; readonly body: string; readonly ms: number }[];
 }
 
-/** One account of WECHAT_ACCOUNTS, as README "Configuration" describes it. */
+/** One account of WECHAT_ACCOUNTS, as docs/configuration.md "Configuration" describes it. */
 export interface Account {
   readonly appId: string;
   readonly secret: string;
