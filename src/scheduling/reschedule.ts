@@ -1,6 +1,6 @@
 import { ConflictError, NotFoundError } from '../errors';
-import { cancelTargetIn } from './cancel';
-import { cancelOpenMessage, type Message, type NewMessage } from '../store/message-store';
+import { cancelByIdIn, cancelTargetIn } from './cancel';
+import type { Message, NewMessage } from '../store/message-store';
 import { type ScheduleDeps, type ScheduleResult, scheduleMessages } from './schedule-messages';
 
 /**
@@ -14,12 +14,12 @@ export async function rescheduleMessage(
   actor: string,
 ): Promise<{ message: Message; replaces: string }> {
   const [result] = await scheduleMessages(deps, async (tx) => {
-    const { cancelled, message: old } = await cancelOpenMessage(tx, { id, reason: 'rescheduled', actor });
+    const old = (await cancelByIdIn(tx, [{ id, reason: 'rescheduled', actor }])).get(id);
     if (!old) throw new NotFoundError(`message ${id}`);
-    if (!cancelled) {
+    if (!old.cancelled) {
       throw new ConflictError(
         'message_not_reschedulable',
-        `message ${id} is ${old.status} and can no longer be moved`,
+        `message ${id} is ${old.message.status} and can no longer be moved`,
       );
     }
     return [replacement];
