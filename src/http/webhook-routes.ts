@@ -19,6 +19,7 @@ import { pushTypeLabel } from '../webhook/push-type-label';
 import type { Coalescer } from '../coalescer';
 import { createPushRecorder, type PushToRecord, type RecordResult } from '../webhook/record-push';
 import { createUrlUsePruner } from '../webhook/url-uses';
+import { retry } from '../retry';
 import { queryParam, toPushRequest } from './push-request';
 
 export interface WebhookDeps {
@@ -186,24 +187,20 @@ async function recordUntilStored(
   pushToRecord: PushToRecord,
 ): Promise<RecordResult | null> {
   const { appId, requestId } = pushToRecord;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await recorder.submit(pushToRecord);
-    } catch (err) {
-      if (!isTransientDbError(err)) {
-        const sqlState = (err as { code?: unknown }).code;
-        deps.logger.error({ appId, requestId, sqlState }, 'push could not be recorded');
-        throw new AppError('push_not_recorded', 'the push could not be recorded');
-      }
-      if (attempt >= RECORD_ATTEMPTS) {
-        // A connection failure's text names no follower data.
-        deps.logger.error(
-          { appId, requestId, err: (err as Error).message },
-          'push could not be recorded; lost',
-        );
-        return null;
-      }
-      await new Promise((r) => setTimeout(r, RECORD_RETRY_MS * Math.min(8, attempt + 1)));
+  try {
+    return await retry(() => recorder.submit(pushToRecord), {
+      attempts: RECORD_ATTEMPTS + 1,
+      delayMs: (retry) => RECORD_RETRY_MS * Math.min(8, retry + 1),
+      retryable: isTransientDbError,
+    });
+  } catch (err) {
+    if (!isTransientDbError(err)) {
+      const sqlState = (err as { code?: unknown }).code;
+      deps.logger.error({ appId, requestId, sqlState }, 'push could not be recorded');
+      throw new AppError('push_not_recorded', 'the push could not be recorded');
     }
+    // A connection failure's text names no follower data.
+    deps.logger.error({ appId, requestId, err: (err as Error).message }, 'push could not be recorded; lost');
+    return null;
   }
 }
