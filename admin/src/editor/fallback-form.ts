@@ -1,7 +1,7 @@
-import { field, h, replace } from '../dom.js';
+import { field, h } from '../dom.js';
 import { t } from '../i18n/index.js';
 import type { TemplateMessage } from '../types.js';
-import { textControl } from './message-forms.js';
+import { createPairRows, textControl } from './message-forms.js';
 
 /**
  * The fallback of a step, sent instead when the contact window is closed at due time: a template message, or
@@ -12,13 +12,6 @@ export interface FallbackForm {
   /** Whether the step has a fallback (the checkbox); the timeline reads it before saving. */
   enabled(): boolean;
   read(prefix: string): TemplateMessage | null;
-}
-
-interface DataRow {
-  readonly row: HTMLElement;
-  readonly key: HTMLInputElement;
-  readonly value: HTMLInputElement;
-  readonly color?: string;
 }
 
 /**
@@ -43,55 +36,29 @@ export function createFallbackForm(initial: TemplateMessage | null | undefined):
   const idRow = field(words.templateId, templateId);
   const urlRow = field(words.link, url);
   const hint = h('p', { class: 'hint' });
-  const rowsEl = h('div', { class: 'data-rows' });
-  const dataRow = h('div', { class: 'field' }, h('span', { class: 'label' }, words.data), rowsEl);
-  const rows: DataRow[] = [];
-
-  const render = () =>
-    replace(
-      rowsEl,
-      rows.map((r) => r.row),
-    );
-  const addRow = (key: string, value: string, color?: string) => {
-    const r: DataRow = {
-      key: textControl(key, false, 'key') as HTMLInputElement,
-      value: textControl(value, false, 'value') as HTMLInputElement,
-      row: h('div', { class: 'data-row' }),
-      color,
-    };
-    r.key.placeholder = words.key;
-    r.value.placeholder = words.value;
-    r.key.setAttribute('aria-label', words.keyLabel);
-    r.value.setAttribute('aria-label', words.valueLabel);
-    const remove = () => {
-      rows.splice(rows.indexOf(r), 1);
-      render();
-      rowsEl.dispatchEvent(new Event('input', { bubbles: true }));
-    };
-    r.row.append(
-      r.key,
-      r.value,
-      h('button', { type: 'button', class: 'link', onclick: remove }, t().common.remove),
-    );
-    rows.push(r);
-    render();
-  };
+  const fields = createPairRows<string>({
+    listClass: 'data-rows',
+    rowClass: 'data-row',
+    names: ['key', 'value'],
+    labels: [words.keyLabel, words.valueLabel],
+    placeholders: [words.key, words.value],
+    addLabel: words.add,
+    next: () => ['', ''],
+  });
+  const dataRow = h('div', { class: 'field' }, h('span', { class: 'label' }, words.data), fields.list);
   const data = Object.entries(initial?.data ?? { first: { value: '' } });
-  for (const [key, v] of data) addRow(key, v.value, v.color);
-  const add = h(
-    'button',
-    {
-      type: 'button',
-      class: 'secondary small',
-      onclick: () => {
-        addRow('', '');
-        rowsEl.dispatchEvent(new Event('input', { bubbles: true }));
-      },
-    },
-    words.add,
-  );
+  for (const [key, v] of data) fields.add(key, v.value, v.color);
 
-  const body = h('div', { class: 'fallback-body' }, channelRow, hint, idRow, urlRow, dataRow, add);
+  const body = h(
+    'div',
+    { class: 'fallback-body' },
+    channelRow,
+    hint,
+    idRow,
+    urlRow,
+    dataRow,
+    fields.addButton,
+  );
   const sync = () => {
     body.hidden = !toggle.checked;
     hint.textContent = channel.value === 'notice' ? words.noticeHint : '';
@@ -123,11 +90,11 @@ export function createFallbackForm(initial: TemplateMessage | null | undefined):
       if (notice) out.channel = 'notice';
       if (url.value) out[notice ? 'page' : 'url'] = url.value;
       urlRow.dataset.path = `${at}.${notice ? 'page' : 'url'}`;
-      for (const r of rows) {
-        r.row.dataset.path = `${at}.data.${r.key.value}`;
+      for (const r of fields.rows) {
+        r.row.dataset.path = `${at}.data.${r.first.value}`;
         // A notice's data fields hold a value only (WeChat's bizsend has no colours).
-        const color = r.color && !notice ? { color: r.color } : {};
-        out.data[r.key.value] = { value: r.value.value, ...color };
+        const color = r.kept && !notice ? { color: r.kept } : {};
+        out.data[r.first.value] = { value: r.second.value, ...color };
       }
       return out;
     },

@@ -87,6 +87,81 @@ export function textControl(
   return el;
 }
 
+/** One row of a `createPairRows` list: two text inputs, and what the row keeps besides (a field's colour). */
+export interface PairRow<T> {
+  readonly row: HTMLElement;
+  readonly first: HTMLInputElement;
+  readonly second: HTMLInputElement;
+  readonly kept: T | undefined;
+}
+
+/**
+ * A list of rows of two text inputs, each with a remove link, and a button that adds a row: a template's
+ * data fields (key, value), a menu's options (id, text). A row added or removed is an `input` event on
+ * the list, as a keystroke is, so the editor re-checks.
+ */
+export function createPairRows<T = never>(opts: {
+  readonly listClass: string;
+  readonly rowClass: string;
+  /** The two inputs' names and their accessible labels. */
+  readonly names: readonly [string, string];
+  readonly labels: readonly [string, string];
+  readonly placeholders?: readonly [string, string];
+  readonly addLabel: string;
+  /** The values of the row the button adds, given how many rows there are. */
+  readonly next: (count: number) => readonly [string, string];
+}): {
+  readonly list: HTMLElement;
+  readonly rows: PairRow<T>[];
+  readonly addButton: HTMLElement;
+  add(first: string, second: string, kept?: T): void;
+} {
+  const list = h('div', { class: opts.listClass });
+  const rows: PairRow<T>[] = [];
+  const changed = () => list.dispatchEvent(new Event('input', { bubbles: true }));
+  const render = () =>
+    replace(
+      list,
+      rows.map((r) => r.row),
+    );
+  const add = (first: string, second: string, kept?: T) => {
+    const r: PairRow<T> = {
+      first: textControl(first, false, opts.names[0]) as HTMLInputElement,
+      second: textControl(second, false, opts.names[1]) as HTMLInputElement,
+      row: h('div', { class: opts.rowClass }),
+      kept,
+    };
+    if (opts.placeholders) [r.first.placeholder, r.second.placeholder] = opts.placeholders;
+    r.first.setAttribute('aria-label', opts.labels[0]);
+    r.second.setAttribute('aria-label', opts.labels[1]);
+    const remove = () => {
+      rows.splice(rows.indexOf(r), 1);
+      render();
+      changed();
+    };
+    r.row.append(
+      r.first,
+      r.second,
+      h('button', { type: 'button', class: 'link', onclick: remove }, t().common.remove),
+    );
+    rows.push(r);
+    render();
+  };
+  const addButton = h(
+    'button',
+    {
+      type: 'button',
+      class: 'secondary small',
+      onclick: () => {
+        add(...opts.next(rows.length));
+        changed();
+      },
+    },
+    opts.addLabel,
+  );
+  return { list, rows, addButton, add };
+}
+
 function specForm(kind: Exclude<Kind, 'json' | 'msgmenu'>, message: Json | null): MessageForm {
   const body = message?.msgtype === kind ? message[kind] : undefined;
   const { editor, common } = t();
@@ -150,62 +225,30 @@ function menuForm(message: Json | null): MessageForm {
   const menu = t().editor.menu;
   const headRow = field(menu.head, head);
   const tailRow = field(menu.tail, tail);
-  const list = h('div', { class: 'menu-items' });
-  const items: { row: HTMLElement; id: HTMLInputElement; content: HTMLInputElement }[] = [];
-  const listRow = h('div', { class: 'field' }, h('span', { class: 'label' }, menu.options), list);
-  const renderItems = () =>
-    replace(
-      list,
-      items.map((i) => i.row),
-    );
-  const addItem = (id: string, content: string) => {
-    const item = {
-      id: textControl(id, false, 'id') as HTMLInputElement,
-      content: textControl(content, false, 'content') as HTMLInputElement,
-      row: h('div', { class: 'menu-item' }),
-    };
-    item.id.setAttribute('aria-label', menu.optionId);
-    item.content.setAttribute('aria-label', menu.optionText);
-    const remove = () => {
-      items.splice(items.indexOf(item), 1);
-      renderItems();
-      list.dispatchEvent(new Event('input', { bubbles: true }));
-    };
-    item.row.append(
-      item.id,
-      item.content,
-      h('button', { type: 'button', class: 'link', onclick: remove }, t().common.remove),
-    );
-    items.push(item);
-    renderItems();
-  };
-  for (const i of body?.list ?? [{ id: '101', content: '' }]) addItem(i.id ?? '', i.content ?? '');
-  const add = h(
-    'button',
-    {
-      type: 'button',
-      class: 'secondary small',
-      onclick: () => {
-        addItem(String(101 + items.length), '');
-        list.dispatchEvent(new Event('input', { bubbles: true }));
-      },
-    },
-    menu.add,
-  );
+  const options = createPairRows({
+    listClass: 'menu-items',
+    rowClass: 'menu-item',
+    names: ['id', 'content'],
+    labels: [menu.optionId, menu.optionText],
+    addLabel: menu.add,
+    next: (count) => [String(101 + count), ''],
+  });
+  const listRow = h('div', { class: 'field' }, h('span', { class: 'label' }, menu.options), options.list);
+  for (const i of body?.list ?? [{ id: '101', content: '' }]) options.add(i.id ?? '', i.content ?? '');
   return {
     kind: 'msgmenu',
-    el: h('div', { class: 'message-form' }, headRow, listRow, add, tailRow),
+    el: h('div', { class: 'message-form' }, headRow, listRow, options.addButton, tailRow),
     read(prefix) {
       const at = `${prefix}.msgmenu`;
       headRow.dataset.path = `${at}.head_content`;
       tailRow.dataset.path = `${at}.tail_content`;
       listRow.dataset.path = `${at}.list`;
-      items.forEach((item, n) => (item.row.dataset.path = `${at}.list.${n}`));
+      options.rows.forEach((item, n) => (item.row.dataset.path = `${at}.list.${n}`));
       return {
         msgtype: 'msgmenu',
         msgmenu: {
           ...(head.value ? { head_content: head.value } : {}),
-          list: items.map((i) => ({ id: i.id.value, content: i.content.value })),
+          list: options.rows.map((i) => ({ id: i.first.value, content: i.second.value })),
           ...(tail.value ? { tail_content: tail.value } : {}),
         },
       };
