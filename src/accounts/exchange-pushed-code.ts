@@ -1,9 +1,9 @@
-import { loggableError } from '../db/errors';
 import { AppError } from '../errors';
 import { retry } from '../retry';
 import type { ConnectDeps } from './connect-account';
 import { exchangeAuthorizationCode } from './exchange-code';
 import type { PlatformEvent } from './platform-event';
+import { loggableError } from '../loggable-error';
 
 /** An `authorized` / `updateauthorized` push, with the authorization code it carries. */
 export type PushedAuthorization = Extract<PlatformEvent, { readonly authorizationCode: string }>;

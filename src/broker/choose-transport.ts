@@ -6,6 +6,7 @@ import { brokerNames, type BrokerNames, type LevelsShape } from './topology';
 import { createLevelsTransport } from './transports/levels';
 import { createPluginTransport } from './transports/plugin';
 import type { DelayTransport } from './transports/transport';
+import { loggableError } from '../loggable-error';
 
 const PROBE_RETRY_MS = 2000;
 
@@ -55,7 +56,7 @@ export async function chooseTransport(
       break;
     } catch (err) {
       if (err instanceof AppError && !err.retryable) throw err;
-      logger.warn({ err: (err as Error).message }, 'rabbitmq unreachable for the plugin probe; retrying');
+      logger.warn({ err: loggableError(err) }, 'rabbitmq unreachable for the plugin probe; retrying');
       await new Promise((r) => setTimeout(r, PROBE_RETRY_MS));
     }
   }

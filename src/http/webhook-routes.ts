@@ -21,6 +21,7 @@ import { createPushRecorder, type PushToRecord, type RecordResult } from '../web
 import { createUrlUsePruner } from '../webhook/url-uses';
 import { retry } from '../retry';
 import { queryParam, toPushRequest } from './push-request';
+import { loggableError } from '../loggable-error';
 
 export interface WebhookDeps {
   readonly config: Config;
@@ -157,7 +158,7 @@ export function createWebhookRouter(deps: WebhookDeps): Router {
       deps.metrics.webhookPushes.inc({ type, verdict: 'answered_before_recorded' });
       recording
         .then((recorded) => recorded?.status === 'recorded' && deps.processLater(recorded.id))
-        .catch((err: Error) => deps.logger.error({ err: err.message }, 'late push record failed'));
+        .catch((err: Error) => deps.logger.error({ err: loggableError(err) }, 'late push record failed'));
       return;
     }
     if (result?.status === 'replayed') {
@@ -195,12 +196,11 @@ async function recordUntilStored(
     });
   } catch (err) {
     if (!isTransientDbError(err)) {
-      const sqlState = (err as { code?: unknown }).code;
-      deps.logger.error({ appId, requestId, sqlState }, 'push could not be recorded');
+      deps.logger.error({ appId, requestId, err: loggableError(err) }, 'push could not be recorded');
       throw new AppError('push_not_recorded', 'the push could not be recorded');
     }
     // A connection failure's text names no follower data.
-    deps.logger.error({ appId, requestId, err: (err as Error).message }, 'push could not be recorded; lost');
+    deps.logger.error({ appId, requestId, err: loggableError(err) }, 'push could not be recorded; lost');
     return null;
   }
 }

@@ -1,6 +1,7 @@
 import { createCoalescer } from '../coalescer';
 import type { Logger } from '../logger';
 import type { Delivery } from './ack-tracker';
+import { loggableError } from '../loggable-error';
 
 /** Gathers received wake-ups into batches and runs a bounded number of them at once. */
 export interface Batcher {
@@ -47,7 +48,7 @@ export function createBatcher(deps: {
       try {
         await deps.onBatch([...batch], () => stopping);
       } catch (err) {
-        logger.error({ err: (err as Error).message }, 'batch handler failed; requeueing its wake-ups');
+        logger.error({ err: loggableError(err) }, 'batch handler failed; requeueing its wake-ups');
         for (const d of batch) d.nack(true);
       }
       return batch.map(() => undefined);

@@ -2,6 +2,7 @@ import { isTransientDbError } from '../db/errors';
 import { UnavailableError } from '../errors';
 import type { Logger } from '../logger';
 import { exponentialBackoff, retry } from '../retry';
+import { loggableError } from '../loggable-error';
 
 const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 5000;
@@ -31,7 +32,7 @@ export function createDbGate(deps: { onDown: () => void; onUp: () => void; logge
         onRetry: (err) => {
           if (down) return;
           down = true;
-          deps.logger.warn({ what, err: (err as Error).message }, 'postgres unavailable; holding work');
+          deps.logger.warn({ what, err: loggableError(err) }, 'postgres unavailable; holding work');
           deps.onDown();
         },
       }).catch((err: unknown) => {
