@@ -1,15 +1,14 @@
 import { type Pool, type PoolClient, withTransaction } from '../db/pool';
 import type { CancelResult } from '../contract';
-import { type CancelById, cancelOpenMessagesById } from '../store/cancel-by-ids';
+import { type CancelById, cancelOpenMessagesById, findStatuses } from '../store/cancel-by-ids';
 import { countCancellable } from '../store/count-cancellable';
 import { appendCancellation, type Cancellation, holdClaims, holdClaimsOfMessages } from '../store/ledger';
-import { MESSAGE_STATUS } from '../store/message-status';
-import { findMessages, type Message } from '../store/message-store';
+import { MESSAGE_STATUS, type MessageStatus } from '../store/message-status';
 
-/** What a cancellation by id did with one id: `cancelled` by this call, and the row as it is now. */
+/** What a cancellation by id did with one id: `cancelled` by this call, and its status now. */
 export interface CancelledById {
   readonly cancelled: boolean;
-  readonly message: Message;
+  readonly status: MessageStatus;
 }
 
 /**
@@ -17,8 +16,8 @@ export interface CancelledById {
  * id, for `DELETE /v1/messages/:id`, `POST /v1/cancellations {ids}` and a reschedule. Its answer is true
  * as `cancelByTarget`'s is: claims in flight for those accounts finish first (what they took is being sent
  * and stays so), and none starts until the caller's transaction has committed, so an id answered
- * `cancelled` is never sent. Returns, for each id that exists, whether this call cancelled it and its row
- * as the ledger sees it. Two statements whatever the number of ids, then one read of the others.
+ * `cancelled` is never sent. Returns, for each id that exists, whether this call cancelled it and its
+ * status as the ledger sees it. Two statements whatever the number of ids, then one read of the others.
  */
 export async function cancelByIdIn(
   client: PoolClient,
@@ -26,13 +25,14 @@ export async function cancelByIdIn(
 ): Promise<Map<string, CancelledById>> {
   const ids = items.map((i) => i.id);
   await holdClaimsOfMessages(client, ids);
-  const cancelled = await cancelOpenMessagesById(client, items);
-  const answers = new Map(cancelled.map((message) => [message.id, { cancelled: true, message }]));
-  const others = await findMessages(
+  const cancelled = new Set(await cancelOpenMessagesById(client, items));
+  const others = await findStatuses(
     client,
-    ids.filter((id) => !answers.has(id)),
+    ids.filter((id) => !cancelled.has(id)),
   );
-  for (const message of others.values()) answers.set(message.id, { cancelled: false, message });
+  const answers = new Map<string, CancelledById>();
+  for (const id of cancelled) answers.set(id, { cancelled: true, status: MESSAGE_STATUS.cancelled });
+  for (const [id, status] of others) answers.set(id, { cancelled: false, status });
   return answers;
 }
 
@@ -57,7 +57,7 @@ export async function cancelMessages(
   return input.ids.map((id): CancelResult => {
     const answer = answers.get(id);
     if (answer === undefined) return { id, outcome: 'not_found' };
-    const { status } = answer.message;
+    const { status } = answer;
     if (answer.cancelled) return { id, outcome: 'cancelled', status };
     if (status === MESSAGE_STATUS.cancelled) return { id, outcome: 'already_cancelled', status };
     return { id, outcome: 'not_cancellable', status };

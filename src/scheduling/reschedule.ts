@@ -19,7 +19,7 @@ export async function rescheduleMessage(
     if (!old.cancelled) {
       throw new ConflictError(
         'message_not_reschedulable',
-        `message ${id} is ${old.message.status} and can no longer be moved`,
+        `message ${id} is ${old.status} and can no longer be moved`,
       );
     }
     return [replacement];

@@ -1,6 +1,6 @@
-import type { PoolClient } from '../db/pool';
-import { isOpenSql, MESSAGE_STATUS } from './message-status';
-import { type Message, MESSAGE_COLUMNS, type MessageRow, toMessage } from './message-store';
+import type { Pool, PoolClient } from '../db/pool';
+import { ledgerStatusSql } from './ledger';
+import { isOpenSql, MESSAGE_STATUS, type MessageStatus } from './message-status';
 
 /** One message to cancel by id, with who asked and why. */
 export interface CancelById {
@@ -11,7 +11,7 @@ export interface CancelById {
 
 /**
  * Cancels, in one statement, each message of `items` that is open (→ `cancelled`, guarded on the status, so a row a claim took meanwhile is left alone), with the item's reason, and appends one ledger
- * row (scope `message`, the item's actor) for each. Returns the rows it cancelled: each will never be sent.
+ * row (scope `message`, the item's actor) for each. Returns the ids it cancelled: each will never be sent.
  * An open row that a cancellation by key or follower covers already is cancelled too: the ledger is not
  * consulted row by row here, which would cost five index probes per id. Ids are distinct. Run inside the
  * caller's transaction, after `holdClaimsOfMessages` (the one lock protocol of a cancellation by id: it
@@ -22,20 +22,33 @@ export interface CancelById {
 export async function cancelOpenMessagesById(
   client: PoolClient,
   items: readonly CancelById[],
-): Promise<Message[]> {
-  const { rows } = await client.query<MessageRow>(
+): Promise<string[]> {
+  const { rows } = await client.query<{ id: string }>(
     `WITH cancelled AS (
        UPDATE scheduled_messages m
        SET status = '${MESSAGE_STATUS.cancelled}', status_reason = i.reason, updated_at = now()
        FROM unnest($1::uuid[], $2::text[], $3::text[]) AS i(id, reason, actor)
        WHERE m.id = i.id AND ${isOpenSql('m.status')}
-       RETURNING ${MESSAGE_COLUMNS.map((c) => `m.${c}`).join(', ')}, i.actor
+       RETURNING m.id, m.app_id, m.status_reason, i.actor
      ), ledger AS (
        INSERT INTO cancellations (app_id, scope, target, reason, actor)
        SELECT app_id, 'message', id::text, status_reason, actor FROM cancelled
      )
-     SELECT ${MESSAGE_COLUMNS.join(', ')} FROM cancelled`,
+     SELECT id FROM cancelled`,
     [items.map((i) => i.id), items.map((i) => i.reason), items.map((i) => i.actor)],
   );
-  return rows.map(toMessage);
+  return rows.map((r) => r.id);
+}
+
+/** The status, as the ledger sees it, of each of `ids` that exists (one statement, any number of ids). */
+export async function findStatuses(
+  db: Pool | PoolClient,
+  ids: readonly string[],
+): Promise<Map<string, MessageStatus>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await db.query<{ id: string; status: MessageStatus }>(
+    `SELECT m.id, ${ledgerStatusSql('m')} AS status FROM scheduled_messages m WHERE m.id = ANY($1::uuid[])`,
+    [ids],
+  );
+  return new Map(rows.map((r) => [r.id, r.status]));
 }
