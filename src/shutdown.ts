@@ -1,4 +1,5 @@
 import type { Logger } from './logger';
+import { loggableError } from './loggable-error';
 
 export type Closer = () => Promise<void>;
 
@@ -22,7 +23,7 @@ export function onShutdown(logger: Logger, closers: Closer[], timeoutMs = 30000)
     timer.unref();
     void (async () => {
       for (const close of closers) {
-        await close().catch((err: unknown) => logger.error({ err: (err as Error).message }, 'closer failed'));
+        await close().catch((err: unknown) => logger.error({ err: loggableError(err) }, 'closer failed'));
       }
       logger.info('stopped');
       process.exit(0);

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { ValidationError } from './errors';
 
 /** One problem in an input, as ValidationError details carry it. */
 export interface IssueDetail {
@@ -39,4 +40,29 @@ export function zodIssueDetails(
         }))
       : [{ path: join(issue.path), message: issue.message }],
   );
+}
+
+/**
+ * `input` parsed by `schema`, or the 400 every route answers for bad input: a ValidationError whose
+ * `details` name each problem (`zodIssueDetails`: paths under `opts.prefix`, unknown fields worded by
+ * `opts.unknownFields`; the first `opts.maxDetails` when a hostile input could make thousands), with
+ * `message`, or the message `message` makes of the details. Nothing else is done with a bad input.
+ */
+export function parseInput<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  message: string | ((details: readonly IssueDetail[]) => string),
+  opts: {
+    readonly prefix?: string;
+    readonly unknownFields?: Readonly<Record<string, string>>;
+    readonly maxDetails?: number;
+  } = {},
+): z.output<S> {
+  const parsed = schema.safeParse(input, { error: readableIssue });
+  if (parsed.success) return parsed.data;
+  const details = zodIssueDetails(parsed.error, opts.prefix ?? '', opts.unknownFields).slice(
+    0,
+    opts.maxDetails,
+  );
+  throw new ValidationError(typeof message === 'string' ? message : message(details), details);
 }

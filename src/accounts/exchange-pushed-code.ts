@@ -1,9 +1,9 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { loggableError } from '../db/errors';
 import { AppError } from '../errors';
+import { retry } from '../retry';
 import type { ConnectDeps } from './connect-account';
 import { exchangeAuthorizationCode } from './exchange-code';
 import type { PlatformEvent } from './platform-event';
+import { loggableError } from '../loggable-error';
 
 /** An `authorized` / `updateauthorized` push, with the authorization code it carries. */
 export type PushedAuthorization = Extract<PlatformEvent, { readonly authorizationCode: string }>;
@@ -30,24 +30,29 @@ export async function exchangePushedCode(
   const expiresAtMs =
     push.authorizationCodeExpiresAt?.getTime() ?? push.createTime.getTime() + DEFAULT_CODE_LIFE_MS;
   const about = { appId: push.authorizerAppId, infoType: push.infoType };
-  for (const delayMs of [...RETRY_DELAYS_MS, null]) {
-    try {
-      const { outcome, permissions } = await exchangeAuthorizationCode(deps, push.authorizationCode, 'push');
-      deps.logger.info({ ...about, outcome, permissions }, 'pushed authorization code taken');
-      return;
-    } catch (err) {
-      const mayHeal = !(err instanceof AppError) || err.retryable;
-      const retry = mayHeal && delayMs !== null && Date.now() + delayMs < expiresAtMs && !stopping.aborted;
-      deps.logger.warn(
-        { ...about, err: loggableError(err), retryInMs: retry ? delayMs : null },
-        retry ? 'pushed authorization code not exchanged yet' : 'pushed authorization code left',
-      );
-      if (!retry) return;
-      try {
-        await sleep(delayMs, undefined, { signal: stopping });
-      } catch {
-        return; // The process is stopping: the callback, if it comes, still exchanges the code.
-      }
-    }
+  try {
+    const { outcome, permissions } = await retry(
+      () => exchangeAuthorizationCode(deps, push.authorizationCode, 'push'),
+      {
+        attempts: RETRY_DELAYS_MS.length + 1,
+        delayMs: (retry) => RETRY_DELAYS_MS[retry],
+        retryable: (err, retry) =>
+          (!(err instanceof AppError) || err.retryable) && Date.now() + RETRY_DELAYS_MS[retry] < expiresAtMs,
+        onRetry: (err, _retry, delayMs) =>
+          deps.logger.warn(
+            { ...about, err: loggableError(err), retryInMs: delayMs },
+            'pushed authorization code not exchanged yet',
+          ),
+        signal: stopping,
+      },
+    );
+    deps.logger.info({ ...about, outcome, permissions }, 'pushed authorization code taken');
+  } catch (err) {
+    // Stopped while waiting: the callback, if it comes, still exchanges the code.
+    if (stopping.aborted) return;
+    deps.logger.warn(
+      { ...about, err: loggableError(err), retryInMs: null },
+      'pushed authorization code left',
+    );
   }
 }

@@ -5,6 +5,7 @@ import type { Logger } from '../logger';
 import { listAccounts } from '../store/accounts';
 import { type Account, openAccount } from './account';
 import type { SecretBox } from './secret-box';
+import { loggableError } from '../loggable-error';
 
 /** The channel the accounts table's trigger notifies (src/db/migrations/0010_accounts.sql). */
 export const ACCOUNTS_CHANNEL = 'wechat_drip_accounts';
@@ -78,7 +79,7 @@ export async function startAccountRegistry(opts: RegistryOptions): Promise<Accou
         next.set(stored.appId, openAccount(box, stored));
       } catch (err) {
         if (strict) throw err;
-        logger.error({ appId: stored.appId, err: (err as Error).message }, 'account secrets do not open');
+        logger.error({ appId: stored.appId, err: loggableError(err) }, 'account secrets do not open');
         nextPrints.delete(stored.appId);
         if (previous) next.set(stored.appId, previous);
       }
@@ -109,14 +110,14 @@ export async function startAccountRegistry(opts: RegistryOptions): Promise<Accou
   // Quiet while nothing was ever read: the start-up warning said so, and this runs every second then.
   const refreshQuietly = () =>
     void refresh().catch((err: Error) =>
-      logger[loaded ? 'warn' : 'debug']({ err: err.message }, 'accounts re-read failed'),
+      logger[loaded ? 'warn' : 'debug']({ err: loggableError(err) }, 'accounts re-read failed'),
     );
 
   try {
     await load(true);
   } catch (err) {
     if (!isNotReadyYet(err)) throw err;
-    logger.warn({ err: (err as Error).message }, 'accounts not readable yet; tried again until they are');
+    logger.warn({ err: loggableError(err) }, 'accounts not readable yet; tried again until they are');
   }
   const listener: NotificationListener = createNotificationListener({
     connectionString: opts.connectionString,
@@ -128,7 +129,7 @@ export async function startAccountRegistry(opts: RegistryOptions): Promise<Accou
   });
   // Not listening yet (Postgres down): the listener keeps reconnecting, and re-reads when it succeeds.
   await listener.ready.catch((err: Error) =>
-    logger.warn({ err: err.message }, 'accounts listener not connected yet; reconnecting'),
+    logger.warn({ err: loggableError(err) }, 'accounts listener not connected yet; reconnecting'),
   );
   // A change made between the first read and the LISTEN would otherwise wait for the timer.
   if (loaded) await refresh();

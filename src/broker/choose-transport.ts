@@ -6,6 +6,8 @@ import { brokerNames, type BrokerNames, type LevelsShape } from './topology';
 import { createLevelsTransport } from './transports/levels';
 import { createPluginTransport } from './transports/plugin';
 import type { DelayTransport } from './transports/transport';
+import { loggableError } from '../loggable-error';
+import { retry } from '../retry';
 
 const PROBE_RETRY_MS = 2000;
 
@@ -48,17 +50,13 @@ export async function chooseTransport(
   });
   if (config.delayMode === 'levels') return levels('DELAY_MODE=levels');
 
-  let result: ProbeResult;
-  for (;;) {
-    try {
-      result = await probe(config.rabbitmqUrls, names.delayed, logger);
-      break;
-    } catch (err) {
-      if (err instanceof AppError && !err.retryable) throw err;
-      logger.warn({ err: (err as Error).message }, 'rabbitmq unreachable for the plugin probe; retrying');
-      await new Promise((r) => setTimeout(r, PROBE_RETRY_MS));
-    }
-  }
+  const result = await retry(() => probe(config.rabbitmqUrls, names.delayed, logger), {
+    attempts: Infinity,
+    delayMs: () => PROBE_RETRY_MS,
+    retryable: (err) => !(err instanceof AppError && !err.retryable),
+    onRetry: (err) =>
+      logger.warn({ err: loggableError(err) }, 'rabbitmq unreachable for the plugin probe; retrying'),
+  });
   if (config.delayMode === 'plugin') {
     if (!result.pluginAvailable) {
       throw new AppError(

@@ -1,5 +1,6 @@
 import amqp, { type AmqpConnectionManager, type Channel } from 'amqp-connection-manager';
 import type { Logger } from '../logger';
+import { loggableError } from '../loggable-error';
 
 export type { AmqpConnectionManager, Channel };
 
@@ -23,10 +24,10 @@ export function createBrokerConnection(
   });
   connection.on('connect', () => logger.info({ connection: name }, 'rabbitmq connected'));
   connection.on('disconnect', ({ err }) =>
-    logger.warn({ connection: name, err: err?.message }, 'rabbitmq disconnected; reconnecting'),
+    logger.warn({ connection: name, err: err && loggableError(err) }, 'rabbitmq disconnected; reconnecting'),
   );
   connection.on('connectFailed', ({ err }) =>
-    logger.warn({ connection: name, err: err?.message }, 'rabbitmq connect failed; retrying'),
+    logger.warn({ connection: name, err: err && loggableError(err) }, 'rabbitmq connect failed; retrying'),
   );
   return connection;
 }
@@ -43,7 +44,10 @@ export function reconnectOnChannelError(
   name: string,
 ): void {
   channel.on('error', (err: Error) => {
-    logger.warn({ channel: name, err: err.message }, 'rabbitmq channel closed by the server; reconnecting');
+    logger.warn(
+      { channel: name, err: loggableError(err) },
+      'rabbitmq channel closed by the server; reconnecting',
+    );
     connection.reconnect();
   });
 }

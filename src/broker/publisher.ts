@@ -7,6 +7,7 @@ import { type AmqpConnectionManager, reconnectOnChannelError } from './connectio
 import { type BrokerNames, declareCore } from './topology';
 import type { DelayTransport } from './transports/transport';
 import { encodeWakeUp, type WakeUp } from './wake-up';
+import { loggableError } from '../loggable-error';
 
 export interface Publisher {
   readonly transport: DelayTransport;
@@ -60,7 +61,9 @@ export function createPublisher(deps: {
       await transport.declare(ch);
     },
   });
-  channel.on('error', (err: Error) => logger.error({ err: err.message }, 'publisher channel setup failed'));
+  channel.on('error', (err: Error) =>
+    logger.error({ err: loggableError(err) }, 'publisher channel setup failed'),
+  );
   // Publishing only while the channel is up keeps amqp-connection-manager from buffering wake-ups in
   // memory during an outage (its issue #61) and from sending them later with a wait computed before
   // the outage: the outbox keeps their entries and the relay publishes them afresh.

@@ -49,6 +49,3 @@ export const enrollmentBatchAnswerLineSchema = z.union([
 ]);
 
 export type BatchAcceptedLine = z.output<typeof batchAcceptedLineSchema>;
-export type BatchRejectedLine = z.output<typeof batchRejectedLineSchema>;
-export type BatchSummaryLine = z.output<typeof batchSummaryLineSchema>;
-export type BatchAbortedLine = z.output<typeof batchAbortedLineSchema>;

@@ -40,7 +40,6 @@ export const cancelByIdsSchema = z
 
 /** What a cancellation by ids did with one id. */
 export const CANCEL_OUTCOMES = ['cancelled', 'already_cancelled', 'not_cancellable', 'not_found'] as const;
-export type CancelOutcome = (typeof CANCEL_OUTCOMES)[number];
 
 /**
  * One id's result: `cancelled` (this request stopped it: it will never be sent), `already_cancelled`,
@@ -62,6 +61,5 @@ export const cancelByIdsViewSchema = z.object({
   results: z.array(cancelResultSchema),
 });
 
-export type CancelByIdsRequest = z.input<typeof cancelByIdsSchema>;
 export type CancelResult = z.output<typeof cancelResultSchema>;
 export type CancelByIdsView = z.output<typeof cancelByIdsViewSchema>;

@@ -10,7 +10,6 @@ export const authorizationStartSchema = z
     redirectUri: z.url({ protocol: /^https?$/, error: 'redirectUri must be an absolute http(s) URL' }),
   })
   .strict();
-export type AuthorizationStart = z.infer<typeof authorizationStartSchema>;
 
 /** Its answer (201): the link to open, from a user's click, while the pre-auth code lives. */
 export const authorizationStartedSchema = z.object({

@@ -41,4 +41,3 @@ export const warningSchema = z.object({ path: z.string(), message: z.string() })
 
 export type QuietHours = z.output<typeof quietHoursSchema>;
 export type SequenceQuietHours = z.output<typeof sequenceQuietHoursSchema>;
-export type Warning = z.output<typeof warningSchema>;

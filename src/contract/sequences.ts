@@ -211,7 +211,6 @@ export type ExitCondition = z.output<typeof exitConditionSchema>;
 export type SequenceBody = z.input<typeof sequenceCreateSchema>;
 export type TemplateMessageView = z.output<typeof templateMessageViewSchema>;
 export type StepView = z.output<typeof stepViewSchema>;
-export type VariantView = z.output<typeof variantViewSchema>;
 export type SequenceStatus = (typeof SEQUENCE_STATUSES)[number];
 export type SequenceView = z.output<typeof sequenceViewSchema>;
 export type SequenceAction = (typeof SEQUENCE_ACTIONS)[number];

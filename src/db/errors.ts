@@ -1,5 +1,3 @@
-import { DatabaseError } from 'pg';
-
 /**
  * Postgres errors that mean "the database is not reachable right now" rather than "this statement is
  * wrong": the caller waits and tries again instead of failing the work. Translated here, once.
@@ -27,21 +25,4 @@ export function isTransientDbError(err: unknown): boolean {
   return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down)/i.test(
     message,
   );
-}
-
-/**
- * What of an error may be logged. A Postgres error's message, detail and `where` can quote the request's
- * own words (the value a constraint or the jsonb parser refused), so of those only the SQLSTATE and the
- * names of the objects involved are kept; any other error is logged as it is.
- */
-export function loggableError(err: unknown): unknown {
-  if (!(err instanceof DatabaseError)) return err;
-  return {
-    type: 'DatabaseError',
-    sqlstate: err.code,
-    routine: err.routine,
-    table: err.table,
-    column: err.column,
-    constraint: err.constraint,
-  };
 }

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Logger } from '../logger';
+import { loggableError } from '../loggable-error';
 
 /** First wait before reconnecting after the connection dropped; doubles up to the maximum. */
 const RECONNECT_DELAY_MS = 250;
@@ -47,7 +48,7 @@ export function createNotificationListener(opts: {
       if (client === c) client = null;
       if (!stopped) {
         logger.warn(
-          { channel: opts.channel, err: err?.message },
+          { channel: opts.channel, err: err && loggableError(err) },
           'notification listener lost its connection',
         );
         scheduleReconnect();

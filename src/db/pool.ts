@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Logger } from '../logger';
+import { loggableError } from '../loggable-error';
 
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
@@ -36,7 +37,7 @@ export function createPool(opts: {
     options: opts.searchPath ? `-c search_path=${opts.searchPath}` : undefined,
     types: serviceTypes(),
   });
-  pool.on('error', (err) => opts.logger.warn({ err: err.message }, 'idle postgres client failed'));
+  pool.on('error', (err) => opts.logger.warn({ err: loggableError(err) }, 'idle postgres client failed'));
   return pool;
 }
 

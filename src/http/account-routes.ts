@@ -6,22 +6,18 @@ import { accountCreateSchema, type AccountDeleted, type AccountList, accountPatc
 import { NotFoundError, ValidationError } from '../errors';
 import { listPausedAccounts } from '../store/account-states';
 import { sentToday } from '../store/send-pacing';
-import { readableIssue, zodIssueDetails } from '../validation';
+import { parseInput } from '../validation';
 import { checkCredentials } from '../wechat/check-credentials';
 import { accountView } from './account-view';
 import { guardPathParams } from './input-guard';
+import { jsonBody } from './json-body';
 import type { V1Deps } from './v1-deps';
 
 const ACTOR = 'api';
 
 /** The body parsed by `schema`, or a 400 naming every bad field (nothing is written). */
 export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
-  if (body === undefined) {
-    throw new ValidationError('the body must be a JSON object sent with Content-Type: application/json');
-  }
-  const parsed = schema.safeParse(body, { error: readableIssue });
-  if (!parsed.success) throw new ValidationError('invalid account', zodIssueDetails(parsed.error, ''));
-  return parsed.data;
+  return parseInput(schema, jsonBody(body), 'invalid account');
 }
 
 /**

@@ -1,7 +1,6 @@
 import { cancelByIdsSchema, type CancelByIdsView } from '../contract';
-import { ValidationError } from '../errors';
 import { cancelMessages } from '../scheduling/cancel';
-import { readableIssue, zodIssueDetails } from '../validation';
+import { parseInput } from '../validation';
 import type { V1Deps } from './v1-deps';
 
 /** The fields of a cancellation by target, refused next to `ids` with this message. */
@@ -12,14 +11,11 @@ const MAX_DETAILS = 20;
 
 /** `POST /v1/cancellations {ids, reason}`: parses the body, cancels, and counts the results by outcome. */
 export async function cancelByIds(deps: V1Deps, body: unknown, actor: string): Promise<CancelByIdsView> {
-  const parsed = cancelByIdsSchema.safeParse(body, { error: readableIssue });
-  if (!parsed.success) {
-    throw new ValidationError(
-      'invalid cancellation',
-      zodIssueDetails(parsed.error, '', TARGET_FIELDS).slice(0, MAX_DETAILS),
-    );
-  }
-  const results = await cancelMessages(deps.pool, { ...parsed.data, actor });
+  const parsed = parseInput(cancelByIdsSchema, body, 'invalid cancellation', {
+    unknownFields: TARGET_FIELDS,
+    maxDetails: MAX_DETAILS,
+  });
+  const results = await cancelMessages(deps.pool, { ...parsed, actor });
   const count = (outcome: string) => results.filter((r) => r.outcome === outcome).length;
   const view: CancelByIdsView = {
     cancelled: count('cancelled'),

@@ -1,20 +1,17 @@
 import type { Router } from 'express';
 import { enrollmentRequestSchema } from '../contract';
-import { NotFoundError, ValidationError } from '../errors';
+import { NotFoundError } from '../errors';
 import { assertEnrollable, type EnrollmentRequest, enrollThroughApi } from '../sequences/enroll-api';
 import { findSequence, type Sequence } from '../store/sequence-store';
-import { readableIssue, zodIssueDetails } from '../validation';
+import { parseInput } from '../validation';
+import { jsonBody } from './json-body';
 import { streamNdjsonBatch } from './ndjson-stream';
 import { uuidParam } from './uuid-param';
 import type { V1Deps } from './v1-deps';
 
 /** One enrollment request, or a 400 naming every bad field. */
 function parseEnrollment(body: unknown): EnrollmentRequest {
-  if (body === undefined)
-    throw new ValidationError('the body must be a JSON object sent with Content-Type: application/json');
-  const parsed = enrollmentRequestSchema.safeParse(body, { error: readableIssue });
-  if (!parsed.success) throw new ValidationError('invalid enrollment', zodIssueDetails(parsed.error, ''));
-  return parsed.data;
+  return parseInput(enrollmentRequestSchema, jsonBody(body), 'invalid enrollment');
 }
 
 /**

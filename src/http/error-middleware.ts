@@ -1,8 +1,9 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, UnavailableError } from '../errors';
-import { isTransientDbError, loggableError } from '../db/errors';
+import { isTransientDbError } from '../db/errors';
 import type { Logger } from '../logger';
 import type { ErrorBody } from '../contract';
+import { loggableError } from '../loggable-error';
 
 /** The JSON shape of every error answer: `{ error: { code, message, details? } }`. */
 export function errorBody(err: AppError): ErrorBody {
@@ -47,7 +48,10 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
         err,
       );
     } else {
-      logger.error({ err: loggableError(err), path: req.path, requestId: req.requestId }, 'unhandled error');
+      logger.error(
+        { err: loggableError(err, { stack: true }), path: req.path, requestId: req.requestId },
+        'unhandled error',
+      );
       appError = new AppError('internal', 'internal error');
     }
     if (appError.httpStatus >= 500)

@@ -3,7 +3,7 @@ import { NotFoundError, ValidationError } from '../errors';
 import { followerEventRequestSchema, OPENID_PATTERN } from '../contract';
 import { postFollowerEvent } from '../sequences/post-follower-event';
 import { followerTimeline } from '../store/follower-timeline';
-import { readableIssue, zodIssueDetails } from '../validation';
+import { parseInput } from '../validation';
 import { guardPathParams } from './input-guard';
 import { jsonBody } from './json-body';
 import type { V1Deps } from './v1-deps';
@@ -31,13 +31,12 @@ export function createFollowerRouter(deps: V1Deps): Router {
         { path: 'params.openid', message: 'must be 1–128 letters, digits, _ or -' },
       ]);
     }
-    const parsed = followerEventRequestSchema.safeParse(jsonBody(req.body), { error: readableIssue });
-    if (!parsed.success) throw new ValidationError('invalid event', zodIssueDetails(parsed.error, ''));
+    const parsed = parseInput(followerEventRequestSchema, jsonBody(req.body), 'invalid event');
     const { view, created } = await postFollowerEvent(deps, {
       appId,
       openid,
-      name: parsed.data.name,
-      idempotencyKey: parsed.data.idempotencyKey ?? null,
+      name: parsed.name,
+      idempotencyKey: parsed.idempotencyKey ?? null,
       requestId: req.requestId,
     });
     res.status(created ? 201 : 200).json(view);

@@ -1,10 +1,10 @@
 import type { Request, Response } from 'express';
-import { loggableError } from '../db/errors';
 import { AppError } from '../errors';
 import type { Logger } from '../logger';
 import { errorBody } from './error-middleware';
 import { unstorableInputError } from './input-guard';
 import { ndjsonLines, type NdjsonLine } from './ndjson-lines';
+import { loggableError } from '../loggable-error';
 
 /**
  * Lines answered per round: at most this many valid lines are accepted in one round-trip, and results
@@ -116,10 +116,7 @@ export async function streamNdjsonBatch<T>(
     await write({ summary: { lines: lineNo, accepted, rejected } });
   } catch (err) {
     // Lines already answered are committed; the client retries the rest (idempotency keys make it safe).
-    logger.error(
-      { err: err instanceof AppError ? err.message : loggableError(err), line: lineNo },
-      'batch aborted',
-    );
+    logger.error({ err: loggableError(err), line: lineNo }, 'batch aborted');
     const appError =
       err instanceof AppError
         ? err

@@ -7,11 +7,11 @@ import {
   authorizationStartSchema,
   type PlatformView,
 } from '../contract';
-import { loggableError } from '../db/errors';
 import { AppError, ValidationError } from '../errors';
 import { parseBody } from './account-routes';
 import { ADMIN_PATH } from './admin-routes';
 import { queryParam } from './push-request';
+import { loggableError } from '../loggable-error';
 
 /** The callback's path under /wechat; `GET /v1/platform` gives it whole. */
 const CALLBACK_PATH = '/platform/callback';

@@ -13,7 +13,7 @@ import { missingPermissions } from '../accounts/permissions';
 import { findSequence, listSequences } from '../store/sequence-store';
 import { sequenceResults } from '../store/sequence-results';
 import { scheduleMessages } from '../scheduling/schedule-messages';
-import { type IssueDetail, readableIssue, zodIssueDetails } from '../validation';
+import { type IssueDetail, parseInput } from '../validation';
 import {
   createStatusSchema,
   SEQUENCE_ACTIONS,
@@ -29,6 +29,7 @@ import { renderStep } from '../sequences/render-step';
 import { messageView } from './message-view';
 import { sequenceView } from './sequence-view';
 import { guardPathParams } from './input-guard';
+import { jsonBody } from './json-body';
 import { uuidParam } from './uuid-param';
 import type { V1Deps } from './v1-deps';
 
@@ -40,9 +41,7 @@ export function createSequenceRouter(deps: V1Deps): Router {
   guardPathParams(router, ['id', 'action']);
 
   const parse = (body: unknown) => {
-    if (body === undefined)
-      throw new ValidationError('the body must be a JSON object sent with Content-Type: application/json');
-    const { status: _status, ...definition } = body as Record<string, unknown>;
+    const { status: _status, ...definition } = jsonBody(body) as Record<string, unknown>;
     return parseSequenceDefinition(
       definition,
       (appId) => deps.accounts.get(appId)?.windowPolicy,
@@ -65,10 +64,9 @@ export function createSequenceRouter(deps: V1Deps): Router {
   });
 
   router.get('/', async (req, res) => {
-    const query = sequenceListQuerySchema.safeParse(req.query, { error: readableIssue });
-    if (!query.success) throw new ValidationError('invalid query', zodIssueDetails(query.error, 'query'));
+    const query = parseInput(sequenceListQuerySchema, req.query, 'invalid query', { prefix: 'query' });
     const list: SequenceList = {
-      sequences: (await listSequences(deps.pool, query.data.appId ?? null)).map(sequenceView),
+      sequences: (await listSequences(deps.pool, query.appId ?? null)).map(sequenceView),
     };
     res.json(list);
   });
@@ -108,9 +106,8 @@ export function createSequenceRouter(deps: V1Deps): Router {
     const id = sequenceId(req.params.id);
     const sequence = await findSequence(deps.pool, id);
     if (!sequence) throw new NotFoundError(`sequence ${id}`);
-    const parsed = testSendSchema.safeParse(req.body, { error: readableIssue });
-    if (!parsed.success) throw new ValidationError('invalid test send', zodIssueDetails(parsed.error, ''));
-    const step = sequence.steps[parsed.data.stepIndex];
+    const parsed = parseInput(testSendSchema, req.body, 'invalid test send');
+    const step = sequence.steps[parsed.stepIndex];
     if (!step) {
       throw new ValidationError('invalid test send', [
         {
@@ -121,16 +118,16 @@ export function createSequenceRouter(deps: V1Deps): Router {
     }
     const issues: IssueDetail[] = [];
     // An A/B step is tried with the variant this follower would get.
-    const { openid, stepIndex } = parsed.data;
+    const { openid, stepIndex } = parsed;
     const content = chooseVariant(step, { sequenceId: sequence.id, stepIndex, openid });
-    const rendered = renderStep(content, stepIndex, parsed.data.vars ?? {}, issues);
+    const rendered = renderStep(content, stepIndex, parsed.vars ?? {}, issues);
     if (issues.length > 0) throw new ValidationError('invalid test send', issues);
     // Through the normal path (outbox, broker, claim, window check), not part of the sequence's results.
     const [result] = await scheduleMessages(deps, [
       {
         id: randomUUID(),
         appId: sequence.appId,
-        openid: parsed.data.openid,
+        openid: parsed.openid,
         channel: 'custom',
         payload: rendered.message,
         fallback: rendered.fallback,

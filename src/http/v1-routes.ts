@@ -7,7 +7,7 @@ import { cancelByIds } from './cancel-by-ids';
 import { findMessage, listAttempts } from '../store/message-store';
 import { parseScheduleRequest, type ScheduleContext } from '../scheduling/schedule-request';
 import { scheduleMessages } from '../scheduling/schedule-messages';
-import { readableIssue, zodIssueDetails } from '../validation';
+import { parseInput } from '../validation';
 import { rescheduleByKey, rescheduleMessage } from '../scheduling/reschedule';
 import {
   cancellationSchema,
@@ -36,8 +36,7 @@ const ACTOR = 'api';
  */
 function rescheduleBody(raw: unknown): Record<string, unknown> {
   const body = jsonBody(raw);
-  const parsed = rescheduleRequestSchema.safeParse(body, { error: readableIssue });
-  if (!parsed.success) throw new ValidationError('invalid reschedule', zodIssueDetails(parsed.error, ''));
+  parseInput(rescheduleRequestSchema, body, 'invalid reschedule');
   return body as Record<string, unknown>;
 }
 
@@ -125,10 +124,8 @@ export function createV1Router(deps: V1Deps): Router {
   });
 
   router.delete('/messages/:id', async (req, res) => {
-    const query = cancelQuerySchema.safeParse(req.query, { error: readableIssue });
-    if (!query.success)
-      throw new ValidationError('invalid cancellation', zodIssueDetails(query.error, 'query'));
-    const reason = query.data.reason || 'cancelled via api';
+    const query = parseInput(cancelQuerySchema, req.query, 'invalid cancellation', { prefix: 'query' });
+    const reason = query.reason || 'cancelled via api';
     const message = await cancelMessage({ id: messageId(req.params.id), reason, actor: ACTOR });
     deps.metrics.cancelled.inc({ scope: 'message' });
     res.json(messageView(message));
@@ -140,9 +137,7 @@ export function createV1Router(deps: V1Deps): Router {
       res.json(await cancelByIds(deps, body, ACTOR));
       return;
     }
-    const parsed = cancellationSchema.safeParse(body, { error: readableIssue });
-    if (!parsed.success) throw new ValidationError('invalid cancellation', zodIssueDetails(parsed.error, ''));
-    const c = parsed.data;
+    const c = parseInput(cancellationSchema, body, 'invalid cancellation');
     if (!appIds.has(c.appId)) {
       throw new ValidationError('invalid cancellation', [
         { path: 'appId', message: `no account ${c.appId} is configured` },

@@ -19,7 +19,9 @@ import { pushTypeLabel } from '../webhook/push-type-label';
 import type { Coalescer } from '../coalescer';
 import { createPushRecorder, type PushToRecord, type RecordResult } from '../webhook/record-push';
 import { createUrlUsePruner } from '../webhook/url-uses';
+import { retry } from '../retry';
 import { queryParam, toPushRequest } from './push-request';
+import { loggableError } from '../loggable-error';
 
 export interface WebhookDeps {
   readonly config: Config;
@@ -156,7 +158,7 @@ export function createWebhookRouter(deps: WebhookDeps): Router {
       deps.metrics.webhookPushes.inc({ type, verdict: 'answered_before_recorded' });
       recording
         .then((recorded) => recorded?.status === 'recorded' && deps.processLater(recorded.id))
-        .catch((err: Error) => deps.logger.error({ err: err.message }, 'late push record failed'));
+        .catch((err: Error) => deps.logger.error({ err: loggableError(err) }, 'late push record failed'));
       return;
     }
     if (result?.status === 'replayed') {
@@ -186,24 +188,19 @@ async function recordUntilStored(
   pushToRecord: PushToRecord,
 ): Promise<RecordResult | null> {
   const { appId, requestId } = pushToRecord;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await recorder.submit(pushToRecord);
-    } catch (err) {
-      if (!isTransientDbError(err)) {
-        const sqlState = (err as { code?: unknown }).code;
-        deps.logger.error({ appId, requestId, sqlState }, 'push could not be recorded');
-        throw new AppError('push_not_recorded', 'the push could not be recorded');
-      }
-      if (attempt >= RECORD_ATTEMPTS) {
-        // A connection failure's text names no follower data.
-        deps.logger.error(
-          { appId, requestId, err: (err as Error).message },
-          'push could not be recorded; lost',
-        );
-        return null;
-      }
-      await new Promise((r) => setTimeout(r, RECORD_RETRY_MS * Math.min(8, attempt + 1)));
+  try {
+    return await retry(() => recorder.submit(pushToRecord), {
+      attempts: RECORD_ATTEMPTS + 1,
+      delayMs: (retry) => RECORD_RETRY_MS * Math.min(8, retry + 1),
+      retryable: isTransientDbError,
+    });
+  } catch (err) {
+    if (!isTransientDbError(err)) {
+      deps.logger.error({ appId, requestId, err: loggableError(err) }, 'push could not be recorded');
+      throw new AppError('push_not_recorded', 'the push could not be recorded');
     }
+    // A connection failure's text names no follower data.
+    deps.logger.error({ appId, requestId, err: loggableError(err) }, 'push could not be recorded; lost');
+    return null;
   }
 }

@@ -3,6 +3,7 @@ import { loadMigrateConfig } from '../config';
 import { ensureDatabase, migrate } from '../db/migrate';
 import { createPool } from '../db/pool';
 import { createLogger } from '../logger';
+import { errorText } from '../loggable-error';
 
 async function main(): Promise<void> {
   const { databaseUrl, logLevel } = loadMigrateConfig();
@@ -18,6 +19,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`migration failed: ${(err as Error).message}\n`);
+  process.stderr.write(`migration failed: ${errorText(err)}\n`);
   process.exit(1);
 });

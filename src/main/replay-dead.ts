@@ -9,6 +9,7 @@ import { loadConfig } from '../config';
 import { createLogger } from '../logger';
 import { requeueFailed } from '../store/requeue-failed';
 import { openCliContext } from './cli-context';
+import { errorText } from '../loggable-error';
 
 async function main(): Promise<void> {
   const limitArg = process.argv.indexOf('--limit');
@@ -44,6 +45,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`replay failed: ${(err as Error).message}\n`);
+  process.stderr.write(`replay failed: ${errorText(err)}\n`);
   process.exit(1);
 });

@@ -8,6 +8,7 @@ import { openCliContext } from './cli-context';
 import { dispatch } from '../scheduling/dispatch';
 import { resumeAccount } from '../scheduling/resume-account';
 import { findAccount, listAccounts } from '../store/accounts';
+import { errorText } from '../loggable-error';
 
 async function main(): Promise<void> {
   const appId = process.argv[2];
@@ -34,6 +35,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`resume failed: ${(err as Error).message}\n`);
+  process.stderr.write(`resume failed: ${errorText(err)}\n`);
   process.exit(1);
 });

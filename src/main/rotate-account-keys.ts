@@ -7,6 +7,7 @@ import { rotateAccountKeys } from '../accounts/rotate-keys';
 import { loadAccountKeysConfig } from '../config';
 import { createPool } from '../db/pool';
 import { createLogger } from '../logger';
+import { errorText } from '../loggable-error';
 
 async function main(): Promise<void> {
   const config = loadAccountKeysConfig();
@@ -24,6 +25,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`rotation failed: ${(err as Error).message}\n`);
+  process.stderr.write(`rotation failed: ${errorText(err)}\n`);
   process.exit(1);
 });

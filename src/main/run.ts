@@ -3,6 +3,7 @@ import { ConfigError } from '../errors';
 import { createLogger } from '../logger';
 import { onShutdown } from '../shutdown';
 import { startService } from './start-service';
+import { loggableError } from '../loggable-error';
 
 /** Shared body of the composition roots: config, logger, the service, signal handling. */
 export function run(role?: Role): void {
@@ -20,7 +21,7 @@ export function run(role?: Role): void {
   startService(config, logger)
     .then((service) => onShutdown(logger, [() => service.stop()]))
     .catch((err: unknown) => {
-      logger.fatal({ err: (err as Error).message }, 'start-up failed');
+      logger.fatal({ err: loggableError(err, { stack: true }) }, 'start-up failed');
       process.exit(1);
     });
 }

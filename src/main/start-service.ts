@@ -22,6 +22,7 @@ import type { Relay } from '../scheduling/relay';
 import { createScheduleWriter } from '../scheduling/schedule-writer';
 import { createPushProcessor } from '../webhook/push-processor';
 import { startWorker } from './start-worker';
+import { loggableError } from '../loggable-error';
 
 /** How long start-up waits for the broker topology before serving anyway (schedules then wait in the outbox). */
 const PUBLISHER_READY_WAIT_MS = 10_000;
@@ -130,7 +131,10 @@ export async function startService(
       const processPushLater = (pushId: number) =>
         track(
           processPush(pushId).catch((err: Error) =>
-            logger.error({ pushId, err: err.message }, 'push processing failed; the worker retries it'),
+            logger.error(
+              { pushId, err: loggableError(err) },
+              'push processing failed; the worker retries it',
+            ),
           ),
         );
       // Up to half the pool inserts schedules at once; more concurrent requests share statements.

@@ -21,6 +21,7 @@ import type { SecretBox } from '../accounts/secret-box';
 import { processStalePushes } from '../webhook/process-push';
 import { RETENTION_SKEW_WINDOWS } from '../webhook/url-uses';
 import { createPruner, type Pruner } from '../retention/pruner';
+import { loggableError } from '../loggable-error';
 
 /** A push recorded but unprocessed this long (its api process died after answering) is processed by a worker. */
 const STALE_PUSH_AFTER_MS = 10_000;
@@ -152,7 +153,9 @@ export function startWorker(deps: {
         });
   pruner?.start();
   const started = consumer;
-  void started.start().catch((err: Error) => logger.error({ err: err.message }, 'consumer failed to start'));
+  void started
+    .start()
+    .catch((err: Error) => logger.error({ err: loggableError(err) }, 'consumer failed to start'));
   logger.info(
     {
       prefetch: config.workerPrefetch,

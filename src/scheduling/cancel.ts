@@ -1,48 +1,67 @@
 import { type Pool, type PoolClient, withTransaction } from '../db/pool';
 import type { CancelResult } from '../contract';
-import { cancelOpenMessagesById, findStatuses } from '../store/cancel-by-ids';
+import { type CancelById, cancelOpenMessagesById, findStatuses } from '../store/cancel-by-ids';
 import { countCancellable } from '../store/count-cancellable';
 import { appendCancellation, type Cancellation, holdClaims, holdClaimsOfMessages } from '../store/ledger';
-import { MESSAGE_STATUS } from '../store/message-status';
+import { MESSAGE_STATUS, type MessageStatus } from '../store/message-status';
+
+/** What a cancellation by id did with one id: `cancelled` by this call, and its status now. */
+export interface CancelledById {
+  readonly cancelled: boolean;
+  readonly status: MessageStatus;
+}
 
 /**
- * Cancels each message of `ids` (distinct, of any accounts) that is open: one result per id, in order. The
- * answer is true as `cancelByTarget`'s is: claims in flight for those accounts finish first (what they took
- * is being sent and answers `not_cancellable`), and none starts until the cancellation has committed, so
- * an id answered `cancelled` is never sent. A message already `cancelled` answers `already_cancelled`.
- * Two statements in a transaction whatever the number of ids, then one read of the others' statuses.
+ * Cancels each message of `items` (distinct ids, of any accounts) that is open; the one way to cancel by
+ * id, for `DELETE /v1/messages/:id`, `POST /v1/cancellations {ids}` and a reschedule. Its answer is true
+ * as `cancelByTarget`'s is: claims in flight for those accounts finish first (what they took is being sent
+ * and stays so), and none starts until the caller's transaction has committed, so an id answered
+ * `cancelled` is never sent. Returns, for each id that exists, whether this call cancelled it and its
+ * status as the ledger sees it. Two statements whatever the number of ids, then one read of the others.
+ */
+export async function cancelByIdIn(
+  client: PoolClient,
+  items: readonly CancelById[],
+): Promise<Map<string, CancelledById>> {
+  const ids = items.map((i) => i.id);
+  await holdClaimsOfMessages(client, ids);
+  const cancelled = new Set(await cancelOpenMessagesById(client, items));
+  const others = await findStatuses(
+    client,
+    ids.filter((id) => !cancelled.has(id)),
+  );
+  const answers = new Map<string, CancelledById>();
+  for (const id of cancelled) answers.set(id, { cancelled: true, status: MESSAGE_STATUS.cancelled });
+  for (const [id, status] of others) answers.set(id, { cancelled: false, status });
+  return answers;
+}
+
+/** `cancelByIdIn` in a transaction of its own. */
+export function cancelById(pool: Pool, items: readonly CancelById[]): Promise<Map<string, CancelledById>> {
+  return withTransaction(pool, (client) => cancelByIdIn(client, items));
+}
+
+/**
+ * `POST /v1/cancellations {ids}`: `cancelById` with one reason for all, one result per id, in order. A
+ * message already `cancelled` answers `already_cancelled`; one being sent or finished `not_cancellable`.
  */
 export async function cancelMessages(
   pool: Pool,
   input: { ids: readonly string[]; reason: string; actor: string },
 ): Promise<CancelResult[]> {
-  const cancelled = await cancelOpenById(pool, input);
-  const statuses = await findStatuses(
+  const { reason, actor } = input;
+  const answers = await cancelById(
     pool,
-    input.ids.filter((id) => !cancelled.has(id)),
+    input.ids.map((id) => ({ id, reason, actor })),
   );
   return input.ids.map((id): CancelResult => {
-    if (cancelled.has(id)) return { id, outcome: 'cancelled', status: MESSAGE_STATUS.cancelled };
-    const status = statuses.get(id);
-    if (status === undefined) return { id, outcome: 'not_found' };
+    const answer = answers.get(id);
+    if (answer === undefined) return { id, outcome: 'not_found' };
+    const { status } = answer;
+    if (answer.cancelled) return { id, outcome: 'cancelled', status };
     if (status === MESSAGE_STATUS.cancelled) return { id, outcome: 'already_cancelled', status };
     return { id, outcome: 'not_cancellable', status };
   });
-}
-
-/**
- * The transaction of `cancelMessages`: the claim locks of the ids' accounts, then one statement that
- * cancels the open ones and appends their ledger rows. Returns the ids it cancelled.
- */
-export async function cancelOpenById(
-  pool: Pool,
-  input: { ids: readonly string[]; reason: string; actor: string },
-): Promise<Set<string>> {
-  const cancelled = await withTransaction(pool, async (client) => {
-    await holdClaimsOfMessages(client, input.ids);
-    return cancelOpenMessagesById(client, input);
-  });
-  return new Set(cancelled);
 }
 
 export type CancelTarget = { cancelKey: string } | { openid: string };

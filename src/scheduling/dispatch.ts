@@ -4,6 +4,7 @@ import type { Pool } from '../db/pool';
 import type { Logger } from '../logger';
 import type { Inserted } from '../store/insert-messages';
 import { clearOutbox } from '../store/wake-up-outbox';
+import { loggableError } from '../loggable-error';
 
 export interface Dispatchable {
   readonly id: string;
@@ -40,7 +41,7 @@ export async function dispatch(
   } catch (err) {
     // The wake-ups are out; an entry left behind only gets the relay to publish duplicates, which the
     // worker's claim makes harmless.
-    deps.logger.warn({ err: (err as Error).message }, 'could not record dispatched wake-ups');
+    deps.logger.warn({ err: loggableError(err) }, 'could not record dispatched wake-ups');
   }
   return { queued: confirmed.length, failed };
 }

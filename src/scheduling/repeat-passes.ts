@@ -1,5 +1,6 @@
 import { isTransientDbError } from '../db/errors';
 import type { Logger } from '../logger';
+import { loggableError } from '../loggable-error';
 
 /** A background job run pass after pass. */
 export interface RepeatedPasses {
@@ -30,7 +31,7 @@ export function repeatPasses(opts: {
         .pass()
         .catch((err: unknown) => {
           const level = isTransientDbError(err) ? 'warn' : 'error';
-          opts.logger[level]({ err: (err as Error).message }, `${opts.what} failed`);
+          opts.logger[level]({ err: loggableError(err) }, `${opts.what} failed`);
         })
         .finally(schedule);
     }, opts.intervalMs);

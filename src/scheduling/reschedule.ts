@@ -1,7 +1,7 @@
 import { type PoolClient, withTransaction } from '../db/pool';
 import { ConflictError, NotFoundError } from '../errors';
-import { cancelTargetIn } from './cancel';
-import { cancelOpenMessage, type Message, type NewMessage } from '../store/message-store';
+import { cancelByIdIn, cancelTargetIn } from './cancel';
+import type { Message, NewMessage } from '../store/message-store';
 import { insertScheduled, publishScheduled, type ScheduleDeps } from './schedule-messages';
 
 /**
@@ -15,9 +15,9 @@ export async function rescheduleMessage(
   actor: string,
 ): Promise<{ message: Message; replaces: string }> {
   const message = await replace(deps, replacement, async (tx) => {
-    const { cancelled, message: old } = await cancelOpenMessage(tx, { id, reason: 'rescheduled', actor });
+    const old = (await cancelByIdIn(tx, [{ id, reason: 'rescheduled', actor }])).get(id);
     if (!old) throw new NotFoundError(`message ${id}`);
-    if (!cancelled) {
+    if (!old.cancelled) {
       throw new ConflictError(
         'message_not_reschedulable',
         `message ${id} is ${old.status} and can no longer be moved`,

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { ValidationError } from '../errors';
 import { messageRequestSchema } from '../contract';
-import { type IssueDetail, readableIssue, zodIssueDetails } from '../validation';
+import { type IssueDetail, parseInput } from '../validation';
 import { parseChannelMessage } from '../wechat/message-schema';
 import type { NewMessage } from '../store/message-store';
 
@@ -19,11 +19,7 @@ export interface ScheduleContext {
  * re-delayed for the remainder).
  */
 export function parseScheduleRequest(input: unknown, ctx: ScheduleContext): NewMessage {
-  const parsed = messageRequestSchema.safeParse(input, { error: readableIssue });
-  if (!parsed.success) {
-    throw new ValidationError('invalid message request', zodIssueDetails(parsed.error, ''));
-  }
-  const r = parsed.data;
+  const r = parseInput(messageRequestSchema, input, 'invalid message request');
   const details: IssueDetail[] = [];
   if (!ctx.appIds.has(r.appId))
     details.push({ path: 'appId', message: `no account ${r.appId} is configured` });

@@ -7,7 +7,7 @@ import {
   type Trigger,
 } from '../contract';
 import { exitReason } from './exits';
-import { type IssueDetail, readableIssue, zodIssueDetails } from '../validation';
+import { type IssueDetail, parseInput } from '../validation';
 import { placeholdersOf } from './template-vars';
 import { windowIssues } from './window-issues';
 import {
@@ -109,9 +109,7 @@ export function parseSequenceDefinition(
   policyOf: (appId: string) => WindowPolicy | undefined,
   missingOf: (appId: string) => readonly PermissionChannel[] = () => [],
 ): SequenceDefinition {
-  const parsed = sequenceDefinitionSchema.safeParse(input, { error: readableIssue });
-  if (!parsed.success) throw new ValidationError('invalid sequence', zodIssueDetails(parsed.error, ''));
-  const d = parsed.data;
+  const d = parseInput(sequenceDefinitionSchema, input, 'invalid sequence');
   const details: IssueDetail[] = [];
   const policy = policyOf(d.appId);
   const missing = missingOf(d.appId);

@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from '../db/pool';
 import { ledgerStatusSql } from './ledger';
-import { type Channel, isOpenSql, MESSAGE_STATUS, type MessageStatus } from './message-status';
+import type { Channel, MessageStatus } from './message-status';
 
 /** A scheduled message as the rest of the code sees it; mapped from the row once, here. */
 export interface Message {
@@ -171,25 +171,3 @@ export async function listAttempts(db: Pool | PoolClient, messageId: string): Pr
   }));
 }
 
-/**
- * Cancels one open message (guarded) and appends its ledger row, in one statement: one round-trip, atomic
- * without a transaction of its own. Returns the row as it is afterwards, or null if there is none.
- */
-export async function cancelOpenMessage(
-  db: Pool | PoolClient,
-  input: { id: string; reason: string; actor: string },
-): Promise<{ cancelled: boolean; message: Message | null }> {
-  const res = await db.query<MessageRow>(
-    `WITH cancelled AS (
-       UPDATE scheduled_messages SET status = '${MESSAGE_STATUS.cancelled}', status_reason = $2, updated_at = now()
-       WHERE id = $1 AND ${isOpenSql('status')} RETURNING ${COLUMNS}
-     ), ledger AS (
-       INSERT INTO cancellations (app_id, scope, target, reason, actor)
-       SELECT app_id, 'message', id::text, $2, $3 FROM cancelled
-     )
-     SELECT * FROM cancelled`,
-    [input.id, input.reason, input.actor],
-  );
-  if (res.rows[0]) return { cancelled: true, message: toMessage(res.rows[0]) };
-  return { cancelled: false, message: await findMessage(db, input.id) };
-}

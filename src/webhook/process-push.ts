@@ -18,6 +18,7 @@ import { applyExits, type ExitInput } from '../sequences/apply-exits';
 import { type Push, pushDedupeKey, toPush } from '../wechat/push';
 import { interpretPush, type PushMeaning } from './interpret-push';
 import { recordNoticePushes } from './record-notice-pushes';
+import { loggableError } from '../loggable-error';
 
 export interface ProcessDeps {
   /** The accounts: a push of an account deleted meanwhile is ignored. */
@@ -201,10 +202,10 @@ export async function processStalePushes(
     await processPushes(deps, ids);
   } catch (err) {
     // One push that cannot be processed must not hold back the others: each alone, the failures logged.
-    deps.logger.warn({ err: (err as Error).message }, 'stale pushes failed together; processing each alone');
+    deps.logger.warn({ err: loggableError(err) }, 'stale pushes failed together; processing each alone');
     for (const id of ids)
       await processPushes(deps, [id]).catch((e: Error) =>
-        deps.logger.error({ pushId: id, err: e.message }, 'push processing failed; retried later'),
+        deps.logger.error({ pushId: id, err: loggableError(e) }, 'push processing failed; retried later'),
       );
   }
   return ids.length;

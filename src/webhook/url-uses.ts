@@ -1,6 +1,7 @@
 import type { Logger } from '../logger';
 import type { Pool } from '../db/pool';
 import { pruneUrlUses } from '../store/webhook-url-uses';
+import { loggableError } from '../loggable-error';
 
 /**
  * A URL stays remembered for three skew windows: its timestamp is accepted for at most two (from one
@@ -23,7 +24,7 @@ export function createUrlUsePruner(opts: { pool: Pool; logger: Logger; maxSkewS:
     lastStartedMs = nowMs;
     running = true;
     void pruneUrlUses(opts.pool, RETENTION_SKEW_WINDOWS * opts.maxSkewS)
-      .catch((err: Error) => opts.logger.warn({ err: err.message }, 'pruning webhook URL uses failed'))
+      .catch((err: Error) => opts.logger.warn({ err: loggableError(err) }, 'pruning webhook URL uses failed'))
       .finally(() => (running = false));
   };
 }

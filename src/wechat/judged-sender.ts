@@ -3,6 +3,7 @@ import type { Logger } from '../logger';
 import type { SendResult, WechatClient } from './client';
 import { classifyErrcode, classifySend, type ErrcodeVerdict } from './errcodes';
 import type { CustomMessage, NoticeMessage, TemplateMessage } from './message-schema';
+import { loggableError } from '../loggable-error';
 
 /** WeChat's verdict on a send; `resumeAt` says until when `stop_account` pauses (default: quota reset). */
 export type SendVerdict = ErrcodeVerdict & { readonly resumeAt?: Date };
@@ -61,7 +62,7 @@ export function createJudgedSender(
       const at = new Date();
       const verdict = classifySendFailure(err, at);
       if (verdict.action === 'stop_account') {
-        logger.error({ appId, err: (err as Error).message }, 'account misconfigured; pausing it');
+        logger.error({ appId, err: loggableError(err) }, 'account misconfigured; pausing it');
       }
       return { result: { errcode: null, errmsg: (err as Error).message, durationMs: 0 }, at, verdict };
     }

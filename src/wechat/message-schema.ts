@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { ValidationError } from '../errors';
-import { readableIssue, zodIssueDetails } from '../validation';
+import { parseInput } from '../validation';
 
 /** The customer-service msgtypes of reference/wechat.md §1.1. */
 export const MSGTYPES = [
@@ -159,11 +158,12 @@ const UNKNOWN_FIELD_MESSAGES: Readonly<Record<string, string>> = {
 };
 
 function parseWith<T>(schema: z.ZodType<T>, input: unknown, kind: string, pathPrefix: string): T {
-  const parsed = schema.safeParse(input, { error: readableIssue });
-  if (parsed.success) return parsed.data;
-  const details = zodIssueDetails(parsed.error, pathPrefix, UNKNOWN_FIELD_MESSAGES);
-  const summary = details.map((d) => `${d.path}: ${d.message}`).join('; ');
-  throw new ValidationError(`invalid ${kind} message: ${summary}`, details);
+  return parseInput(
+    schema,
+    input,
+    (details) => `invalid ${kind} message: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`,
+    { prefix: pathPrefix, unknownFields: UNKNOWN_FIELD_MESSAGES },
+  );
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Logger } from '../logger';
 import { parseWakeUp, type WakeUp } from '../broker/wake-up';
+import { loggableError } from '../loggable-error';
 
 /** What settling needs of a received message: its body and the tag its channel knows it by. */
 export interface ReceivedMessage {
@@ -42,7 +43,7 @@ export function createDelivery(channel: AckChannel, message: ReceivedMessage, lo
     try {
       fn();
     } catch (err) {
-      logger.debug({ err: (err as Error).message }, 'settle on a closed channel dropped');
+      logger.debug({ err: loggableError(err) }, 'settle on a closed channel dropped');
     }
   };
   return {

@@ -1,5 +1,7 @@
+import { createCoalescer } from '../coalescer';
 import type { Logger } from '../logger';
 import type { Delivery } from './ack-tracker';
+import { loggableError } from '../loggable-error';
 
 /** Gathers received wake-ups into batches and runs a bounded number of them at once. */
 export interface Batcher {
@@ -25,7 +27,11 @@ const weight = (d: Delivery) => d.wakeUp?.ids.length ?? 1;
 export function createBatcher(deps: {
   batchSize: number;
   batchWaitMs: number;
-  /** Batches handled at once; the rest of the deliveries wait unclaimed. */
+  /**
+   * Batches handled at once; the rest of the deliveries wait here, unclaimed: if this process dies they
+   * are simply redelivered, whereas a claimed row would be stranded in `sending` (and end `unknown`). So
+   * only what can be sent soon is claimed.
+   */
   maxConcurrentBatches: number;
   /** Handles a batch; `stopping()` turns true once stop() was called (hand back what is not started). */
   onBatch: (batch: Delivery[], stopping: () => boolean) => Promise<void>;
@@ -33,55 +39,33 @@ export function createBatcher(deps: {
 }): Batcher {
   const { logger } = deps;
   let stopping = false;
-  const buffer: Delivery[] = [];
-  let buffered = 0;
-  let timer: NodeJS.Timeout | null = null;
-  const running = new Set<Promise<void>>();
-
-  /**
-   * Starts batches while fewer than `maxConcurrentBatches` run. Wake-ups beyond that wait here, unclaimed:
-   * if this process dies they are simply redelivered, whereas a claimed row would be stranded in
-   * `sending` (and end `unknown`). So only what can be sent soon is claimed.
-   */
-  function pump(): void {
-    if (timer) clearTimeout(timer);
-    timer = null;
-    while (buffer.length > 0 && running.size < deps.maxConcurrentBatches) {
-      let size = 0;
-      let take = 0;
-      while (take < buffer.length && (take === 0 || size + weight(buffer[take]) <= deps.batchSize))
-        size += weight(buffer[take++]);
-      const batch = buffer.splice(0, take);
-      buffered -= size;
-      const run = deps
-        .onBatch(batch, () => stopping)
-        .catch((err: unknown) => {
-          logger.error({ err: (err as Error).message }, 'batch handler failed; requeueing its wake-ups');
-          for (const d of batch) d.nack(true);
-        });
-      running.add(run);
-      void run.finally(() => {
-        running.delete(run);
-        pump();
-      });
-    }
-  }
+  const coalescer = createCoalescer<Delivery, void>({
+    maxBatch: deps.batchSize,
+    maxConcurrent: deps.maxConcurrentBatches,
+    weight,
+    fillWaitMs: deps.batchWaitMs,
+    run: async (batch) => {
+      try {
+        await deps.onBatch([...batch], () => stopping);
+      } catch (err) {
+        logger.error({ err: loggableError(err) }, 'batch handler failed; requeueing its wake-ups');
+        for (const d of batch) d.nack(true);
+      }
+      return batch.map(() => undefined);
+    },
+    splitOnError: () => false,
+  });
 
   return {
     add(delivery) {
       if (stopping) return delivery.nack(true);
-      buffer.push(delivery);
-      buffered += weight(delivery);
-      if (buffered >= deps.batchSize || running.size === 0) pump();
-      else timer ??= setTimeout(pump, deps.batchWaitMs);
+      // Settled by the batch (or handed back by stop()), not by whoever added it.
+      coalescer.submit(delivery).catch(() => undefined);
     },
     async stop() {
       stopping = true;
-      if (timer) clearTimeout(timer);
-      timer = null;
-      for (const d of buffer.splice(0)) d.nack(true);
-      buffered = 0;
-      while (running.size > 0) await Promise.all(running);
+      for (const d of coalescer.withdraw()) d.nack(true);
+      await coalescer.idle();
     },
   };
 }

@@ -5,6 +5,7 @@ import { type BrokerNames, declareCore } from '../broker/topology';
 import { createDelivery, type Delivery } from './ack-tracker';
 import { createBatcher } from './batcher';
 import { createHold } from './hold';
+import { loggableError } from '../loggable-error';
 
 export interface DueConsumer {
   start(): Promise<void>;
@@ -74,7 +75,9 @@ export function createDueConsumer(deps: {
       if (started && !paused) await consumeOn(channel);
     },
   });
-  wrapper.on('error', (err: Error) => logger.error({ err: err.message }, 'consumer channel setup failed'));
+  wrapper.on('error', (err: Error) =>
+    logger.error({ err: loggableError(err) }, 'consumer channel setup failed'),
+  );
 
   async function cancelCurrent(): Promise<void> {
     const c = current;

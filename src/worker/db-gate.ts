@@ -1,6 +1,8 @@
 import { isTransientDbError } from '../db/errors';
 import { UnavailableError } from '../errors';
 import type { Logger } from '../logger';
+import { exponentialBackoff, retry } from '../retry';
+import { loggableError } from '../loggable-error';
 
 const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 5000;
@@ -20,30 +22,29 @@ export interface DbGate {
 export function createDbGate(deps: { onDown: () => void; onUp: () => void; logger: Logger }): DbGate {
   let down = false;
   let closed = false;
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   return {
     async run(what, fn) {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          const result = await fn();
-          if (down) {
-            down = false;
-            deps.logger.info({ what }, 'postgres reachable again');
-            deps.onUp();
-          }
-          return result;
-        } catch (err) {
-          if (!isTransientDbError(err)) throw err;
-          if (closed)
-            throw new UnavailableError('database_unavailable', `${what}: postgres unavailable`, err);
-          if (!down) {
-            down = true;
-            deps.logger.warn({ what, err: (err as Error).message }, 'postgres unavailable; holding work');
-            deps.onDown();
-          }
-          await sleep(Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** attempt));
-        }
+      const result = await retry(fn, {
+        attempts: Infinity,
+        delayMs: exponentialBackoff(FIRST_RETRY_MS, MAX_RETRY_MS),
+        jitter: 0.5,
+        retryable: (err) => isTransientDbError(err) && !closed,
+        onRetry: (err) => {
+          if (down) return;
+          down = true;
+          deps.logger.warn({ what, err: loggableError(err) }, 'postgres unavailable; holding work');
+          deps.onDown();
+        },
+      }).catch((err: unknown) => {
+        if (!isTransientDbError(err)) throw err;
+        throw new UnavailableError('database_unavailable', `${what}: postgres unavailable`, err);
+      });
+      if (down) {
+        down = false;
+        deps.logger.info({ what }, 'postgres reachable again');
+        deps.onUp();
       }
+      return result;
     },
     close() {
       closed = true;

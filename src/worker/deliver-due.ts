@@ -15,6 +15,7 @@ import type { Outcome } from '../store/record-outcomes';
 import type { RetryPolicy } from './retry-policy';
 import type { AwaitTurn } from './pace-sends';
 import type { SendSlots } from './send-slots';
+import { loggableError } from '../loggable-error';
 
 export interface DeliverDueDeps {
   /** The claim, the record of outcomes, pauses and closed windows (`createDeliveryStore(pool)`). */
@@ -61,7 +62,7 @@ export function createDeliverDue(
       await deps.publisher.publishWakeUp({ ids: [id], dueAt }, reason);
       acks.done(id);
     } catch (err) {
-      logger.warn({ id, err: (err as Error).message }, 're-delay failed; the wake-up will be redelivered');
+      logger.warn({ id, err: loggableError(err) }, 're-delay failed; the wake-up will be redelivered');
       await new Promise((r) => setTimeout(r, REQUEUE_PAUSE_MS));
       acks.redeliver(id);
     }
@@ -114,7 +115,7 @@ export function createDeliverDue(
       await deps.publisher
         .publishDead({ ids: [message.id], dueAt: message.dueAt.getTime() }, outcome.reason ?? 'failed')
         .catch((err: Error) =>
-          logger.error({ id: message.id, err: err.message }, 'dead-letter publish failed'),
+          logger.error({ id: message.id, err: loggableError(err) }, 'dead-letter publish failed'),
         );
     }
     if (plan.republish) await republish(message.id, outcome.nextDueAt!.getTime(), acks, plan.republish);
@@ -175,7 +176,7 @@ export function createDeliverDue(
       await Promise.all(early);
       return true;
     } catch (err) {
-      logger.error({ err: (err as Error).message }, 'batch failed; its wake-ups will be redelivered');
+      logger.error({ err: loggableError(err) }, 'batch failed; its wake-ups will be redelivered');
       acks.redeliverAll();
       return false;
     } finally {

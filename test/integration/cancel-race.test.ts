@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { cancelByTarget, cancelMessages } from '../../src/scheduling/cancel';
 import { createCancelBatcher } from '../../src/scheduling/cancel-batcher';
+import type { Publisher } from '../../src/broker/publisher';
+import { createMetrics } from '../../src/metrics';
+import { rescheduleMessage } from '../../src/scheduling/reschedule';
+import type { ScheduleDeps } from '../../src/scheduling/schedule-messages';
+import { silentLogger } from '../helpers/logger';
 import { claimDue } from '../../src/store/claim-due';
 import type { NewMessage } from '../../src/store/message-store';
 import { changeSequenceStatus, createSequence } from '../../src/sequences/manage-sequences';
@@ -35,6 +40,16 @@ const dueNow = (fields: Partial<NewMessage>): NewMessage =>
 
 const queued = (messages: NewMessage[]): Promise<string[]> =>
   seedMessages(db.pool, messages, { status: 'queued' });
+
+/** What a reschedule needs; its wake-up is published nowhere (no worker runs here). */
+let deps: ScheduleDeps | undefined;
+const scheduleDeps = (): ScheduleDeps =>
+  (deps ??= {
+    pool: db.pool,
+    publisher: { publishWakeUp: () => Promise.resolve() } as unknown as Publisher,
+    logger: silentLogger,
+    metrics: createMetrics({ pool: db.pool, transportMode: 'levels' }),
+  });
 
 const jitter = () => new Promise((r) => setTimeout(r, Math.random() * 3));
 
@@ -135,6 +150,49 @@ describe('a counted cancellation racing the claim', () => {
       }
       if (refused.some((r) => !r.includes('can no longer be cancelled')))
         wrong.push(`trial ${trial}: ${refused[0]}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it(`by id through every route at once (a DELETE each, a POST by ids, a reschedule): each message is claimed or cancelled once, with one ledger row, in each of ${TRIALS / 3} trials`, async () => {
+    const cancelOne = createCancelBatcher(db.pool);
+    const wrong: string[] = [];
+    for (let trial = 0; trial < TRIALS / 3; trial++) {
+      const ids = await queued(
+        Array.from({ length: PER_TRIAL }, (_, i) => dueNow({ appId: i % 2 === 0 ? APP : OTHER_APP })),
+      );
+      const replacement = dueNow({ dueAt: new Date(Date.now() + 3_600_000) });
+      const [claim, deletes, posted, moved] = await Promise.all([
+        claimDue(db.pool, ids, 20, []),
+        jitter().then(() =>
+          Promise.allSettled(ids.map((id) => cancelOne({ id, reason: 'race', actor: 'test' }))),
+        ),
+        jitter().then(() => cancelMessages(db.pool, { ids, reason: 'race', actor: 'test' })),
+        jitter().then(() =>
+          rescheduleMessage(scheduleDeps(), ids[0], replacement, 'test').then(
+            () => true,
+            () => false,
+          ),
+        ),
+      ]);
+      const claimed = new Set(claim.claimed.map((m) => m.id));
+      const byPost = posted.filter((r) => r.outcome === 'cancelled').map((r) => r.id);
+      const { rows } = await db.pool.query<{ target: string; n: number }>(
+        `SELECT target, count(*)::int AS n FROM cancellations WHERE scope = 'message' AND target = ANY($1) GROUP BY target`,
+        [ids],
+      );
+      const ledger = new Map(rows.map((r) => [r.target, r.n]));
+      for (const [i, id] of ids.entries()) {
+        const answeredCancelled = deletes[i].status === 'fulfilled';
+        const entries = ledger.get(id) ?? 0;
+        if (claimed.has(id) === answeredCancelled || entries !== (claimed.has(id) ? 0 : 1)) {
+          wrong.push(
+            `trial ${trial} ${id}: claimed ${claimed.has(id)}, DELETE ok ${answeredCancelled}, ledger rows ${entries}`,
+          );
+        }
+      }
+      if (byPost.some((id) => claimed.has(id))) wrong.push(`trial ${trial}: POST cancelled a claimed id`);
+      if (moved && claimed.has(ids[0])) wrong.push(`trial ${trial}: moved a claimed message`);
     }
     expect(wrong).toEqual([]);
   });

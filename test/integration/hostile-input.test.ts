@@ -1,4 +1,4 @@
-import { loggableError } from '../../src/db/errors';
+import { loggableError } from '../../src/loggable-error';
 import type { Service } from '../../src/main/start-service';
 import { APP_ID, createHarness, type Harness, writtenRows } from '../helpers/harness';
 import {

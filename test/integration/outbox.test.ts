@@ -11,7 +11,7 @@ import {
   type ScheduleDeps,
 } from '../../src/scheduling/schedule-messages';
 import { createScheduleWriter } from '../../src/scheduling/schedule-writer';
-import { cancelOpenMessage } from '../../src/store/message-store';
+import { cancelById } from '../../src/scheduling/cancel';
 import { countOwedWakeUps, OWED_ENTRIES_COUNTED, OWED_WAKE_UPS_SQL } from '../../src/store/wake-up-outbox';
 import { aNewMessage } from '../helpers/builders';
 import { createTestDb, type TestDb } from '../helpers/db';
@@ -123,8 +123,10 @@ describe('the wake-up outbox', () => {
     await scheduleMessages(depsWith(publisher), [kept, cancelled]);
     const [alone] = [aNewMessage()];
     await scheduleMessages(depsWith(publisher), [alone]);
-    await cancelOpenMessage(db.pool, { id: cancelled.id, reason: 'test', actor: 'test' });
-    await cancelOpenMessage(db.pool, { id: alone.id, reason: 'test', actor: 'test' });
+    await cancelById(db.pool, [
+      { id: cancelled.id, reason: 'test', actor: 'test' },
+      { id: alone.id, reason: 'test', actor: 'test' },
+    ]);
     broker.down = false;
 
     expect(await aRelay(publisher, 0).runOnce()).toBe(1);

@@ -1,4 +1,4 @@
-import { createCoalescer } from '../../src/coalescer';
+import { createCoalescer, WithdrawnError } from '../../src/coalescer';
 
 /** A `run` whose batches the test releases by hand; it records every batch it was given. */
 function controlledRun(fail: (items: readonly number[]) => Error | null = () => null) {
@@ -115,5 +115,57 @@ describe('createCoalescer', () => {
     const settled = await answers;
     expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'rejected']);
     expect(c.batches).toEqual([[1], [2, 3]]);
+  });
+
+  it('with fillWaitMs, starts an idle batch at once and lets the next wait that long to fill', async () => {
+    jest.useFakeTimers({ doNotFake: ['setImmediate'] });
+    try {
+      const c = controlledRun();
+      const coalescer = createCoalescer({
+        maxBatch: 3,
+        maxConcurrent: 2,
+        fillWaitMs: 50,
+        run: c.run,
+        splitOnError: () => false,
+      });
+      void coalescer.submit(1);
+      void coalescer.submit(2);
+      expect(c.batches).toEqual([[1]]);
+      jest.advanceTimersByTime(49);
+      expect(c.batches).toEqual([[1]]);
+      jest.advanceTimersByTime(1);
+      expect(c.batches).toEqual([[1], [2]]);
+      for (const i of [3, 4, 5]) void coalescer.submit(i);
+      expect(c.batches).toEqual([[1], [2]]);
+      await c.releaseAll();
+      expect(c.batches).toEqual([[1], [2], [3, 4, 5]]);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('withdraw takes back what has not started (its callers rejected); idle waits for the batches in hand', async () => {
+    const c = controlledRun();
+    const coalescer = createCoalescer({
+      maxBatch: 10,
+      maxConcurrent: 1,
+      run: c.run,
+      splitOnError: () => false,
+    });
+    const first = coalescer.submit(1);
+    const later = Promise.allSettled([2, 3].map((i) => coalescer.submit(i)));
+    expect(coalescer.withdraw()).toEqual([2, 3]);
+    expect((await later).map((s) => s.status === 'rejected' && s.reason instanceof WithdrawnError)).toEqual([
+      true,
+      true,
+    ]);
+    let idle = false;
+    const waiting = coalescer.idle().then(() => (idle = true));
+    await new Promise((r) => setImmediate(r));
+    expect(idle).toBe(false);
+    await c.releaseAll();
+    await waiting;
+    await expect(first).resolves.toBe(10);
+    expect(c.batches).toEqual([[1]]);
   });
 });

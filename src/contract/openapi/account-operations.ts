@@ -1,87 +1,19 @@
 import { z } from 'zod';
-import { APP_ID_PARAMETER, type Operation } from './operation';
+import { APP_ID_PARAMETER, type Operation, operationsOf } from './operation';
 
-const appId = z.object({ appId: APP_ID_PARAMETER });
+const params = z.object({ appId: APP_ID_PARAMETER });
+const account = operationsOf('accounts');
+const platform = operationsOf('platform');
 
-/** `/v1/accounts…` and `/v1/platform…`. */
+/** `/v1/accounts…` and `/v1/platform…`: a table, one operation a line. */
+// prettier-ignore
 export const ACCOUNT_OPERATIONS: readonly Operation[] = [
-  {
-    operationId: 'listAccounts',
-    method: 'get',
-    path: '/v1/accounts',
-    tag: 'accounts',
-    summary: 'Every account (never a secret)',
-    answers: { 200: { description: 'The accounts.', schema: 'AccountList' } },
-    errors: [],
-  },
-  {
-    operationId: 'createAccount',
-    method: 'post',
-    path: '/v1/accounts',
-    tag: 'accounts',
-    summary: 'Add an own account (its AppSecret)',
-    body: { schema: 'AccountCreateRequest' },
-    answers: { 201: { description: 'The account.', schema: 'Account' } },
-    errors: [400, 409, 413],
-  },
-  {
-    operationId: 'getAccount',
-    method: 'get',
-    path: '/v1/accounts/:appId',
-    tag: 'accounts',
-    summary: 'One account',
-    params: appId,
-    answers: { 200: { description: 'The account.', schema: 'Account' } },
-    errors: [404],
-  },
-  {
-    operationId: 'changeAccount',
-    method: 'patch',
-    path: '/v1/accounts/:appId',
-    tag: 'accounts',
-    summary: 'Change an account: the fields given',
-    params: appId,
-    body: { schema: 'AccountPatchRequest' },
-    answers: { 200: { description: 'The account.', schema: 'Account' } },
-    errors: [400, 404, 413],
-  },
-  {
-    operationId: 'deleteAccount',
-    method: 'delete',
-    path: '/v1/accounts/:appId',
-    tag: 'accounts',
-    summary: 'Delete an account; its open messages are cancelled',
-    params: appId,
-    answers: { 200: { description: 'Deleted.', schema: 'AccountDeleted' } },
-    errors: [404],
-  },
-  {
-    operationId: 'checkAccount',
-    method: 'post',
-    path: '/v1/accounts/:appId/check',
-    tag: 'accounts',
-    summary: "Ask WeChat for a fresh access token with the account's AppSecret",
-    params: appId,
-    answers: { 200: { description: "WeChat's answer, in words.", schema: 'AccountCheck' } },
-    errors: [400, 404],
-  },
-  {
-    operationId: 'getPlatform',
-    method: 'get',
-    path: '/v1/platform',
-    tag: 'platform',
-    summary: 'Whether the service runs as a WeChat third-party platform',
-    answers: { 200: { description: 'The platform.', schema: 'Platform' } },
-    errors: [],
-  },
-  {
-    operationId: 'startAuthorization',
-    method: 'post',
-    path: '/v1/platform/authorizations',
-    tag: 'platform',
-    summary: 'Start connecting an official account through the platform (404 when it is not configured)',
-    body: { schema: 'AuthorizationStartRequest' },
-    answers: { 201: { description: 'The link to open.', schema: 'AuthorizationStarted' } },
-    errors: [400, 404, 413],
-  },
+  account('get /v1/accounts', 'listAccounts', 'Every account (never a secret)', [200, 'The accounts.', 'AccountList'], []),
+  account('post /v1/accounts', 'createAccount', 'Add an own account (its AppSecret)', [201, 'The account.', 'Account'], [400, 409, 413], { body: 'AccountCreateRequest' }),
+  account('get /v1/accounts/:appId', 'getAccount', 'One account', [200, 'The account.', 'Account'], [404], { params }),
+  account('patch /v1/accounts/:appId', 'changeAccount', 'Change an account: the fields given', [200, 'The account.', 'Account'], [400, 404, 413], { params, body: 'AccountPatchRequest' }),
+  account('delete /v1/accounts/:appId', 'deleteAccount', 'Delete an account; its open messages are cancelled', [200, 'Deleted.', 'AccountDeleted'], [404], { params }),
+  account('post /v1/accounts/:appId/check', 'checkAccount', "Ask WeChat for a fresh access token with the account's AppSecret", [200, "WeChat's answer, in words.", 'AccountCheck'], [400, 404], { params }),
+  platform('get /v1/platform', 'getPlatform', 'Whether the service runs as a WeChat third-party platform', [200, 'The platform.', 'Platform'], []),
+  platform('post /v1/platform/authorizations', 'startAuthorization', 'Start connecting an official account through the platform (404 when it is not configured)', [201, 'The link to open.', 'AuthorizationStarted'], [400, 404, 413], { body: 'AuthorizationStartRequest' }),
 ];

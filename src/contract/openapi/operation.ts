@@ -44,3 +44,45 @@ export interface Operation {
   /** Answered without the bearer token. */
   readonly public?: true;
 }
+
+/** The one answer most operations have: `[status, description, schema]`. */
+type OneAnswer = readonly [number, string, AnswerSchemaName];
+
+/** What some operations say besides their route, summary, answers and errors. */
+export type OperationExtras = Pick<Operation, 'params' | 'query' | 'public'> & {
+  /** A JSON body may be given by its schema name alone. */
+  readonly body?: RequestSchemaName | Operation['body'];
+};
+
+/**
+ * The builder of one tag's operations, each written once, in the words that differ from the others':
+ * `op('get /v1/accounts/:appId', 'getAccount', 'One account', [200, 'The account.', 'Account'], [404], { params })`.
+ */
+export function operationsOf(tag: string) {
+  return (
+    route: `${Operation['method']} /${string}`,
+    operationId: string,
+    summary: string,
+    answers: Operation['answers'] | OneAnswer,
+    errors: readonly ErrorStatus[],
+    { body, ...extras }: OperationExtras = {},
+  ): Operation => {
+    const [method, path] = route.split(' ') as [Operation['method'], string];
+    return {
+      operationId,
+      method,
+      path,
+      tag,
+      summary,
+      ...extras,
+      ...(body === undefined ? {} : { body: typeof body === 'string' ? { schema: body } : body }),
+      answers: isOneAnswer(answers)
+        ? { [answers[0]]: { description: answers[1], schema: answers[2] } }
+        : answers,
+      errors,
+    };
+  };
+}
+
+const isOneAnswer = (answers: Operation['answers'] | OneAnswer): answers is OneAnswer =>
+  Array.isArray(answers);

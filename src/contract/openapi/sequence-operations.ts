@@ -1,122 +1,97 @@
 import { z } from 'zod';
 import { SEQUENCE_ACTIONS, sequenceListQuerySchema } from '..';
-import { NDJSON, type Operation } from './operation';
+import { NDJSON, type Operation, operationsOf } from './operation';
 
-const sequenceId = z.object({ id: z.string().describe('A sequence id (a UUID).') });
+const params = z.object({ id: z.string().describe('A sequence id (a UUID).') });
+const op = operationsOf('sequences');
+const SEQUENCE = [200, 'The sequence.', 'Sequence'] as const;
 
 /** `/v1/sequences…`: marketing's drip sequences. */
 export const SEQUENCE_OPERATIONS: readonly Operation[] = [
-  {
-    operationId: 'listSequences',
-    method: 'get',
-    path: '/v1/sequences',
-    tag: 'sequences',
-    summary: "Every sequence, or one account's",
-    query: sequenceListQuerySchema,
-    answers: { 200: { description: 'The sequences, newest first.', schema: 'SequenceList' } },
-    errors: [400],
-  },
-  {
-    operationId: 'createSequence',
-    method: 'post',
-    path: '/v1/sequences',
-    tag: 'sequences',
-    summary: 'Create a sequence, as a draft or active',
-    body: { schema: 'SequenceCreateRequest' },
-    answers: { 201: { description: 'The sequence.', schema: 'Sequence' } },
-    errors: [400, 413],
-  },
-  {
-    operationId: 'validateSequence',
-    method: 'post',
-    path: '/v1/sequences/validate',
-    tag: 'sequences',
-    summary: 'Check a definition without saving it',
-    body: { schema: 'SequenceDefinition' },
-    answers: { 200: { description: 'It would be accepted.', schema: 'SequenceValid' } },
-    errors: [400, 413],
-  },
-  {
-    operationId: 'getSequence',
-    method: 'get',
-    path: '/v1/sequences/:id',
-    tag: 'sequences',
-    summary: 'A sequence, with its steps still to send',
-    params: sequenceId,
-    answers: { 200: { description: 'The sequence.', schema: 'Sequence' } },
-    errors: [404],
-  },
-  {
-    operationId: 'updateSequence',
-    method: 'put',
-    path: '/v1/sequences/:id',
-    tag: 'sequences',
-    summary: 'Save a new version of a sequence (followers already enrolled keep theirs)',
-    params: sequenceId,
-    body: { schema: 'SequenceDefinition' },
-    answers: { 200: { description: 'The sequence.', schema: 'Sequence' } },
-    errors: [400, 404, 409, 413],
-  },
-  {
-    operationId: 'getSequenceResults',
-    method: 'get',
-    path: '/v1/sequences/:id/results',
-    tag: 'sequences',
-    summary: "A sequence's outcomes per step, and per minute over the last 24 hours",
-    params: sequenceId,
-    answers: { 200: { description: 'The results.', schema: 'SequenceResults' } },
-    errors: [404],
-  },
-  {
-    operationId: 'enrollFollower',
-    method: 'post',
-    path: '/v1/sequences/:id/enrollments',
-    tag: 'sequences',
-    summary: 'Enroll a follower now, with variables for the steps ({{name}}, {{name|默认值}})',
-    params: sequenceId,
-    body: { schema: 'EnrollmentRequest' },
-    answers: {
+  op(
+    'get /v1/sequences',
+    'listSequences',
+    "Every sequence, or one account's",
+    [200, 'The sequences, newest first.', 'SequenceList'],
+    [400],
+    { query: sequenceListQuerySchema },
+  ),
+  op(
+    'post /v1/sequences',
+    'createSequence',
+    'Create a sequence, as a draft or active',
+    [201, 'The sequence.', 'Sequence'],
+    [400, 413],
+    { body: 'SequenceCreateRequest' },
+  ),
+  op(
+    'post /v1/sequences/validate',
+    'validateSequence',
+    'Check a definition without saving it',
+    [200, 'It would be accepted.', 'SequenceValid'],
+    [400, 413],
+    { body: 'SequenceDefinition' },
+  ),
+  op('get /v1/sequences/:id', 'getSequence', 'A sequence, with its steps still to send', SEQUENCE, [404], {
+    params,
+  }),
+  op(
+    'put /v1/sequences/:id',
+    'updateSequence',
+    'Save a new version of a sequence (followers already enrolled keep theirs)',
+    SEQUENCE,
+    [400, 404, 409, 413],
+    { params, body: 'SequenceDefinition' },
+  ),
+  op(
+    'get /v1/sequences/:id/results',
+    'getSequenceResults',
+    "A sequence's outcomes per step, and per minute over the last 24 hours",
+    [200, 'The results.', 'SequenceResults'],
+    [404],
+    { params },
+  ),
+  op(
+    'post /v1/sequences/:id/enrollments',
+    'enrollFollower',
+    'Enroll a follower now, with variables for the steps ({{name}}, {{name|默认值}})',
+    {
       201: { description: 'Enrolled: the enrollment and its scheduled steps.', schema: 'Enrollment' },
       200: { description: 'A repeat: the enrollment there is (`created: false`).', schema: 'Enrollment' },
     },
-    errors: [400, 404, 409, 413],
-  },
-  {
-    operationId: 'enrollFollowersBatch',
-    method: 'post',
-    path: '/v1/sequences/:id/enrollments/batch',
-    tag: 'sequences',
-    summary: 'Enroll many followers: NDJSON, one enrollment request per line, answered per line',
-    params: sequenceId,
-    body: { schema: 'EnrollmentRequest', mediaType: NDJSON },
-    answers: {
+    [400, 404, 409, 413],
+    { params, body: 'EnrollmentRequest' },
+  ),
+  op(
+    'post /v1/sequences/:id/enrollments/batch',
+    'enrollFollowersBatch',
+    'Enroll many followers: NDJSON, one enrollment request per line, answered per line',
+    {
       200: {
         description: 'One line per request line, in order, then a summary line.',
         schema: 'EnrollmentBatchAnswerLine',
         mediaType: NDJSON,
       },
     },
-    errors: [404, 409],
-  },
-  {
-    operationId: 'testSendStep',
-    method: 'post',
-    path: '/v1/sequences/:id/test-send',
-    tag: 'sequences',
-    summary: 'Send one step to one follower, now',
-    params: sequenceId,
-    body: { schema: 'TestSendRequest' },
-    answers: { 201: { description: 'The message.', schema: 'Message' } },
-    errors: [400, 404, 413],
-  },
-  {
-    operationId: 'changeSequenceStatus',
-    method: 'post',
-    path: '/v1/sequences/:id/:action',
-    tag: 'sequences',
-    summary: "Change a sequence's status; pausing or archiving cancels its pending steps",
-    params: sequenceId.extend({ action: z.enum(SEQUENCE_ACTIONS).describe('The change.') }),
-    answers: { 200: { description: 'The sequence.', schema: 'Sequence' } },
-    errors: [404, 409],
-  },
+    [404, 409],
+    { params, body: { schema: 'EnrollmentRequest', mediaType: NDJSON } },
+  ),
+  op(
+    'post /v1/sequences/:id/test-send',
+    'testSendStep',
+    'Send one step to one follower, now',
+    [201, 'The message.', 'Message'],
+    [400, 404, 413],
+    { params, body: 'TestSendRequest' },
+  ),
+  op(
+    'post /v1/sequences/:id/:action',
+    'changeSequenceStatus',
+    "Change a sequence's status; pausing or archiving cancels its pending steps",
+    SEQUENCE,
+    [404, 409],
+    {
+      params: params.extend({ action: z.enum(SEQUENCE_ACTIONS).describe('The change.') }),
+    },
+  ),
 ];
