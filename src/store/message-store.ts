@@ -170,4 +170,3 @@ export async function listAttempts(db: Pool | PoolClient, messageId: string): Pr
     at: r.created_at,
   }));
 }
-
