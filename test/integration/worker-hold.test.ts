@@ -72,6 +72,11 @@ describe('the worker holds a wake-up that came early, until its due time', () =>
     // Due → wake-up in hand (the broker and the hold): the lateness less the worker's own share, which its
     // histogram measures (claim, send; the simulator shares this process, so a loaded machine stretches
     // it). Before the hold, rounding up to the unit (50 ms on average) and the hops (40+ ms) were here.
+    // The worker observes a message's pipeline time once its outcome is recorded, just after WeChat got it.
+    const recorded = async () => (await service.metrics.pipeline.get()).values;
+    const countOf = (values: Awaited<ReturnType<typeof recorded>>) =>
+      values.find((v) => v.metricName.endsWith('_count'))?.value ?? 0;
+    expect(await waitFor(async () => countOf(await recorded()) === due.size, 10_000)).toBe(true);
     const pipeline = await service.metrics.pipeline.get();
     const total = (name: string) => pipeline.values.find((v) => v.metricName === name)!.value;
     const workerMeanMs = (1000 * total(`${pipeline.name}_sum`)) / total(`${pipeline.name}_count`);
