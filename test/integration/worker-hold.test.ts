@@ -75,7 +75,7 @@ describe('the worker holds a wake-up that came early, until its due time', () =>
     // The worker observes a message's pipeline time once its outcome is recorded, just after WeChat got it.
     const recorded = async () => (await service.metrics.pipeline.get()).values;
     const countOf = (values: Awaited<ReturnType<typeof recorded>>) =>
-      values.find((v) => v.metricName.endsWith('_count'))?.value ?? 0;
+      values.find((v) => v.metricName?.endsWith('_count'))?.value ?? 0;
     expect(await waitFor(async () => countOf(await recorded()) === due.size, 10_000)).toBe(true);
     const pipeline = await service.metrics.pipeline.get();
     const total = (name: string) => pipeline.values.find((v) => v.metricName === name)!.value;
