@@ -33,7 +33,7 @@ export interface DeliverDueDeps {
   readonly gate: DbGate;
   readonly policy: RetryPolicy;
   readonly earlyToleranceMs: number;
-  /** Most messages claimed in one round-trip. */
+  /** Most messages claimed in one claim (one transaction). */
   readonly batchSize: number;
   /** One per row this worker may hold in `sending`: taken before the claim, given back once recorded. */
   readonly slots: SendSlots;
@@ -47,9 +47,10 @@ export interface DeliverDueDeps {
 const REQUEUE_PAUSE_MS = 1000;
 
 /**
- * Handles one batch of due wake-ups: one round-trip claims what is due (consulting the ledger), early
- * arrivals are re-delayed for the remainder, claimed messages are sent, all outcomes are recorded in one
- * round-trip, retries get new wake-ups, and only then is each wake-up acknowledged. Never rejects.
+ * Handles one batch of due wake-ups: one claim (a locked read, the send policy, one write) takes what is
+ * due, early arrivals are re-delayed for the remainder, claimed messages are sent, all outcomes are
+ * recorded in one round-trip, retries get new wake-ups, and only then is each wake-up acknowledged.
+ * Never rejects.
  */
 export function createDeliverDue(
   deps: DeliverDueDeps,

@@ -10,7 +10,7 @@ import { reserveSends, type SendCount, type SendReservation } from '../store/sen
  * and failures) can be tested without Postgres.
  */
 export interface DeliveryStore {
-  /** `claimDue`: claims what of `ids` is due, one round-trip. */
+  /** `claimDue`: decides and claims what of `ids` is due, in one transaction (read, decide, write). */
   claimDue(
     ids: readonly string[],
     toleranceMs: number,

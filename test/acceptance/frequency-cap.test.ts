@@ -83,4 +83,40 @@ describe('Frequency cap', () => {
     );
     expect(await world.sim.texts(openid)).toEqual(['one', 'two', 'reminder']);
   });
+  it('does not count a follower the service never heard from: three capped template reminders in one batch all go', async () => {
+    const patched = await world.api(`/v1/accounts/${APP_ID}`, {
+      method: 'PATCH',
+      json: { frequencyCapPerDay: 2 },
+    });
+    expect(patched.body.frequencyCapPerDay).toBe(2);
+    const openid = anOpenid('never-seen');
+    // One sendAt: the three fall due together, in one wake-up and one claim.
+    const sendAt = new Date(Date.now() + 1000).toISOString();
+    const lines = await world.api.batch(
+      ['first', 'second', 'third'].map((text) =>
+        aMessageRequest({
+          openid,
+          channel: 'template',
+          message: aTemplateMessage(text),
+          sendAt,
+          delayMs: undefined,
+          frequencyCapped: true,
+        }),
+      ),
+    );
+    const ids = lines.flatMap((l) => ('ok' in l && l.ok ? [l.id] : []));
+    expect(ids).toHaveLength(3);
+
+    // Each is sent, or moved off its sendAt (to the next day, were the follower counted).
+    const settled = await waitFor(async () => {
+      const messages = await Promise.all(ids.map((id) => world.api.message(id)));
+      return messages.every((m) => m.status === 'sent' || m.dueAt !== sendAt) ? messages : undefined;
+    }, 'the three capped reminders to be sent or moved');
+    expect(settled.map((m) => [m.status, m.dueAt])).toEqual(ids.map(() => ['sent', sendAt]));
+    expect((await world.sim.messages(openid)).map((m) => m.channel)).toEqual([
+      'template',
+      'template',
+      'template',
+    ]);
+  });
 });

@@ -4,6 +4,7 @@ import {
   anOpenid,
   aSequence,
   aStep,
+  aTemplateMessage,
   aTextMessage,
 } from './support/builders';
 import { waitFor } from './support/wait-for';
@@ -114,5 +115,42 @@ describe('Subscription notices', () => {
     expect(res.status).toBe(400);
     expect(res.text).toContain('thing');
     expect((await world.api.follower(APP_ID, openid)).messages).toEqual([]);
+  });
+  it('reaches a follower who accepted and then unfollowed with a notice (服务通知), while customer-service and template messages to them are skipped unsubscribed', async () => {
+    const openid = anOpenid('gone');
+    await world.sim.follow(openid);
+    await world.sim.notice(openid, [{ templateId: NOTICE.template_id, status: 'accept' }]);
+    await world.sim.unfollow(openid);
+    await waitFor(
+      async () => (await world.api.follower(APP_ID, openid)).follower?.subscribed === false || undefined,
+      'the unfollow to be processed',
+    );
+
+    const notice = await world.api.schedule(aMessageRequest({ openid, channel: 'notice', message: NOTICE }));
+    const text = await world.api.schedule(aMessageRequest({ openid, message: aTextMessage('come back') }));
+    const template = await world.api.schedule(
+      aMessageRequest({ openid, channel: 'template', message: aTemplateMessage('come back') }),
+    );
+
+    const ended = (id: string) => async () => {
+      const m = await world.api.message(id);
+      return ['sent', 'skipped', 'failed'].includes(m.status) ? m : undefined;
+    };
+    expect(await waitFor(ended(notice.id), 'the notice to end')).toMatchObject({
+      status: 'sent',
+      channel: 'notice',
+    });
+    expect(await waitFor(ended(text.id), 'the text message to end')).toMatchObject({
+      status: 'skipped',
+      statusReason: 'unsubscribed',
+    });
+    expect(await waitFor(ended(template.id), 'the template message to end')).toMatchObject({
+      status: 'skipped',
+      statusReason: 'unsubscribed',
+    });
+    const received = await world.sim.messages(openid);
+    expect(received.map((m) => [m.channel, m.body.template_id, m.body.touser])).toEqual([
+      ['notice', NOTICE.template_id, openid],
+    ]);
   });
 });

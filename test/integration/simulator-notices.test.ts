@@ -96,6 +96,20 @@ describe('the simulator’s subscription notices', () => {
     expect((await bizsend(XML, notice('oRejects'))).errcode).toBe(43101);
   });
 
+  it('delivers a notice to a follower who accepted and then unfollowed (服务通知), where a template message gets 43004', async () => {
+    await sim.push('notice', 'oGone', { appId: XML.appId, answers: [{ templateId: TPL, status: 'accept' }] });
+    await sim.push('unfollow', 'oGone', { appId: XML.appId });
+
+    expect(await bizsend(XML, notice('oGone'))).toMatchObject({ errcode: 0, errmsg: 'ok' });
+    const template = await post(`/cgi-bin/message/template/send?access_token=${await tokenOf(XML)}`, {
+      touser: 'oGone',
+      template_id: 'TPL_REMINDER',
+      data: { first: { value: 'come back' } },
+    });
+    expect(template.errcode).toBe(43004);
+    expect(sim.messages({ openid: 'oGone' }).map((m) => m.channel)).toEqual(['notice']);
+  });
+
   it('refuses a bad body (47003, 40003) without consuming the acceptance', async () => {
     await sim.push('notice', 'oBad', { appId: XML.appId, answers: [{ templateId: TPL, status: 'accept' }] });
     const long = {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { CLAIM_SQL } from '../../src/store/claim-sql';
+import { CLAIM_SNAPSHOT_SQL } from '../../src/store/claim-snapshot';
+import { CLAIM_WRITE_SQL } from '../../src/store/claim-write';
 import { claimDue } from '../../src/store/claim-due';
 import { insertMessages } from '../../src/store/insert-messages';
 import { appendCancellation } from '../../src/store/ledger';
@@ -150,10 +151,12 @@ describe('scheduled_messages partitioned by the due day in the id (docs/scaling.
       actor: 'test',
     });
 
-    const { planned, read } = await partitionsOf(CLAIM_SQL, [dueToday, 0, [APP_ID]]);
-    // Its updates join the batch by id, so they are planned over every partition and pruned as they run.
-    expect(planned).toContain(partitionOf(today + DAY_MS));
-    expect(read).toEqual([partitionOf(today)]);
+    // Its read and its write both name the batch's ids, so both read that day's partition only.
+    expect((await partitionsOf(CLAIM_SNAPSHOT_SQL, [dueToday])).read).toEqual([partitionOf(today)]);
+    const skipOne = [[dueToday[1]], ['skipped'], ['stale'], [null], [false]];
+    const noCounters = [[], [], [], [], [], [], [], [], []];
+    const write = await partitionsOf(CLAIM_WRITE_SQL, [...skipOne, ...noCounters]);
+    expect(write.read).toEqual([partitionOf(today)]);
 
     const result = await claimDue(db.pool, [...dueToday, ...dueYesterday], 0, [APP_ID]);
     expect(result.cancelled).toEqual([dueToday[0]]);
