@@ -28,8 +28,19 @@ export function sqlList(values: readonly string[]): string {
   return values.map((v) => `'${v}'`).join(', ');
 }
 
-/** `<column> IN ('queued')`: the row may still be sent. */
-export const isOpenSql = (column: string): string => `${column} IN (${sqlList(OPEN_STATUSES)})`;
+/** Every state but the open ones: a message in one of them is being sent or finished. */
+const CLOSED_STATUSES = Object.values(MESSAGE_STATUS).filter(
+  (s) => !(OPEN_STATUSES as readonly string[]).includes(s),
+);
+
+/**
+ * `<column> NOT IN ('sending', 'sent', …)`: the row may still be sent. Written as "none of the other
+ * states" (the same rows: the status column's CHECK allows no other value) rather than `= 'queued'`, from
+ * which the planner could prove the predicate of the partial index scheduled_messages_queued_due and, once
+ * a burst has sent most rows, AND a scan of that whole index into a lookup by ids: measured in a
+ * 50,000-message burst, Postgres spent 5.3–6.0 core-seconds instead of 3.9–4.1 and the burst lost 15–20 %.
+ */
+export const isOpenSql = (column: string): string => `${column} NOT IN (${sqlList(CLOSED_STATUSES)})`;
 
 /** The final states: nothing moves a message out of them but a dead-letter replay (`failed` → `queued`). */
 export const FINAL_STATUSES = [
