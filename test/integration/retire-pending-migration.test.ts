@@ -48,7 +48,8 @@ describe('migration 0023 (pending retired)', () => {
       [ids],
     );
 
-    expect(await migrate(h.db.pool, silentLogger)).toEqual([expect.stringMatching(/^0023_/)]);
+    // 0023 runs first; later migrations may follow it.
+    expect((await migrate(h.db.pool, silentLogger))[0]).toMatch(/^0023_/);
 
     const { rows: statuses } = await h.db.pool.query<{ status: string }>(
       'SELECT DISTINCT status FROM scheduled_messages',
