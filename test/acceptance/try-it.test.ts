@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { envExample } from './support/env-example';
 import { call } from './support/http';
 import type { Account, SimMessage } from './support/types';
-import { ACCOUNTS_ENCRYPTION_KEY, startWorld, type World } from './support/world';
+import { ACCOUNTS_ENCRYPTION_KEY, ADMIN_TOKEN, startWorld, type World } from './support/world';
 
 const execFileAsync = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
@@ -20,7 +20,7 @@ const DEMO_APP_ID = 'wxdemo0000000001';
 
 let world: World;
 beforeAll(async () => {
-  // `make run` fills the empty ACCOUNTS_ENCRYPTION_KEY of .env.example with a fresh key.
+  // `make run` fills the empty ADMIN_TOKEN and ACCOUNTS_ENCRYPTION_KEY of .env.example with fresh ones.
   // The simulator reads the demo platform's four WECHAT_COMPONENT_* from the same .env.
   const platform = Object.fromEntries(
     Object.entries(example).filter(
@@ -31,7 +31,7 @@ beforeAll(async () => {
     name: 'try-it',
     accounts,
     baseEnv: example,
-    env: { ACCOUNTS_ENCRYPTION_KEY },
+    env: { ACCOUNTS_ENCRYPTION_KEY, ADMIN_TOKEN },
     simEnv: platform,
   });
 }, 60_000);
