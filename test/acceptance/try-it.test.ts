@@ -88,7 +88,7 @@ describe('The two commands: Try it', () => {
 
 /**
  * The shell block under README's "Try it", run by bash exactly as written, in a directory whose `.env`
- * is `.env.example` (as `make run` leaves it); only `localhost:3000` and `localhost:4100` are pointed
+ * is `.env.example` with a fresh ADMIN_TOKEN (as `make run` leaves it); only `localhost:3000` and `localhost:4100` are pointed
  * at this world's ports. Answers what each curl printed.
  */
 async function runTryIt(w: World): Promise<string[]> {
@@ -100,7 +100,9 @@ async function runTryIt(w: World): Promise<string[]> {
     .replaceAll('localhost:3000', new URL(w.api.url).host)
     .replaceAll('localhost:4100', new URL(w.sim.url).host);
   const dir = mkdtempSync(path.join(tmpdir(), 'try-it-'));
-  writeFileSync(path.join(dir, '.env'), readFileSync(path.join(ROOT, '.env.example'), 'utf8'));
+  // As scripts/run-local.sh writes it: .env.example with a fresh ADMIN_TOKEN (this world's).
+  const env = readFileSync(path.join(ROOT, '.env.example'), 'utf8');
+  writeFileSync(path.join(dir, '.env'), env.replace(/^ADMIN_TOKEN=.*$/m, `ADMIN_TOKEN=${ADMIN_TOKEN}`));
   // Each curl's output on a line of its own, so that the three answers can be told apart.
   const delimited = `curl() { command curl "$@"; printf '\\n${DELIMITER}\\n'; }\n${script}`;
   const { stdout } = await execFileAsync('bash', ['-euo', 'pipefail', '-c', delimited], { cwd: dir });
