@@ -52,7 +52,8 @@ bench-retention: build ## Issue 16: a burst with and without pruning 5,000,000 f
 	npx tsc -p tsconfig.bench.json
 	node --enable-source-maps dist-bench/bench/retention.js
 
-up: ## Build and start the docker compose stack (Postgres, RabbitMQ 4.2 + plugin, api, worker, simulator, Prometheus, Grafana)
+up: ## Build and start the docker compose stack (Postgres, RabbitMQ 4.2 + plugin, api, worker, simulator, Prometheus, Grafana); the first run writes fresh secrets into docker/.env
+	scripts/compose-env.sh docker/.env
 	$(COMPOSE) up -d --build
 	@echo "  API http://127.0.0.1:3000   simulator http://127.0.0.1:4100/__sim/messages"
 	@echo "  RabbitMQ http://127.0.0.1:15672 (drip/drip)   Prometheus http://127.0.0.1:9090   Grafana http://127.0.0.1:3002"

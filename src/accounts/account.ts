@@ -47,13 +47,13 @@ const SEALED = {
 } as const satisfies Record<SecretField, keyof StoredAccount>;
 
 /** What binds a sealed secret to its account and field. */
-const context = (appId: string, field: SecretField) => `account ${appId} ${field}`;
+export const secretContext = (appId: string, field: SecretField) => `account ${appId} ${field}`;
 
 /** Opens a stored account's secrets; throws SecretKeyError naming the account and field, never a secret. */
 export function openAccount(box: SecretBox, stored: StoredAccount): Account {
   const open = (field: SecretField): string | null => {
     const sealed = stored[SEALED[field]];
-    return sealed === null ? null : box.open(sealed, context(stored.appId, field));
+    return sealed === null ? null : box.open(sealed, secretContext(stored.appId, field));
   };
   return {
     appId: stored.appId,
@@ -89,7 +89,7 @@ export function sealSecrets(
   for (const field of SECRET_FIELDS) {
     const value = secrets[field];
     if (value !== undefined)
-      out[SEALED[field]] = value === null ? null : box.seal(value, context(appId, field));
+      out[SEALED[field]] = value === null ? null : box.seal(value, secretContext(appId, field));
   }
   return out;
 }
@@ -99,7 +99,8 @@ export function resealStale(box: SecretBox, stored: StoredAccount): StoredAccoun
   const stale: Partial<Secrets> = {};
   for (const field of SECRET_FIELDS) {
     const sealed = stored[SEALED[field]];
-    if (sealed !== null && box.isStale(sealed)) stale[field] = box.open(sealed, context(stored.appId, field));
+    if (sealed !== null && box.isStale(sealed))
+      stale[field] = box.open(sealed, secretContext(stored.appId, field));
   }
   return sealSecrets(box, stored.appId, stale);
 }

@@ -13,6 +13,7 @@ import { upsertPlatformAccount } from '../store/platform';
 import { callComponentApi } from '../wechat/component-api';
 import type { ConnectDeps } from './connect-account';
 import { refreshTokenContext } from './platform-tokens';
+import { accessTokenContext } from './sealed-kinds';
 
 /** The account an authorization connected. */
 export interface ConnectedAccount {
@@ -91,7 +92,10 @@ async function exchangeOnce(deps: ConnectDeps, authCode: string, codeSha256: str
       refreshTokenSealed: deps.box.seal(info.refreshToken, refreshTokenContext(info.appId)),
       funcIds: info.permissions,
     });
-    if (outcome !== null) await saveToken(client, info.appId, info.accessToken, info.expiresInS * 1000);
+    if (outcome !== null) {
+      const sealed = deps.box.seal(info.accessToken, accessTokenContext(info.appId));
+      await saveToken(client, info.appId, sealed, info.expiresInS * 1000);
+    }
     const exchange: CodeExchange = {
       codeSha256,
       appId: info.appId,

@@ -107,10 +107,13 @@ export async function startAccountRegistry(opts: RegistryOptions): Promise<Accou
       });
     return again;
   }
-  // Quiet while nothing was ever read: the start-up warning said so, and this runs every second then.
+  // Quiet while Postgres is not ready yet: the start-up warning said so, and this runs every second then.
   const refreshQuietly = () =>
     void refresh().catch((err: Error) =>
-      logger[loaded ? 'warn' : 'debug']({ err: loggableError(err) }, 'accounts re-read failed'),
+      logger[loaded || !isNotReadyYet(err) ? 'warn' : 'debug'](
+        { err: loggableError(err) },
+        'accounts re-read failed',
+      ),
     );
 
   try {

@@ -25,7 +25,12 @@ export interface SecretBox {
   open(sealed: string, context: string): string;
   /** True when `sealed` was sealed by an older key and should be sealed again with the current one. */
   isStale(sealed: string): boolean;
+  /** True when the key of this id is configured (current or previous). */
+  hasKey(keyId: string): boolean;
 }
+
+/** The id of the key that sealed `sealed`, or null when it is not a sealed text. Reveals nothing secret. */
+export const sealedKeyId = (sealed: string): string | null => FORMAT.exec(sealed)?.[1] ?? null;
 
 /** The id a sealed text records for `key`. */
 export const keyIdOf = (key: Buffer): string => createHash('sha256').update(key).digest('hex').slice(0, 8);
@@ -75,7 +80,8 @@ export function createSecretBox(current: Buffer | null, previous: readonly Buffe
       }
     },
     isStale(sealed) {
-      return FORMAT.exec(sealed)?.[1] !== keyId;
+      return sealedKeyId(sealed) !== keyId;
     },
+    hasKey: (id) => keys.has(id),
   };
 }

@@ -1,10 +1,26 @@
 import type { Config } from '../config';
 import type { Pool } from '../db/pool';
 import type { Logger } from '../logger';
-import { createTokenStore, type TokenStore } from '../wechat/tokens';
+import { createTokenStore, type TokenSealer, type TokenStore } from '../wechat/tokens';
 import { createPlatformTokens, type PlatformTokens } from './platform-tokens';
 import type { AccountRegistry } from './registry';
-import type { SecretBox } from './secret-box';
+import { accessTokenContext } from './sealed-kinds';
+import { SecretKeyError, type SecretBox } from './secret-box';
+
+/** Cached access tokens sealed like every other secret: one that does not open is fetched again. */
+export function createTokenSealer(box: SecretBox): TokenSealer {
+  return {
+    seal: (appId, token) => box.seal(token, accessTokenContext(appId)),
+    open(appId, sealed) {
+      try {
+        return box.open(sealed, accessTokenContext(appId));
+      } catch (err) {
+        if (err instanceof SecretKeyError) return null;
+        throw err;
+      }
+    },
+  };
+}
 
 /** A process's token store: own accounts through stable_token, platform accounts through the component. */
 export function createServiceTokens(deps: {
@@ -29,6 +45,7 @@ export function createServiceTokens(deps: {
     : null;
   const tokens: TokenStore = createTokenStore({
     pool,
+    sealer: createTokenSealer(box),
     baseUrl: config.wechatApiBaseUrl,
     secretOf: (appId) => accounts.get(appId)?.secret,
     platformSourceOf: platform ? (appId) => platform.sourceOf(appId, tokens) : undefined,

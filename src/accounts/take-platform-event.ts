@@ -31,7 +31,7 @@ const ACTOR = 'wechat:unauthorized';
 
 /** Where a sealed platform credential belongs: a copy moved to another place does not open. */
 export const ticketContext = (componentAppId: string) => `component ${componentAppId} verify ticket`;
-const codeContext = (authorizerAppId: string) => `authorizer ${authorizerAppId} authorization code`;
+export const codeContext = (authorizerAppId: string) => `authorizer ${authorizerAppId} authorization code`;
 
 /** What taking the event changed: `kept` false when a later one of its kind was stored already. */
 export interface TakenEvent {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { notPublished } from './published-secrets';
 
 const KEY_BYTES = 32;
 
@@ -20,9 +21,10 @@ function checkKey(text: string, ctx: z.RefinementCtx, which: string): Buffer {
   return typeof key === 'string' ? Buffer.alloc(0) : key;
 }
 
-/** ACCOUNTS_ENCRYPTION_KEY: one key, null when unset. */
+/** ACCOUNTS_ENCRYPTION_KEY: one key, null when unset; never a key published in this repository. */
 export const encryptionKey = z
   .string()
+  .superRefine(notPublished('ACCOUNTS_ENCRYPTION_KEY'))
   .transform((text, ctx) => checkKey(text, ctx, 'the key'))
   .optional()
   .transform((key) => key ?? null);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LOG_LEVELS } from '../env';
+import { notPublished } from './published-secrets';
 import { group, int, setting } from './setting';
 
 /** ROLE's values: which parts a process runs. */
@@ -13,8 +14,11 @@ export const httpSettings = group(
     ROLE: setting('role', z.enum(ROLES).prefault('all'), { example: 'all' }),
     ADMIN_TOKEN: setting(
       'adminToken',
-      z.string({ error: 'is required' }).min(16, 'must be at least 16 characters'),
-      { secret: true, example: 'change-me-to-a-long-random-string' },
+      z
+        .string({ error: 'is required' })
+        .min(16, 'must be at least 16 characters')
+        .superRefine(notPublished('ADMIN_TOKEN')),
+      { secret: true, example: '' },
     ),
     HTTP_HOST: setting('httpHost', z.string().min(1).prefault('127.0.0.1'), { example: '127.0.0.1' }),
     HTTP_PORT: setting('httpPort', int(0, 65535).prefault('3000'), { example: '3000' }),
@@ -40,7 +44,7 @@ export const httpSettings = group(
   {
     ROLE: '`api` (HTTP), `worker` (relay + consumer), or both in one process (`all`)',
     ADMIN_TOKEN:
-      'the bearer token of every `/v1` route and the admin page, at least 16 characters (`make run` writes a fresh one into `.env`)',
+      'the bearer token of every `/v1` route and the admin page, at least 16 characters (`make run` writes a fresh one into `.env`, `make up` into `docker/.env`); a value once published in this repository is refused',
     HTTP_HOST: 'the interface the public listener (API, webhook, admin page) binds',
     HTTP_PORT: 'the port of the public listener',
     OPS_HOST:

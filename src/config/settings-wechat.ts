@@ -60,9 +60,9 @@ export const wechatSettings = group(
     WECHAT_ACCOUNTS:
       'accounts imported at start-up when absent from Postgres (a bootstrap: accounts are managed through `/v1/accounts`), a JSON array of `{appId, secret, token?, encodingAESKey?, previousEncodingAESKey?, pushMode?, windowPolicy?, sendRatePerSecond?, atLeastOnce?}` ([accounts](accounts-and-platform.md#accounts)); the simulator reads it too',
     ACCOUNTS_ENCRYPTION_KEY:
-      'the AES-256 key sealing account secrets in Postgres, 32 bytes in base64 (`openssl rand -base64 32`; `make run` writes a fresh one into `.env`); required once an account has a secret, and with the platform',
+      'the AES-256 key sealing every secret stored in Postgres (accounts, the platform’s tickets and tokens, cached access tokens), 32 bytes in base64 (`openssl rand -base64 32`; `make run` writes a fresh one into `.env`, `make up` into `docker/.env`); required once an account has a secret, and with the platform; a key once published in this repository is refused',
     ACCOUNTS_PREVIOUS_ENCRYPTION_KEYS:
-      'older keys, comma-separated, to open what they sealed while `npm run rotate-account-keys` seals it again ([rotating the key](accounts-and-platform.md#accounts))',
+      'older keys, comma-separated, to open what they sealed while `npm run rotate-account-keys` seals it again ([rotating the encryption key](operations.md#rotating-the-encryption-key))',
     ACCOUNTS_REFRESH_MS:
       'each process re-reads the accounts this often, besides following their change notifications',
     WECHAT_COMPONENT_APP_ID:

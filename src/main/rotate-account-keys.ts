@@ -1,9 +1,11 @@
 /**
  * `npm run rotate-account-keys`: after ACCOUNTS_ENCRYPTION_KEY was replaced (the old key moved to
- * ACCOUNTS_PREVIOUS_ENCRYPTION_KEYS), seals every account secret again with the new key.
+ * ACCOUNTS_PREVIOUS_ENCRYPTION_KEYS), seals every stored sealed value again with the new key — the
+ * accounts' secrets, the platform's refresh tokens, ticket and authorization codes, the cached access
+ * tokens — and prints what it did per kind. Safe to run again.
  */
 import { createSecretBox } from '../accounts/secret-box';
-import { rotateAccountKeys } from '../accounts/rotate-keys';
+import { describeRotation, rotateSealedValues } from '../accounts/rotate-keys';
 import { loadAccountKeysConfig } from '../config';
 import { createPool } from '../db/pool';
 import { createLogger } from '../logger';
@@ -17,8 +19,10 @@ async function main(): Promise<void> {
   const box = createSecretBox(config.accountsEncryptionKey, config.accountsPreviousEncryptionKeys);
   const pool = createPool({ connectionString: config.databaseUrl, max: 2, logger });
   try {
-    const { resealed, read } = await rotateAccountKeys(pool, box);
-    process.stdout.write(`${resealed} of ${read} accounts re-sealed with key ${box.keyId ?? ''}\n`);
+    const report = await rotateSealedValues(pool, box);
+    for (const kind of report) process.stdout.write(`${describeRotation(kind)}\n`);
+    const resealed = report.reduce((n, k) => n + k.resealed, 0);
+    process.stdout.write(`${resealed} sealed values re-sealed with key ${box.keyId ?? ''}\n`);
   } finally {
     await pool.end();
   }

@@ -1,4 +1,5 @@
 import { importBootstrapAccounts } from '../accounts/bootstrap';
+import { assertSealedValuesOpen } from '../accounts/check-sealed';
 import type { ConnectDeps } from '../accounts/connect-account';
 import { exchangePushedCode } from '../accounts/exchange-pushed-code';
 import { createServiceTokens } from '../accounts/service-tokens';
@@ -222,9 +223,11 @@ function connectDeps(
 }
 
 /**
- * Imports WECHAT_ACCOUNTS (absent accounts only), then loads the registry. A secret that does not open
- * (no key, a wrong key) stops the start here with an error naming the account, never the secret; with
- * Postgres unreachable the process starts unready and does both once it can.
+ * Checks that every stored sealed value opens with the configured keys, then imports WECHAT_ACCOUNTS
+ * (absent accounts only), then loads the registry. A value that does not open (no key, a wrong key, a
+ * key rotated away) stops the start here, before anything is written, with an error naming its kind, app
+ * id and key id, never the value; with Postgres unreachable the process starts unready and does all three
+ * once it can (staying unready, the error logged, while a value does not open).
  */
 async function openAccounts(
   config: Config,
@@ -234,8 +237,10 @@ async function openAccounts(
   searchPath: string | undefined,
 ): Promise<AccountRegistry> {
   return startAccountRegistry({
-    prepare: async () =>
-      void (await importBootstrapAccounts({ pool, box, logger }, config.bootstrapAccounts)),
+    prepare: async () => {
+      await assertSealedValuesOpen(pool, box);
+      await importBootstrapAccounts({ pool, box, logger }, config.bootstrapAccounts);
+    },
     pool,
     box,
     logger,

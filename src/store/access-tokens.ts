@@ -1,8 +1,11 @@
 import type { Pool, PoolClient } from '../db/pool';
 
-/** An account's stored token, its lives measured by Postgres so that process clocks never matter. */
+/**
+ * An account's stored token, sealed (src/accounts/secret-box.ts: a database dump grants no API access),
+ * its lives measured by Postgres so that process clocks never matter.
+ */
 export interface StoredToken {
-  readonly token: string;
+  readonly sealed: string;
   /** Life left, ms (negative once expired). */
   readonly remainingMs: number;
   /** The life it was given, ms. */
@@ -19,7 +22,7 @@ export async function readToken(db: Pool | PoolClient, appId: string): Promise<S
     [appId],
   );
   const row = rows[0];
-  return row ? { token: row.token, remainingMs: row.remaining_ms, lifeMs: row.life_ms } : null;
+  return row ? { sealed: row.token, remainingMs: row.remaining_ms, lifeMs: row.life_ms } : null;
 }
 
 /** Makes the caller's transaction the account's only token refresher until it ends (across processes). */
@@ -27,11 +30,11 @@ export async function lockTokenRefresh(client: PoolClient, appId: string): Promi
   await client.query(`SELECT pg_advisory_xact_lock(hashtext('wechat-drip-token:' || $1))`, [appId]);
 }
 
-/** Stores the account's new token, valid for `lifeMs` from now (the database's now). */
+/** Stores the account's new token (sealed), valid for `lifeMs` from now (the database's now). */
 export async function saveToken(
   client: PoolClient,
   appId: string,
-  token: string,
+  sealed: string,
   lifeMs: number,
 ): Promise<void> {
   await client.query(
@@ -39,14 +42,23 @@ export async function saveToken(
      VALUES ($1, $2, clock_timestamp() + $3 * INTERVAL '1 millisecond', clock_timestamp())
      ON CONFLICT (app_id) DO UPDATE
        SET token = EXCLUDED.token, expires_at = EXCLUDED.expires_at, refreshed_at = EXCLUDED.refreshed_at`,
-    [appId, token, lifeMs],
+    [appId, sealed, lifeMs],
   );
 }
 
-/** Marks `token` expired if it is still the account's current one (compare-and-expire). */
-export async function expireStoredToken(pool: Pool, appId: string, token: string): Promise<void> {
+/** Marks the token sealed as `sealed` expired if it is still the account's current one (compare-and-expire). */
+export async function expireStoredToken(pool: Pool, appId: string, sealed: string): Promise<void> {
   await pool.query(`UPDATE access_tokens SET expires_at = now() WHERE app_id = $1 AND token = $2`, [
     appId,
-    token,
+    sealed,
   ]);
+}
+
+/** Deletes the stored token if it is still `sealed` (one no configured key opens); returns whether it did. */
+export async function discardToken(db: Pool | PoolClient, appId: string, sealed: string): Promise<boolean> {
+  const { rowCount } = await db.query(`DELETE FROM access_tokens WHERE app_id = $1 AND token = $2`, [
+    appId,
+    sealed,
+  ]);
+  return (rowCount ?? 0) > 0;
 }

@@ -22,9 +22,20 @@ export interface TokenStore {
 /** Fetches a fresh token from WeChat: the token and the life it was given, in ms. */
 export type TokenFetch = () => Promise<{ token: string; lifeMs: number }>;
 
+/**
+ * Seals a token for `access_tokens` and opens a stored one (src/accounts/secret-box.ts, bound to its
+ * app id). `open` answers null when the configured keys do not open it: the token is a cache, fetched
+ * again and stored sealed with the current key.
+ */
+export interface TokenSealer {
+  seal(appId: string, token: string): string;
+  open(appId: string, sealed: string): string | null;
+}
+
 /** Options of `createTokenStore`. */
 export interface TokenStoreOptions {
   readonly pool: Pool;
+  readonly sealer: TokenSealer;
   /** Told of every stable_token call (`ok` or `error`), for the metrics. */
   readonly onRefresh?: (appId: string, outcome: 'ok' | 'error') => void;
   /** WeChat API base URL, without trailing slash (the simulator in development). */
@@ -57,6 +68,8 @@ const REFRESH_RETRY_AFTER_MS = 1000;
 
 interface CachedToken {
   readonly token: string;
+  /** As stored: what compare-and-expire compares. */
+  readonly sealed: string;
   readonly expiresAt: number;
   readonly refreshAt: number;
 }
@@ -74,29 +87,41 @@ export function createTokenStore(opts: TokenStoreOptions): TokenStore {
 
   // A token is not refreshed in the first half of its life even with a large margin: stable_token hands
   // back the same token until its last 5 minutes, so refreshing earlier would only repeat the call.
-  const remember = (appId: string, token: string, remainingMs: number, lifeMs: number): string => {
+  const remember = (appId: string, token: string, sealed: string, remainingMs: number, lifeMs: number) => {
     const at = Date.now();
     const margin = Math.min(opts.refreshMarginMs, lifeMs / 2);
-    memory.set(appId, { token, expiresAt: at + remainingMs, refreshAt: at + remainingMs - margin });
+    memory.set(appId, { token, sealed, expiresAt: at + remainingMs, refreshAt: at + remainingMs - margin });
     return token;
   };
-  const isFresh = (row: StoredToken): boolean =>
-    row.remainingMs > Math.min(opts.refreshMarginMs, row.lifeMs / 2);
+  /** The stored token, opened and remembered, when it is fresh and opens; otherwise null (fetch another). */
+  const freshStored = (appId: string, row: StoredToken | null): string | null => {
+    if (!row || row.remainingMs <= Math.min(opts.refreshMarginMs, row.lifeMs / 2)) return null;
+    const token = opts.sealer.open(appId, row.sealed);
+    if (token === null) {
+      logger.warn(
+        { appId },
+        'the stored access token does not open with the configured keys: fetching another',
+      );
+      return null;
+    }
+    return remember(appId, token, row.sealed, row.remainingMs, row.lifeMs);
+  };
 
   async function load(appId: string, sourceFor: () => Promise<TokenFetch>): Promise<string> {
-    const row = await readToken(pool, appId);
-    if (row && isFresh(row)) return remember(appId, row.token, row.remainingMs, row.lifeMs);
+    const stored = freshStored(appId, await readToken(pool, appId));
+    if (stored !== null) return stored;
     const fetchFresh = await sourceFor();
     return withTransaction(pool, async (client) => {
       await lockTokenRefresh(client, appId);
-      const again = await readToken(client, appId);
       // Another process refreshed while this one waited for the lock.
-      if (again && isFresh(again)) return remember(appId, again.token, again.remainingMs, again.lifeMs);
+      const again = freshStored(appId, await readToken(client, appId));
+      if (again !== null) return again;
       const fetched = await fetchFresh();
-      await saveToken(client, appId, fetched.token, fetched.lifeMs);
+      const sealed = opts.sealer.seal(appId, fetched.token);
+      await saveToken(client, appId, sealed, fetched.lifeMs);
       logger.info({ appId, expiresInS: Math.round(fetched.lifeMs / 1000) }, 'access token refreshed');
       opts.onRefresh?.(appId, 'ok');
-      return remember(appId, fetched.token, fetched.lifeMs, fetched.lifeMs);
+      return remember(appId, fetched.token, sealed, fetched.lifeMs, fetched.lifeMs);
     });
   }
 
@@ -171,7 +196,11 @@ export function createTokenStore(opts: TokenStoreOptions): TokenStore {
       return flight;
     },
     async expireToken(appId, token) {
-      await expireStoredToken(pool, appId, token);
+      // Every token this process hands out is remembered until it is replaced: one no longer remembered
+      // was replaced here after a newer one was stored, so the stored one is not it.
+      const cached = memory.get(appId);
+      if (cached?.token !== token) return;
+      await expireStoredToken(pool, appId, cached.sealed);
       if (memory.get(appId)?.token === token) memory.delete(appId);
     },
   };

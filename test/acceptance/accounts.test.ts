@@ -182,6 +182,10 @@ describe('Accounts', () => {
 
     expect(dump).toContain('COPY public.accounts');
     expect(logs.join('').length).toBeGreaterThan(0);
+    // The cached access tokens too: a dump grants no API access (each row: app id, token, times).
+    const tokenRows = /COPY public\.access_tokens [^\n]*\n([\s\S]*?)\n\\\./.exec(dump)?.[1].split('\n') ?? [];
+    expect(tokenRows.length).toBeGreaterThan(0);
+    for (const row of tokenRows) expect(row.split('\t')[1]).toMatch(/^v1\.[0-9a-f]{8}\./);
     for (const secret of secrets) {
       expect(dump.includes(secret) ? `${secret} in the dump` : 'absent').toBe('absent');
       for (const log of logs) expect(log.includes(secret) ? `${secret} in a log` : 'absent').toBe('absent');

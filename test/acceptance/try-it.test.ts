@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { envExample } from './support/env-example';
 import { call } from './support/http';
 import type { Account, SimMessage } from './support/types';
-import { ACCOUNTS_ENCRYPTION_KEY, startWorld, type World } from './support/world';
+import { ACCOUNTS_ENCRYPTION_KEY, ADMIN_TOKEN, startWorld, type World } from './support/world';
 
 const execFileAsync = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
@@ -20,7 +20,7 @@ const DEMO_APP_ID = 'wxdemo0000000001';
 
 let world: World;
 beforeAll(async () => {
-  // `make run` fills the empty ACCOUNTS_ENCRYPTION_KEY of .env.example with a fresh key.
+  // `make run` fills the empty ADMIN_TOKEN and ACCOUNTS_ENCRYPTION_KEY of .env.example with fresh ones.
   // The simulator reads the demo platform's four WECHAT_COMPONENT_* from the same .env.
   const platform = Object.fromEntries(
     Object.entries(example).filter(
@@ -31,7 +31,7 @@ beforeAll(async () => {
     name: 'try-it',
     accounts,
     baseEnv: example,
-    env: { ACCOUNTS_ENCRYPTION_KEY },
+    env: { ACCOUNTS_ENCRYPTION_KEY, ADMIN_TOKEN },
     simEnv: platform,
   });
 }, 60_000);
@@ -88,7 +88,7 @@ describe('The two commands: Try it', () => {
 
 /**
  * The shell block under README's "Try it", run by bash exactly as written, in a directory whose `.env`
- * is `.env.example` (as `make run` leaves it); only `localhost:3000` and `localhost:4100` are pointed
+ * is `.env.example` with a fresh ADMIN_TOKEN (as `make run` leaves it); only `localhost:3000` and `localhost:4100` are pointed
  * at this world's ports. Answers what each curl printed.
  */
 async function runTryIt(w: World): Promise<string[]> {
@@ -100,7 +100,9 @@ async function runTryIt(w: World): Promise<string[]> {
     .replaceAll('localhost:3000', new URL(w.api.url).host)
     .replaceAll('localhost:4100', new URL(w.sim.url).host);
   const dir = mkdtempSync(path.join(tmpdir(), 'try-it-'));
-  writeFileSync(path.join(dir, '.env'), readFileSync(path.join(ROOT, '.env.example'), 'utf8'));
+  // As scripts/run-local.sh writes it: .env.example with a fresh ADMIN_TOKEN (this world's).
+  const env = readFileSync(path.join(ROOT, '.env.example'), 'utf8');
+  writeFileSync(path.join(dir, '.env'), env.replace(/^ADMIN_TOKEN=.*$/m, `ADMIN_TOKEN=${ADMIN_TOKEN}`));
   // Each curl's output on a line of its own, so that the three answers can be told apart.
   const delimited = `curl() { command curl "$@"; printf '\\n${DELIMITER}\\n'; }\n${script}`;
   const { stdout } = await execFileAsync('bash', ['-euo', 'pipefail', '-c', delimited], { cwd: dir });

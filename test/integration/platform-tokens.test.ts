@@ -1,5 +1,6 @@
 import { createPlatformTokens, refreshTokenContext } from '../../src/accounts/platform-tokens';
 import { createSecretBox } from '../../src/accounts/secret-box';
+import { createTokenSealer } from '../../src/accounts/service-tokens';
 import { ticketContext } from '../../src/accounts/take-platform-event';
 import type { PlatformConfig } from '../../src/config';
 import type { Service } from '../../src/main/start-service';
@@ -65,6 +66,7 @@ function aTokenStore(platform: PlatformConfig = CONFIG): TokenStore {
   });
   const store: TokenStore = createTokenStore({
     pool: h.db.pool,
+    sealer: createTokenSealer(box),
     baseUrl: h.simulatorUrl,
     secretOf: () => null,
     platformSourceOf: (appId) => chain.sourceOf(appId, store),
@@ -101,7 +103,8 @@ describe('the platform’s token chain', () => {
     const [a, b] = await Promise.all([aTokenStore().getToken(appId), aTokenStore().getToken(appId)]);
     expect(a).toBe(b);
     expect(h.simulator.stats().tokens.issued - before).toBe(1);
-    expect(await tokenRows(appId)).toEqual([{ token: a }]);
+    const rows = (await tokenRows(appId)) as { token: string }[];
+    expect(rows.map((r) => createTokenSealer(box).open(appId, r.token))).toEqual([a]);
   });
 
   it('a refresh token WeChat refuses (61023) marks the account unauthorized and cancels its open messages once', async () => {

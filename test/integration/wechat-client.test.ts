@@ -1,4 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createSecretBox } from '../../src/accounts/secret-box';
+import { createTokenSealer } from '../../src/accounts/service-tokens';
 import type { Pool } from '../../src/db/pool';
 import { AppError } from '../../src/errors';
 import { createSimulator, type Simulator } from '../../src/simulator/create-simulator';
@@ -10,6 +12,7 @@ import { aTextMessage } from '../helpers/builders';
 import { freePort, waitFor } from '../helpers/harness';
 
 const ACCOUNT = { appId: 'wxclienttest01', secret: 'secret-one' };
+const SEALER = createTokenSealer(createSecretBox(randomBytes(32)));
 const TEXT = aTextMessage('your course starts in 15 minutes');
 
 let db: TestDb;
@@ -50,6 +53,7 @@ interface StoreOptions {
 function tokenStore(opts: StoreOptions = {}) {
   return createTokenStore({
     pool: opts.pool ?? db.pool,
+    sealer: SEALER,
     baseUrl,
     secretOf: (appId: string) => (opts.accounts ?? [ACCOUNT]).find((a) => a.appId === appId)?.secret,
     refreshMarginMs: opts.refreshMarginMs ?? 240_000,
@@ -65,12 +69,17 @@ function client(tokens: TokenStore, timeoutMs = 2000): WechatClient {
 }
 
 const stableCalls = () => sim.stats().tokens.requests.stable;
-const storedToken = async () =>
+const storedSealed = async () =>
   (
     await db.pool.query<{ token: string }>('SELECT token FROM access_tokens WHERE app_id = $1', [
       ACCOUNT.appId,
     ])
   ).rows[0]?.token;
+/** The stored token, opened. */
+const storedToken = async () => {
+  const sealed = await storedSealed();
+  return sealed === undefined ? undefined : SEALER.open(ACCOUNT.appId, sealed);
+};
 const invalidateTokens = () =>
   fetch(`${baseUrl}/__sim/tokens/invalidate`, {
     method: 'POST',
@@ -101,6 +110,18 @@ describe('token store', () => {
     expect(await storedToken()).toBe(tokens[0]);
     expect(await tokenStore().getToken(ACCOUNT.appId)).toBe(tokens[0]);
     expect(stableCalls()).toBe(1);
+  });
+
+  it('stores the token sealed, never in clear; one the keys do not open is fetched again and stored sealed', async () => {
+    const token = await tokenStore().getToken(ACCOUNT.appId);
+    expect(await storedSealed()).toMatch(/^v1\./);
+    expect(await storedSealed()).not.toContain(token);
+
+    // As a database left by a version that stored tokens in clear, or sealed by a key since removed.
+    await db.pool.query('UPDATE access_tokens SET token = $2 WHERE app_id = $1', [ACCOUNT.appId, token]);
+    expect(await tokenStore().getToken(ACCOUNT.appId)).toBe(token); // stable_token hands out the same
+    expect(stableCalls()).toBe(2);
+    expect(await storedToken()).toBe(token);
   });
 
   it('makes concurrent callers in one process share one refresh, then serves the token from memory', async () => {

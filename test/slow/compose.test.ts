@@ -86,6 +86,13 @@ const composeMissing =
 const promtoolMissing = ensurePromtool();
 /** A check that needs docker-compose (and PyYAML with it). */
 const itWithCompose = requiring(composeMissing, 'compose.test.ts');
+/** A check that runs scripts/compose-env.sh. */
+const itWithShell = requiring(
+  ['bash', 'sed', 'openssl'].every(onPath)
+    ? null
+    : 'bash, sed and openssl are needed by scripts/compose-env.sh',
+  'compose.test.ts',
+);
 /** A check that needs promtool. */
 const itWithPromtool = requiring(promtoolMissing, 'compose.test.ts');
 
@@ -114,18 +121,47 @@ interface ComposeConfig {
 
 let compose: ComposeConfig | null = null;
 
-/** docker/compose.yaml as `docker-compose config` expands it, in a clean environment (the defaults apply). */
+/** A clean environment: nothing the test runner's shell set reaches compose. */
+const CLEAN_ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp' };
+
+/** `docker-compose config` of docker/compose.yaml in a clean environment, with `args` before `config`. */
+const composeConfig = (args: string[] = []) =>
+  spawnSync('docker-compose', ['-f', 'docker/compose.yaml', ...args, 'config'], {
+    cwd: ROOT,
+    env: CLEAN_ENV,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+
+/** Runs scripts/compose-env.sh (what `make up` runs first) on `file`; its output. */
+const composeEnv = (file: string) =>
+  spawnSync(join(ROOT, 'scripts/compose-env.sh'), [file], { env: CLEAN_ENV, encoding: 'utf8' });
+
+/** `KEY=value` lines of an env file. */
+const envFile = (file: string): Env =>
+  Object.fromEntries(
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('='))
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  );
+
+/**
+ * docker/compose.yaml as `docker-compose config` expands it in a clean environment, with the env file
+ * `make up` writes on its first run (the defaults apply to everything else).
+ */
 function expanded(): ComposeConfig {
   if (composeMissing) throw new Error(composeMissing);
   if (!compose) {
-    const out = spawnSync('docker-compose', ['-f', 'docker/compose.yaml', 'config'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp' },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    if (out.status !== 0) throw new Error(`docker-compose config failed: ${out.stderr}`);
-    compose = yamlToJson(out.stdout) as ComposeConfig;
+    const dir = mkdtempSync(join(tmpdir(), 'compose-env-'));
+    try {
+      composeEnv(join(dir, '.env'));
+      const out = composeConfig(['--env-file', join(dir, '.env')]);
+      if (out.status !== 0) throw new Error(`docker-compose config failed: ${out.stderr}`);
+      compose = yamlToJson(out.stdout) as ComposeConfig;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }
   return compose;
 }
@@ -248,6 +284,28 @@ describe('docker/compose.yaml, as docker-compose config expands it', () => {
     });
   });
 
+  itWithCompose(
+    'refuses to start without ADMIN_TOKEN and ACCOUNTS_ENCRYPTION_KEY, saying that `make up` writes them',
+    () => {
+      const out = composeConfig();
+      expect(out.status).not.toBe(0);
+      expect(out.stderr).toMatch(/(ADMIN_TOKEN|ACCOUNTS_ENCRYPTION_KEY) is not set - run make up/);
+    },
+  );
+
+  itWithCompose('runs with the fresh secrets `make up` generated, never a published one', () => {
+    const api = service(expanded(), 'api').environment!;
+    for (const published of ['change-me-please-0123', 'ZGVtby1rZXktbm90LWZvci1wcm9kdWN0aW9uLTAwMDA=']) {
+      expect(Object.values(api)).not.toContain(published);
+    }
+    expect(api.ADMIN_TOKEN).toMatch(/^[0-9a-f]{48}$/);
+    expect(Buffer.from(api.ACCOUNTS_ENCRYPTION_KEY, 'base64')).toHaveLength(32);
+    expect(service(expanded(), 'worker').environment).toMatchObject({
+      ADMIN_TOKEN: api.ADMIN_TOKEN,
+      ACCOUNTS_ENCRYPTION_KEY: api.ACCOUNTS_ENCRYPTION_KEY,
+    });
+  });
+
   itWithCompose('uses the demo account of .env.example, in the service and in the simulator alike', () => {
     const c = expanded();
     const line = read('.env.example')
@@ -342,9 +400,32 @@ describe('docker/Dockerfile', () => {
     ]);
   });
 
+  itWithShell(
+    '`make up` writes fresh secrets into docker/.env on its first run, and keeps them on every later one',
+    () => {
+      const dir = mkdtempSync(join(tmpdir(), 'compose-env-'));
+      try {
+        const [a, b] = [join(dir, 'a.env'), join(dir, 'b.env')];
+        writeFileSync(a, 'LOG_LEVEL=debug\nADMIN_TOKEN=\n');
+        expect(composeEnv(a).stdout).toMatch(/fresh ADMIN_TOKEN[\s\S]*fresh ACCOUNTS_ENCRYPTION_KEY/);
+        const first = envFile(a);
+        expect(composeEnv(a).stdout).toBe('');
+        expect(envFile(a)).toEqual(first);
+        expect(Object.keys(first).sort()).toEqual(['ACCOUNTS_ENCRYPTION_KEY', 'ADMIN_TOKEN', 'LOG_LEVEL']);
+        composeEnv(b);
+        expect(envFile(b).ADMIN_TOKEN).not.toBe(first.ADMIN_TOKEN);
+        expect(envFile(b).ACCOUNTS_ENCRYPTION_KEY).not.toBe(first.ACCOUNTS_ENCRYPTION_KEY);
+        // What the service accepts as its token and key.
+        expect(loadConfig({ ...first, WECHAT_ACCOUNTS: '[]' }).accountsEncryptionKey).toHaveLength(32);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
+
   it('has a .dockerignore that keeps dependencies, build output and secrets out of the context', () => {
     const ignored = read('.dockerignore').split('\n');
-    for (const entry of ['node_modules', 'dist', 'test-artifacts', '.env', '.git']) {
+    for (const entry of ['node_modules', 'dist', 'test-artifacts', '.env', 'docker/.env', '.git']) {
       expect(ignored).toContain(entry);
     }
   });

@@ -142,6 +142,26 @@ describe('loadConfig', () => {
     expect(bad).not.toThrow(/tooShortKey/);
   });
 
+  it('refuses the token and key this repository once published as defaults, saying how to replace them', () => {
+    const published = 'ZGVtby1rZXktbm90LWZvci1wcm9kdWN0aW9uLTAwMDA=';
+    for (const token of ['change-me-please-0123', 'change-me-to-a-long-random-string']) {
+      expect(() => loadConfig({ ...minimal, ADMIN_TOKEN: token })).toThrow(
+        /ADMIN_TOKEN: is a value published in this repository's examples: set a fresh one/,
+      );
+    }
+    const withKey = () => loadConfig({ ...minimal, ACCOUNTS_ENCRYPTION_KEY: published });
+    expect(withKey).toThrow(/ACCOUNTS_ENCRYPTION_KEY: is a value published[\s\S]*PREVIOUS_ENCRYPTION_KEYS/);
+    expect(withKey).not.toThrow(new RegExp(published.slice(0, 12)));
+    // Among the previous keys, it opens what it sealed while the rotation moves it to a fresh key.
+    const fresh = Buffer.alloc(32, 9).toString('base64');
+    const rotating = loadConfig({
+      ...minimal,
+      ACCOUNTS_ENCRYPTION_KEY: fresh,
+      ACCOUNTS_PREVIOUS_ENCRYPTION_KEYS: published,
+    });
+    expect(rotating.accountsPreviousEncryptionKeys).toHaveLength(1);
+  });
+
   it('refuses duplicate appIds and unknown account fields', () => {
     expect(() =>
       loadConfig({

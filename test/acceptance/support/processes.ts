@@ -8,7 +8,7 @@ const ROOT = path.resolve(__dirname, '../../..');
 export const LOG_DIR = path.join(ROOT, 'test-artifacts/acceptance');
 
 /** A program of the build, run as a user runs it. */
-export type Program = 'all' | 'simulator' | 'migrate';
+export type Program = 'all' | 'simulator' | 'migrate' | 'rotate-account-keys';
 
 /** Every child still running, killed if the test process exits without cleaning up (a crash, a timeout). */
 const running = new Set<ChildProcess>();

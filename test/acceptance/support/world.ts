@@ -64,8 +64,8 @@ export interface World {
   startWorker(): Promise<void>;
   /** Stops the worker processes with SIGTERM (split worlds). */
   stopWorker(): Promise<void>;
-  /** Starts the api (or all-in-one) process again after it was stopped. */
-  startService(): Promise<void>;
+  /** Starts the api (or all-in-one) process again after it was stopped, with `env` added to its environment. */
+  startService(env?: Record<string, string>): Promise<void>;
   /** Stops every process, drops the database and deletes the broker objects. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -125,10 +125,10 @@ export async function startWorld(opts: WorldOptions): Promise<World> {
   let workers: ChildProcess[] = [];
   let closed = false;
 
-  const startService = async () => {
+  const startService = async (added: Record<string, string> = {}) => {
     service = startProgram(
       'all',
-      { ...env, ROLE: opts.split ? 'api' : 'all', OPS_PORT: String(apiOpsPort) },
+      { ...env, ...added, ROLE: opts.split ? 'api' : 'all', OPS_PORT: String(apiOpsPort) },
       log('service'),
     );
     await ready(`${apiUrl}/readyz`, 'the service');

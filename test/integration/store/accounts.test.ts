@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { openAccount } from '../../../src/accounts/account';
-import { rotateAccountKeys } from '../../../src/accounts/rotate-keys';
 import { createSecretBox } from '../../../src/accounts/secret-box';
 import {
   deleteAccount,
@@ -58,22 +57,5 @@ describe('the accounts store', () => {
     expect(await deleteAccount(db.pool, account.appId)).toBe(true);
     expect(await deleteAccount(db.pool, account.appId)).toBe(false);
     expect((await listAccounts(db.pool)).map((a) => a.appId)).not.toContain(account.appId);
-  });
-
-  it('rotation re-seals every secret an old key sealed, after which the old key is not needed', async () => {
-    const [oldKey, newKey] = [randomBytes(32), randomBytes(32)];
-    const account = aStoredAccount(createSecretBox(oldKey), {}, { secret: 'rotated-secret' });
-    await insertAccount(db.pool, account);
-    // The other tests' accounts were sealed with KEY: every key in use is given.
-    const rotating = createSecretBox(newKey, [oldKey, KEY]);
-
-    const first = await rotateAccountKeys(db.pool, rotating);
-    const second = await rotateAccountKeys(db.pool, rotating);
-
-    expect(first.resealed).toBeGreaterThanOrEqual(1);
-    expect(second.resealed).toBe(0);
-    const stored = (await findAccount(db.pool, account.appId))!;
-    expect(openAccount(createSecretBox(newKey), stored).secret).toBe('rotated-secret');
-    expect(() => openAccount(createSecretBox(oldKey), stored)).toThrow(/which is neither/);
   });
 });

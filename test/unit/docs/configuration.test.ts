@@ -51,8 +51,13 @@ describe('each setting declared once: the generated files agree with the declara
     );
   });
 
-  it('.env.example, with the key `make run` adds, is a configuration the service accepts', () => {
-    const env = { ...envExample(), ACCOUNTS_ENCRYPTION_KEY: randomBytes(32).toString('base64') };
+  it('.env.example, with the token and key `make run` adds, is a configuration the service accepts', () => {
+    expect(envExample()).toMatchObject({ ADMIN_TOKEN: '', ACCOUNTS_ENCRYPTION_KEY: '' });
+    const env = {
+      ...envExample(),
+      ADMIN_TOKEN: randomBytes(24).toString('base64url'),
+      ACCOUNTS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    };
     expect(loadConfig(env)).toMatchObject({
       role: 'all',
       httpPort: 3000,
