@@ -81,7 +81,7 @@ test-fast: build ## The developer's loop (under a minute): unit + integration te
 test-slow: build ## Measurements and tool validations: the 1,000-message end-to-end run, NDJSON memory, docker/ checks
 	npx jest --selectProjects slow --runInBand
 
-test-faults: build ## The fault suite at 500 messages per scenario (stops and restarts Postgres and RabbitMQ)
+test-faults: build ## The fault suite at 500 messages per scenario (on private Postgres and RabbitMQ servers of its own)
 	npx jest --selectProjects faults --runInBand
 
 test-acceptance: build ## Acceptance tests: the promises of the README and docs/, against the built service and simulator

@@ -66,5 +66,12 @@ module.exports = {
       // Installs Chromium when missing; builds the admin app when dist/admin is older than admin/.
       globalSetup: '<rootDir>/test/e2e/global-setup.ts',
     },
+    {
+      displayName: 'services',
+      testMatch: ['<rootDir>/test/services/**/*.test.ts'],
+      transform,
+      testEnvironment: 'node',
+      moduleNameMapper,
+    },
   ],
 };
