@@ -6,6 +6,8 @@ SHELL := /bin/bash
 JEST_RESULTS := test-artifacts/jest
 JEST = npx jest --json --outputFile=$(JEST_RESULTS)/$@.json
 CHAOS_MESSAGES ?= 10000
+# How many of `make test`'s three parts run at once (1: one after another, for a machine already busy).
+TEST_JOBS ?= 3
 COMPOSE := docker compose -p wechat-drip -f docker/compose.yaml
 
 .PHONY: help install build migrate run demo batch-check spine-check bench bench-retention up down logs test test-fast test-unit test-integration test-slow test-faults test-acceptance test-e2e chaos lint typecheck clean \
@@ -105,7 +107,7 @@ chaos: build ## Fault suite: RabbitMQ (and a 3-node cluster), Postgres, worker, 
 test: install ## Everything CI runs: lint, typecheck, build, then every jest project, the independent parts at once
 	@rm -rf $(JEST_RESULTS) && mkdir -p $(JEST_RESULTS)
 	node scripts/service-stamps.js > test-artifacts/service-stamps.json
-	@$(MAKE) --no-print-directory --keep-going -j3 --output-sync=target ci-static ci-suites ci-faults; status=$$?; \
+	@$(MAKE) --no-print-directory --keep-going -j$(TEST_JOBS) --output-sync=target ci-static ci-suites ci-faults; status=$$?; \
 	  npx jest --selectProjects services --json --outputFile=$(JEST_RESULTS)/services.json || status=1; \
 	  exit $$status
 
