@@ -1,11 +1,17 @@
 # wechat-drip: `make run` starts it locally, `make test` runs every check CI runs.
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
-JEST_RESULTS := test-artifacts/jest-results.json
+# `make test` runs jest several times, at once where the runs do not interfere; each writes its results
+# here, and scripts/jest-summary.js sums them.
+JEST_RESULTS := test-artifacts/jest
+JEST = npx jest --json --outputFile=$(JEST_RESULTS)/$@.json
 CHAOS_MESSAGES ?= 10000
+# How many of `make test`'s three parts run at once (1: one after another, for a machine already busy).
+TEST_JOBS ?= 3
 COMPOSE := docker compose -p wechat-drip -f docker/compose.yaml
 
-.PHONY: help install build migrate run demo batch-check spine-check bench bench-retention up down logs test test-fast test-unit test-integration test-slow test-faults test-acceptance test-e2e chaos lint typecheck clean
+.PHONY: help install build migrate run demo batch-check spine-check bench bench-retention up down logs test test-fast test-unit test-integration test-slow test-faults test-acceptance test-e2e chaos lint typecheck clean \
+  ci-static ci-suites ci-faults
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
@@ -82,7 +88,7 @@ test-fast: build ## The developer's loop (under a minute): unit + integration te
 test-slow: build ## Measurements and tool validations: the 1,000-message end-to-end run, NDJSON memory, docker/ checks
 	npx jest --selectProjects slow --runInBand
 
-test-faults: build ## The fault suite at 500 messages per scenario (stops and restarts Postgres and RabbitMQ)
+test-faults: build ## The fault suite at 500 messages per scenario (on private Postgres and RabbitMQ servers of its own)
 	npx jest --selectProjects faults --runInBand
 
 test-acceptance: build ## Acceptance tests: the promises of the README and docs/, against the built service and simulator
@@ -99,12 +105,28 @@ chaos: build ## Fault suite: RabbitMQ (and a 3-node cluster), Postgres, worker, 
 	CHAOS_MESSAGES=$(CHAOS_MESSAGES) npx jest --selectProjects faults --runInBand; \
 	  status=$$?; echo; cat test-artifacts/chaos-report.txt test-artifacts/cluster-chaos-report.txt 2>/dev/null; exit $$status
 
-test: install ## Everything CI runs: lint, typecheck, build, unit + integration + slow + fault + acceptance + browser tests, in band
+test: install ## Everything CI runs: lint, typecheck, build, then every jest project, the independent parts at once
+	@rm -rf $(JEST_RESULTS) && mkdir -p $(JEST_RESULTS)
+	node scripts/service-stamps.js > test-artifacts/service-stamps.json
+	@$(MAKE) --no-print-directory --keep-going -j$(TEST_JOBS) --output-sync=target ci-static ci-suites ci-faults; status=$$?; \
+	  npx jest --selectProjects services --json --outputFile=$(JEST_RESULTS)/services.json || status=1; \
+	  exit $$status
+
+# The three parts of `make test` that run at once (two cores): none stops a server the others use (the
+# fault suite runs on private ones). Lint and typecheck need no build. Unit and integration files run
+# three at a time; the slow, acceptance and browser files one at a time, after them (they measure
+# latency and CPU, or start several processes each); the fault suite one file at a time beside them.
+ci-static: install
 	npm run lint
 	npm run typecheck
-	npm run build
-	@mkdir -p test-artifacts
-	npx jest --selectProjects unit integration slow faults acceptance e2e --runInBand --json --outputFile=$(JEST_RESULTS)
+
+ci-suites: build
+	$(JEST) --selectProjects unit integration; status=$$?; \
+	  npx jest --selectProjects slow acceptance e2e --runInBand --json --outputFile=$(JEST_RESULTS)/$@-in-band.json \
+	  || status=1; exit $$status
+
+ci-faults: build
+	$(JEST) --selectProjects faults --runInBand
 
 clean: ## Remove build output and test artifacts
 	rm -rf dist test-artifacts

@@ -125,7 +125,7 @@ async function verdict(
     ...(note ? { note } : {}),
   };
   results.push(t);
-  await expectNoneLostNoneTwice(h!, t);
+  await expectNoneLostNoneTwice(h!, t, (args) => cluster.ctl(cluster.nodes[0], args));
 }
 
 describeCluster(`RabbitMQ cluster: ${N} messages per scenario, none lost, none sent twice`, () => {

@@ -1,6 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import amqplib from 'amqplib';
 import { connectToAny } from '../../src/broker/connect-any';
 import { brokerNames, type LevelsShape } from '../../src/broker/topology';
@@ -52,32 +50,5 @@ export async function queueDepth(url: string, queue: string): Promise<number> {
     return 0;
   } finally {
     await model.close().catch(() => undefined);
-  }
-}
-
-const run = promisify(execFile);
-
-/** `rabbitmqctl stop_app`: the node stays up, the broker stops (every connection is closed). */
-export async function stopRabbitApp(): Promise<void> {
-  await run('rabbitmqctl', ['stop_app']);
-}
-
-/** `rabbitmqctl start_app` (or, if the node itself died, `rabbitmq-server -detached`), then waits for it. */
-export async function startRabbitApp(): Promise<void> {
-  try {
-    await run('rabbitmqctl', ['start_app']);
-  } catch {
-    await run('rabbitmq-server', ['-detached']);
-  }
-  await run('rabbitmqctl', ['await_startup']);
-}
-
-/** `rabbitmqctl stop_app` then `start_app` after `downMs`; quorum queues keep their messages. */
-export async function restartRabbitApp(downMs: number): Promise<void> {
-  await stopRabbitApp();
-  try {
-    await new Promise((r) => setTimeout(r, downMs));
-  } finally {
-    await startRabbitApp();
   }
 }

@@ -1,8 +1,6 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import type { Service } from '../../src/main/start-service';
 import type { ReceivedMessage } from '../../src/simulator/store';
 import { countOwedWakeUps } from '../../src/store/wake-up-outbox';
@@ -18,8 +16,6 @@ export const CHAOS_MESSAGES = Number(process.env.CHAOS_MESSAGES ?? 500);
 /** `baseMs` plus `perMessageMs` for each message of the scenario. */
 export const scaledMs = (baseMs: number, perMessageMs: number): number =>
   Math.round(baseMs + perMessageMs * CHAOS_MESSAGES);
-
-const run = promisify(execFile);
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -155,23 +151,21 @@ export function tally(
   };
 }
 
+/** `rabbitmqctl -n <private node> …` on the node (or a node of the cluster) the scenario's service uses. */
+export type RabbitCtl = (args: readonly string[]) => Promise<string>;
+
 /**
  * Rows by status (and reason), the messages in each broker queue of the harness's prefix (by
- * `rabbitmqctl`, which also counts wake-ups a level holds for dead-lettering, unlike a passive declare),
- * and the simulator's counters: where undelivered messages stand.
+ * `rabbitmqctl` on the scenario's private node, which also counts wake-ups a level holds for
+ * dead-lettering, unlike a passive declare), and the simulator's counters: where undelivered messages
+ * stand.
  */
-export async function diagnose(h: Harness): Promise<string> {
+export async function diagnose(h: Harness, ctl: RabbitCtl): Promise<string> {
   const { rows } = await h.db.pool.query<{ status: string; reason: string | null; n: number }>(
     `SELECT status, status_reason AS reason, count(*)::int AS n FROM scheduled_messages GROUP BY 1, 2 ORDER BY 1, 2`,
   );
-  const queues = await run('rabbitmqctl', [
-    'list_queues',
-    '-q',
-    '--no-table-headers',
-    'name',
-    'messages',
-  ]).then(
-    ({ stdout }) =>
+  const queues = await ctl(['list_queues', '-q', '--no-table-headers', 'name', 'messages']).then(
+    (stdout) =>
       stdout
         .split('\n')
         .map((line) => line.trim().split(/\s+/))
@@ -211,10 +205,10 @@ export async function settle(done: () => boolean | Promise<boolean>, timeoutMs: 
  * The scenario's assertion: lost = 0 and duplicates = 0, with a diagnosis of where the rows and the
  * wake-ups stand when not.
  */
-export async function expectNoneLostNoneTwice(h: Harness, t: Tally): Promise<void> {
+export async function expectNoneLostNoneTwice(h: Harness, t: Tally, ctl: RabbitCtl): Promise<void> {
   if (t.lost > 0 || t.duplicates > 0) {
     throw new Error(
-      `${t.scenario}: ${t.lost} lost, ${t.duplicates} duplicates of ${t.messages}; ${await diagnose(h)}`,
+      `${t.scenario}: ${t.lost} lost, ${t.duplicates} duplicates of ${t.messages}; ${await diagnose(h, ctl)}`,
     );
   }
   expect(t.deliveredOnce + t.excused).toBe(t.messages);

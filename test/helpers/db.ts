@@ -12,14 +12,18 @@ export interface TestDb {
   readonly drop: () => Promise<void>;
 }
 
-/** A fresh, migrated schema of its own for one test file, on the real local Postgres. */
-export async function createTestDb(opts: { poolSize?: number } = {}): Promise<TestDb> {
+/**
+ * A fresh, migrated schema of its own for one test file, on the real local Postgres (or on `databaseUrl`,
+ * a private cluster of the fault suite).
+ */
+export async function createTestDb(opts: { poolSize?: number; databaseUrl?: string } = {}): Promise<TestDb> {
+  const databaseUrl = opts.databaseUrl ?? TEST_DATABASE_URL;
   const schema = `t_${randomBytes(6).toString('hex')}`;
-  const admin = createPool({ connectionString: TEST_DATABASE_URL, max: 1, logger: silentLogger });
+  const admin = createPool({ connectionString: databaseUrl, max: 1, logger: silentLogger });
   await admin.query(`CREATE SCHEMA ${schema}`);
   await admin.end();
   const pool = createPool({
-    connectionString: TEST_DATABASE_URL,
+    connectionString: databaseUrl,
     max: opts.poolSize ?? 10,
     logger: silentLogger,
     searchPath: schema,

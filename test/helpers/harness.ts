@@ -46,7 +46,7 @@ export async function createHarness(
     simulatorNow?: () => number;
   } = {},
 ): Promise<Harness> {
-  const db = await createTestDb({ poolSize: 4 });
+  const db = await createTestDb({ poolSize: 4, databaseUrl: base.DATABASE_URL });
   // The api's port is chosen up front so that the simulator can push to its webhook.
   const apiPort = base.HTTP_PORT ?? String(await freePort());
   const accounts = JSON.parse(base.WECHAT_ACCOUNTS ?? 'null') as SimulatorAccount[] | null;

@@ -1,24 +1,24 @@
 import { execFile } from 'node:child_process';
 import { connect } from 'node:net';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from './free-port';
 import { healPartition } from './partition';
+import { OWNER_PID, privateInstanceDir, privateInstancesUnavailable, runAs } from './private-instances';
 
 const run = promisify(execFile);
 
-/** Every file of the extra nodes lives here: a crashed run's leftovers are found (and removed) at the next start. */
-export const CLUSTER_DIR = path.join(tmpdir(), 'wechat-drip-cluster');
+const RABBIT_LIB = '/usr/lib/rabbitmq/lib';
 const SERVER = '/usr/lib/rabbitmq/bin/rabbitmq-server';
-/** The installed broker runs as this user, with its Erlang cookie in its home: the extra nodes share both. */
+/** The installed broker runs as this user, with its Erlang cookie in its home: the private nodes share both. */
 const RABBIT_USER = 'rabbitmq';
 const RABBIT_HOME = '/var/lib/rabbitmq';
 const STARTUP_MS = 120_000;
+const DELAYED_PLUGIN = 'rabbitmq_delayed_message_exchange';
 
 export interface ClusterNode {
-  /** Erlang node name, e.g. drip-c1@localhost. Never the machine's own node (rabbit@…). */
+  /** Erlang node name, drip-<test pid>-<tag>@localhost. Never the machine's own node (rabbit@…). */
   readonly name: string;
   readonly amqpPort: number;
   readonly distPort: number;
@@ -26,6 +26,8 @@ export interface ClusterNode {
   readonly distIp: string;
   readonly url: string;
   readonly dir: string;
+  /** A directory holding the delayed-message plugin, enabled on this node; none when empty. */
+  readonly pluginDir: string;
 }
 
 export interface RabbitCluster {
@@ -46,11 +48,28 @@ export interface RabbitCluster {
   close(): Promise<void>;
 }
 
-/** Why the cluster cannot be started on this machine, or null when it can. */
+/** Why a private node (or cluster) cannot be started on this machine, or null when it can. */
 export function clusterUnavailable(): string | null {
   if (!existsSync(SERVER)) return `no RabbitMQ server at ${SERVER}`;
-  if (process.getuid?.() !== 0) return `the extra nodes are started as ${RABBIT_USER}, which needs root`;
-  return null;
+  return privateInstancesUnavailable();
+}
+
+/** The installed broker's own plugins directory. */
+function installedPlugins(): string {
+  const server = readdirSync(RABBIT_LIB).find((d) => d.startsWith('rabbitmq_server-'));
+  return path.join(RABBIT_LIB, server ?? 'rabbitmq_server', 'plugins');
+}
+
+const hasDelayedPlugin = (dir: string): boolean =>
+  existsSync(dir) && readdirSync(dir).some((d) => d.startsWith(`${DELAYED_PLUGIN}-`));
+
+/**
+ * A directory holding the delayed-message plugin built for the installed RabbitMQ:
+ * RABBITMQ_DELAYED_PLUGIN_DIR, else the installed plugins when they include it; null when there is none.
+ */
+export function delayedPluginDir(): string | null {
+  const candidates = [process.env.RABBITMQ_DELAYED_PLUGIN_DIR ?? '', installedPlugins()];
+  return candidates.find((dir) => dir !== '' && hasDelayedPlugin(dir)) ?? null;
 }
 
 const baseEnv = {
@@ -73,8 +92,10 @@ function nodeEnv(node: ClusterNode): Record<string, string> {
     RABBITMQ_MNESIA_BASE: path.join(node.dir, 'mnesia'),
     RABBITMQ_LOG_BASE: path.join(node.dir, 'log'),
     RABBITMQ_PID_FILE: path.join(node.dir, 'rabbitmq.pid'),
-    // No plugins: no management or prometheus listener to clash with the machine's own node.
+    // No plugins but the delayed-message one when asked for: no management or prometheus listener to
+    // clash with the machine's own node.
     RABBITMQ_ENABLED_PLUGINS_FILE: path.join(node.dir, 'enabled_plugins'),
+    RABBITMQ_PLUGINS_DIR: [installedPlugins(), node.pluginDir].filter(Boolean).join(':'),
     RABBITMQ_CONFIG_FILE: path.join(node.dir, 'rabbitmq.conf'),
     // Not the machine's rabbitmq-env.conf: it names the main node.
     RABBITMQ_CONF_ENV_FILE: path.join(node.dir, 'rabbitmq-env.conf'),
@@ -85,8 +106,7 @@ function nodeEnv(node: ClusterNode): Record<string, string> {
 }
 
 function writeNodeFiles(node: ClusterNode): void {
-  mkdirSync(node.dir, { recursive: true });
-  writeFileSync(path.join(node.dir, 'enabled_plugins'), '[].\n');
+  writeFileSync(path.join(node.dir, 'enabled_plugins'), node.pluginDir ? `[${DELAYED_PLUGIN}].\n` : '[].\n');
   writeFileSync(path.join(node.dir, 'rabbitmq-env.conf'), '');
   writeFileSync(
     path.join(node.dir, 'rabbitmq.conf'),
@@ -94,13 +114,8 @@ function writeNodeFiles(node: ClusterNode): void {
   );
 }
 
-async function asRabbit(command: string, args: readonly string[], env: Record<string, string>) {
-  const envArgs = Object.entries(env).map(([k, v]) => `${k}=${v}`);
-  return run('runuser', ['-u', RABBIT_USER, '--', 'env', '-i', ...envArgs, command, ...args], {
-    cwd: RABBIT_HOME,
-    maxBuffer: 16 * 1024 * 1024,
-  });
-}
+const asRabbit = (command: string, args: readonly string[], env: Record<string, string>) =>
+  runAs(RABBIT_USER, command, args, env, RABBIT_HOME);
 
 async function ctlOn(node: ClusterNode, args: readonly string[], tool = 'rabbitmqctl'): Promise<string> {
   return (await asRabbit(`/usr/lib/rabbitmq/bin/${tool}`, ['-n', node.name, ...args], baseEnv)).stdout;
@@ -140,14 +155,29 @@ function pidsOfNode(name: string): number[] {
     .filter((pid) => runs(pid, name));
 }
 
-/** Kills what a run left (found by node name in its environment), lifts its partition, deletes its data. */
-async function removeNodes(): Promise<void> {
-  await healPartition();
-  for (let i = 1; i <= 3; i++) {
-    const name = `drip-c${i}@localhost`;
-    for (const pid of pidsOfNode(name)) await killPid(pid, name);
+/** Kills the nodes (found by name in their environment) and deletes their data. */
+async function removeNodes(nodes: readonly ClusterNode[]): Promise<void> {
+  for (const node of nodes) {
+    for (const pid of pidsOfNode(node.name)) await killPid(pid, node.name);
+    rmSync(node.dir, { recursive: true, force: true });
   }
-  rmSync(CLUSTER_DIR, { recursive: true, force: true });
+}
+
+/** A node of its own: a name with this test process's pid, free ports, a directory under PRIVATE_ROOT. */
+async function newNode(tag: string, distIp: string, pluginDir = ''): Promise<ClusterNode> {
+  const amqpPort = await freePort();
+  const node: ClusterNode = {
+    name: `drip-${OWNER_PID}-${tag}@localhost`,
+    amqpPort,
+    distPort: await freePort(),
+    distIp,
+    url: `amqp://guest:guest@127.0.0.1:${amqpPort}`,
+    dir: await privateInstanceDir(`rabbit-${tag}`, RABBIT_USER),
+    pluginDir,
+  };
+  writeNodeFiles(node);
+  await run('chown', ['-R', `${RABBIT_USER}:${RABBIT_USER}`, node.dir]);
+  return node;
 }
 
 /** True once something accepts TCP connections on 127.0.0.1:`port`. */
@@ -181,27 +211,19 @@ async function bootNode(node: ClusterNode): Promise<void> {
   writeFileSync(pidFile(node), String(pid));
 }
 
+let clusters = 0;
+
 /**
- * Starts three extra RabbitMQ nodes of the installed version (drip-c1…c3@localhost, ports of their own,
- * data under CLUSTER_DIR), joins c2 and c3 to c1, and waits until the cluster is healthy. The machine's
- * own node is never named to any command.
+ * Starts three private RabbitMQ nodes of the installed version (drip-<pid>-c1…c3@localhost, ports and
+ * data of their own), joins c2 and c3 to c1, and waits until the cluster is healthy. The machine's own
+ * node is never named to any command.
  */
 export async function startRabbitCluster(): Promise<RabbitCluster> {
-  await removeNodes();
+  // What a crashed cluster scenario left in iptables.
+  await healPartition();
+  const n = ++clusters;
   const nodes: ClusterNode[] = [];
-  for (let i = 1; i <= 3; i++) {
-    const amqpPort = await freePort();
-    nodes.push({
-      name: `drip-c${i}@localhost`,
-      amqpPort,
-      distPort: await freePort(),
-      distIp: `127.0.0.1${i}`,
-      url: `amqp://guest:guest@127.0.0.1:${amqpPort}`,
-      dir: path.join(CLUSTER_DIR, `c${i}`),
-    });
-  }
-  for (const node of nodes) writeNodeFiles(node);
-  await run('chown', ['-R', `${RABBIT_USER}:${RABBIT_USER}`, CLUSTER_DIR]);
+  for (let i = 1; i <= 3; i++) nodes.push(await newNode(`k${n}c${i}`, `127.0.0.1${i}`));
   const cluster = createCluster(nodes);
   try {
     await Promise.all(nodes.map(bootNode));
@@ -240,7 +262,10 @@ function createCluster(nodes: readonly ClusterNode[]): RabbitCluster {
         await new Promise((r) => setTimeout(r, 1000));
       }
     },
-    close: removeNodes,
+    async close() {
+      await healPartition();
+      await removeNodes(nodes);
+    },
   };
   return cluster;
 }
@@ -252,9 +277,11 @@ async function runningNodes(node: ClusterNode): Promise<string[]> {
   return status.running_nodes;
 }
 
-/** A single extra node of its own, not clustered: for a test that stops the broker the service uses. */
+/** A single private node, not clustered: for a test that stops or restarts the broker the service uses. */
 export interface RabbitNode {
   readonly node: ClusterNode;
+  /** `rabbitmqctl -n <node> …`, e.g. `stop_app` / `start_app` (the node stays up, the broker stops). */
+  ctl(args: readonly string[]): Promise<string>;
   /** A clean stop (`rabbitmqctl stop`); waits until its Erlang VM is gone. */
   stop(): Promise<void>;
   /** Starts it again with the same name, ports and data (its durable queues come back). */
@@ -263,39 +290,25 @@ export interface RabbitNode {
   close(): Promise<void>;
 }
 
-const SOLO_NAME = 'drip-solo@localhost';
-const SOLO_DIR = path.join(tmpdir(), 'wechat-drip-solo');
-
-async function removeSolo(): Promise<void> {
-  for (const pid of pidsOfNode(SOLO_NAME)) await killPid(pid, SOLO_NAME);
-  rmSync(SOLO_DIR, { recursive: true, force: true });
-}
+let solos = 0;
 
 /**
- * Starts one extra RabbitMQ node of the installed version (drip-solo@localhost, ports of its own, data under
- * SOLO_DIR), as the cluster's nodes are started. The machine's own node is never named to any command.
+ * Starts one private RabbitMQ node of the installed version (drip-<pid>-s<n>@localhost, ports and data
+ * of its own), as the cluster's nodes are started; with `pluginDir`, the delayed-message plugin from
+ * there is enabled on it. The machine's own node is never named to any command.
  */
-export async function startRabbitNode(): Promise<RabbitNode> {
-  await removeSolo();
-  const amqpPort = await freePort();
-  const node: ClusterNode = {
-    name: SOLO_NAME,
-    amqpPort,
-    distPort: await freePort(),
-    distIp: '127.0.0.1',
-    url: `amqp://guest:guest@127.0.0.1:${amqpPort}`,
-    dir: SOLO_DIR,
-  };
-  writeNodeFiles(node);
-  await run('chown', ['-R', `${RABBIT_USER}:${RABBIT_USER}`, SOLO_DIR]);
+export async function startRabbitNode(opts: { pluginDir?: string } = {}): Promise<RabbitNode> {
+  const node = await newNode(`s${++solos}`, '127.0.0.1', opts.pluginDir);
+  const close = () => removeNodes([node]);
   try {
     await bootNode(node);
   } catch (err) {
-    await removeSolo();
+    await close();
     throw err;
   }
   return {
     node,
+    ctl: (args) => ctlOn(node, args),
     async stop() {
       const pid = Number(readFileSync(pidFile(node), 'utf8'));
       await ctlOn(node, ['stop']);
@@ -303,6 +316,6 @@ export async function startRabbitNode(): Promise<RabbitNode> {
       while (runs(pid, node.name) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     },
     start: () => bootNode(node),
-    close: removeSolo,
+    close,
   };
 }

@@ -1,31 +1,6 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
-const PG_VERSION = process.env.PG_CLUSTER_VERSION ?? '15';
-const pgCtl = (action: string, ...extra: string[]) =>
-  run('pg_ctlcluster', ['--skip-systemctl-redirect', PG_VERSION, 'main', action, ...extra]);
-
-/** Stops the local PostgreSQL cluster for `downMs`, then starts it again (tests that stop it restart it). */
-export async function restartPostgres(downMs: number): Promise<void> {
-  await pgCtl('stop', '-m', 'fast');
-  try {
-    await new Promise((r) => setTimeout(r, downMs));
-  } finally {
-    await startPostgres();
-  }
-}
-
-/** Starts the local PostgreSQL cluster unless it is running. */
-export async function startPostgres(): Promise<void> {
-  const status = await pgCtl('status').then(
-    () => 'running',
-    () => 'down',
-  );
-  if (status === 'down') await pgCtl('start');
-}
 
 const ROOT = path.resolve(__dirname, '../..');
 
