@@ -100,6 +100,11 @@ export const messageViewSchema = z.object({
   message: z.record(z.string(), z.unknown()),
   /** A sent subscription notice's delivery result from WeChat (`success`, `failed:<ErrorCode>`), else null. */
   noticeResult: z.string().nullable(),
+  /**
+   * A sent template message's delivery report from WeChat (`TEMPLATESENDJOBFINISH`): `delivered`,
+   * `failed_user_block`, `failed_system`, `failed_freq_limit` or `failed_other`; null until one came.
+   */
+  deliveryReport: z.string().nullable(),
 });
 
 /** `PUT /v1/messages/:id`: the replacement, and the id of the message it replaced (now cancelled). */

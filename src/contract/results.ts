@@ -28,6 +28,12 @@ export const stepResultSchema = z.object({
   unknown: z.number(),
   skipped: countsByReasonSchema,
   failed: countsByReasonSchema,
+  /**
+   * Sent template messages by the delivery report WeChat pushed for them (`TEMPLATESENDJOBFINISH`):
+   * `delivered`, `failed_user_block`, `failed_system`, `failed_freq_limit`, `failed_other`. A sent message
+   * without a report yet is not counted here.
+   */
+  delivery: countsByReasonSchema,
   latenessMs: z.object({ p50: z.number(), p95: z.number(), p99: z.number(), max: z.number() }).nullable(),
   /** An A/B step's outcomes per variant (by name); absent for a step without variants. */
   variants: z.array(variantResultSchema).optional(),

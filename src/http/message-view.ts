@@ -19,6 +19,7 @@ export function messageView(m: Message): MessageView {
     sentAt: m.sentAt?.toISOString() ?? null,
     message: m.payload,
     noticeResult: m.noticeResult,
+    deliveryReport: m.deliveryReport,
   };
 }
 

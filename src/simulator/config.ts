@@ -31,6 +31,12 @@ export interface SimulatorAccount {
   readonly pushFormat?: SimPushFormat;
   /** The contact-window rules the simulator enforces for this account; default `official`. */
   readonly windowPolicy?: WindowPolicySpec;
+  /**
+   * Whether the account has the publish APIs (freepublish/*); default true. False plays a personal or
+   * unverified account since 2025-07: `mpnewsarticle` customer-service sends answer 48001. Set by
+   * `POST /__sim/accounts` only: WECHAT_ACCOUNTS is the service's, which has no such field.
+   */
+  readonly publishApis?: boolean;
 }
 
 /** The simulator's configuration (its own, separate from the service's `loadConfig`). */
@@ -99,6 +105,7 @@ export const accountSchema = z
       .undefined({ error: 'is no longer an account field: set it in SIM_PUSH_FORMATS' })
       .optional(),
     windowPolicy: windowPolicySchema.default('official'),
+    publishApis: z.boolean().default(true),
   })
   .refine((a) => a.pushMode === 'plaintext' || a.encodingAESKey !== undefined, {
     message: 'pushMode compatible and safe need an encodingAESKey',

@@ -4,6 +4,7 @@ import { readBody, sendBadRequest, sendJson } from './http-io';
 import type { MessageFilter } from './store';
 import { parseAccountRegistration } from './account-registration';
 import type { SimulatorAccount } from './config';
+import { parseTemplateReportSpec, type TemplateReports } from './template-reports';
 
 /** What the /__sim routes act on: the simulator's own accessors. */
 export interface ControlTarget {
@@ -11,6 +12,8 @@ export interface ControlTarget {
   resetMessages(): number;
   stats(): unknown;
   readonly faults: Faults;
+  /** The `TEMPLATESENDJOBFINISH` reports of accepted template sends. */
+  readonly templateReports: TemplateReports;
   /** Null when the account is unknown. */
   invalidateTokens(appId: string): number | null;
   register(account: SimulatorAccount): void;
@@ -44,6 +47,31 @@ function parseFilter(query: URLSearchParams): MessageFilter | string {
   };
 }
 
+/**
+ * A setting's three routes: GET shows it as `{[key]: spec | null}`, POST replaces it with a valid spec
+ * (400 naming the problems otherwise), DELETE clears it.
+ */
+async function handleSetting<T>(
+  req: IncomingMessage,
+  res: ServerResponse,
+  key: string,
+  what: string,
+  parse: (input: unknown) => { spec: T } | { problems: string[] },
+  setting: { set(spec: T): void; clear(): void; current(): T | null },
+): Promise<void> {
+  if (req.method === 'GET') return sendJson(res, 200, { [key]: setting.current() });
+  if (req.method === 'DELETE') {
+    setting.clear();
+    return sendJson(res, 200, { [key]: null });
+  }
+  const body = parseJsonBody(await readBody(req));
+  if (!body.ok) return sendBadRequest(res, 'body must be JSON');
+  const parsed = parse(body.value);
+  if ('problems' in parsed) return sendBadRequest(res, `invalid ${what}`, parsed.problems);
+  setting.set(parsed.spec);
+  return sendJson(res, 200, { [key]: parsed.spec });
+}
+
 /** The test and control routes under /__sim. Answers 400 JSON for bad input, 404 for unknown routes. */
 export async function handleControl(
   target: ControlTarget,
@@ -64,18 +92,20 @@ export async function handleControl(
     case 'GET /__sim/stats':
       return sendJson(res, 200, target.stats());
     case 'GET /__sim/faults':
-      return sendJson(res, 200, { faults: target.faults.current() });
-    case 'POST /__sim/faults': {
-      const body = parseJsonBody(await readBody(req));
-      if (!body.ok) return sendBadRequest(res, 'body must be JSON');
-      const parsed = parseFaultSpec(body.value);
-      if ('problems' in parsed) return sendBadRequest(res, 'invalid fault spec', parsed.problems);
-      target.faults.set(parsed.spec);
-      return sendJson(res, 200, { faults: parsed.spec });
-    }
+    case 'POST /__sim/faults':
     case 'DELETE /__sim/faults':
-      target.faults.clear();
-      return sendJson(res, 200, { faults: null });
+      return handleSetting(req, res, 'faults', 'fault spec', parseFaultSpec, target.faults);
+    case 'GET /__sim/template-reports':
+    case 'POST /__sim/template-reports':
+    case 'DELETE /__sim/template-reports':
+      return handleSetting(
+        req,
+        res,
+        'templateReports',
+        'template report spec',
+        parseTemplateReportSpec,
+        target.templateReports,
+      );
     case 'POST /__sim/tokens/invalidate': {
       const body = parseJsonBody(await readBody(req));
       if (!body.ok) return sendBadRequest(res, 'body must be JSON');

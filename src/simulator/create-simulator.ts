@@ -12,6 +12,7 @@ import { createPusher, type PushAction, type PushOutcome } from './pushes';
 import { createOpenPlatform, type OpenPlatform } from './open-platform';
 import { createMessageStore, type MessageFilter, type ReceivedMessage, type SimChannel } from './store';
 import { createTokenRegistry, type TokenStats } from './tokens';
+import { createTemplateReports } from './template-reports';
 import { WECHAT_ERRORS } from './wechat-errors';
 import { resolveWindowPolicy } from './window-policy';
 
@@ -100,6 +101,10 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
   });
   const webhookBaseUrl = (opts.webhookBaseUrl ?? 'http://127.0.0.1:3000').replace(/\/+$/, '');
   const notices = createNoticeSubscriptions();
+  const templateReports = createTemplateReports();
+  const withoutPublishApis = new Set(
+    opts.accounts.filter((a) => a.publishApis === false).map((a) => a.appId),
+  );
   const pusher = createPusher({ accounts: opts.accounts, followers, notices, webhookBaseUrl, now, logger });
   const { component, ticketIntervalMs = 600_000 } = opts;
   const openPlatform = component
@@ -123,6 +128,10 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
     notices,
     reportNoticeSent: (appId, openid, templateId, msgid) =>
       pusher.pushNoticeSent(appId, openid, templateId, msgid),
+    templateReports,
+    reportTemplateSent: (appId, openid, msgid, status) =>
+      pusher.pushTemplateReport(appId, openid, msgid, status),
+    hasPublishApis: (appId) => !withoutPublishApis.has(appId),
     logger,
     now,
   });
@@ -147,6 +156,8 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
       pusher.register(account);
       tokens.register(account.appId, account.secret);
       policies.set(account.appId, resolveWindowPolicy(account.windowPolicy));
+      if (account.publishApis === false) withoutPublishApis.add(account.appId);
+      else withoutPublishApis.delete(account.appId);
       accountIds.add(account.appId);
     },
   };
@@ -156,6 +167,7 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
     resetMessages: simulator.resetMessages,
     stats: simulator.stats,
     faults,
+    templateReports,
     invalidateTokens: simulator.invalidateTokens,
     register: simulator.register,
   };

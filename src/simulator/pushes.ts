@@ -8,6 +8,7 @@ import { createSimCipher } from './sim-crypto';
 import { noticePopupFields, noticeSentFields, plainFields } from './notice-push';
 import { EVENTS, OPENID, REQUESTS, type PushRequest } from './push-requests';
 import type { NoticeSubscriptions } from './notice-subscriptions';
+import { templateReportFields, type TemplateReportStatus } from './template-reports';
 
 /** The follower actions the simulator can push to the webhook. */
 export const PUSH_ACTIONS = ['follow', 'unfollow', 'scan', 'click', 'message', 'notice'] as const;
@@ -48,6 +49,13 @@ export interface Pusher {
   register(account: SimulatorAccount): void;
   /** Pushes the `subscribe_msg_sent_event` of a notice just sent (once, its answer only logged). */
   pushNoticeSent(appId: string, openid: string, templateId: string, msgid: number): Promise<void>;
+  /** Pushes the `TEMPLATESENDJOBFINISH` delivery report of a template message just sent (likewise). */
+  pushTemplateReport(
+    appId: string,
+    openid: string,
+    msgid: number,
+    status: TemplateReportStatus,
+  ): Promise<void>;
 }
 
 /** WeChat gives up on a webhook after 5 s (reference/wechat.md §5.3). */
@@ -185,6 +193,23 @@ export function createPusher(opts: PusherOptions): Pusher {
     }
   }
 
+  /** Pushes an event WeChat sends on its own after a send (a delivery report): once, its answer logged. */
+  async function pushSendReport(appId: string, openid: string, event: readonly PushField[]): Promise<void> {
+    const channel = channels.get(appId);
+    if (channel === undefined) return;
+    const timestampS = String(Math.floor(opts.now() / 1000));
+    const fields: PushField[] = [
+      ['ToUserName', `gh_${digest(appId).toString('hex').slice(0, 12)}`, 'text'],
+      ['FromUserName', openid, 'text'],
+      ['CreateTime', timestampS, 'number'],
+      ['MsgType', 'event', 'text'],
+      ...event,
+    ];
+    const wire = toWirePush(channel, fields, openid, timestampS, pushNonce());
+    const delivery = await deliver(`${opts.webhookBaseUrl}${paths.get(appId)!}?${wire.query}`, wire);
+    opts.logger.debug({ appId, event: event[0]?.[1], status: delivery.status }, 'pushed a send report');
+  }
+
   return {
     register,
     async push(actionName, openid, body) {
@@ -207,22 +232,13 @@ export function createPusher(opts: PusherOptions): Pusher {
       opts.logger.debug({ appId: request.appId, action, statuses: pushes.map((p) => p.status) }, 'pushed');
       return { fields: plainFields(fields), pushes };
     },
-    async pushNoticeSent(appId, openid, templateId, msgid) {
-      const channel = channels.get(appId);
-      if (channel === undefined) return;
-      const timestampS = String(Math.floor(opts.now() / 1000));
-      const fields: PushField[] = [
-        ['ToUserName', `gh_${digest(appId).toString('hex').slice(0, 12)}`, 'text'],
-        ['FromUserName', openid, 'text'],
-        ['CreateTime', timestampS, 'number'],
-        ['MsgType', 'event', 'text'],
+    pushNoticeSent: (appId, openid, templateId, msgid) =>
+      pushSendReport(appId, openid, [
         ['Event', 'subscribe_msg_sent_event', 'text'],
         noticeSentFields(templateId, msgid),
-      ];
-      const wire = toWirePush(channel, fields, openid, timestampS, pushNonce());
-      const delivery = await deliver(`${opts.webhookBaseUrl}${paths.get(appId)!}?${wire.query}`, wire);
-      opts.logger.debug({ appId, status: delivery.status }, 'pushed subscribe_msg_sent_event');
-    },
+      ]),
+    pushTemplateReport: (appId, openid, msgid, status) =>
+      pushSendReport(appId, openid, templateReportFields(msgid, status)),
     close: () => agent.destroy(),
   };
 }

@@ -7,6 +7,7 @@ import type { NoticeSubscriptions } from './notice-subscriptions';
 import { checkCustomBody, checkNoticeBody, checkTemplateBody } from './payload-rules';
 import type { MessageStore, SimChannel } from './store';
 import type { TokenRegistry } from './tokens';
+import type { TemplateReports, TemplateReportStatus } from './template-reports';
 import { WECHAT_ERRORS, wechatError, type WechatError } from './wechat-errors';
 
 /** Counters of the send endpoints, cumulative for the life of the simulator. */
@@ -52,6 +53,17 @@ interface SendDeps {
     templateId: string,
     msgid: number,
   ) => Promise<void>;
+  /** Which delivery report an accepted template send gets (`POST /__sim/template-reports`). */
+  readonly templateReports: TemplateReports;
+  /** Pushes a template send's `TEMPLATESENDJOBFINISH` to the webhook, after the send is answered. */
+  readonly reportTemplateSent: (
+    appId: string,
+    openid: string,
+    msgid: number,
+    status: TemplateReportStatus,
+  ) => Promise<void>;
+  /** False for an account without the publish APIs (personal / unverified since 2025-07). */
+  readonly hasPublishApis: (appId: string) => boolean;
   readonly logger: Logger;
   readonly now: () => number;
 }
@@ -109,6 +121,11 @@ export function createSendHandler(deps: SendDeps): SendHandler {
     if (clientMsgId !== undefined) store.rememberClientMsgId(appId, openid, clientMsgId, msgid, at);
     accept(appId, raw, 'template', openid, 'template');
     sendJson(res, 200, { errcode: 0, errmsg: 'ok', msgid });
+    const report = deps.templateReports.next();
+    if (report === null) return;
+    deps.reportTemplateSent(appId, openid, msgid, report).catch((err: Error) => {
+      logger.warn({ appId, err: err.message }, 'TEMPLATESENDJOBFINISH push failed');
+    });
   }
 
   function handleNotice(res: ServerResponse, appId: string, raw: string): void {
@@ -129,6 +146,9 @@ export function createSendHandler(deps: SendDeps): SendHandler {
   function handleCustom(res: ServerResponse, appId: string, raw: string): void {
     const verdict = checkCustomBody(raw);
     if ('errmsg' in verdict) return reject(res, verdict, 'custom');
+    // An article message needs an article_id from the publish APIs, which such an account lost.
+    if (verdict.msgtype === 'mpnewsarticle' && !deps.hasPublishApis(appId))
+      return reject(res, WECHAT_ERRORS.apiUnauthorized, 'custom');
     // Last check: admitting counts the send against the window, so nothing may refuse it afterwards.
     const closed = deps.followers.admitCustom(appId, verdict.openid, now());
     if (closed !== null) return reject(res, closed, 'custom');
@@ -139,7 +159,7 @@ export function createSendHandler(deps: SendDeps): SendHandler {
   return async function handleSend(req, res, query, channel) {
     const raw = await readBody(req);
     if (raw === null) return sendJson(res, 413, WECHAT_ERRORS.dataFormatError);
-    const fault = faults.next();
+    const fault = faults.next(channel);
     if (fault.kind === 'hang') {
       stats.errorsInjected += 1;
       await pauses.wait(fault.hangMs, res);

@@ -26,6 +26,12 @@ export const WECHAT_ERRORS = Object.freeze({
   requirePost: err(43002, 'require POST method'),
   requireSubscribe: err(43004, 'require subscribe'),
   userRefused: err(43101, 'user refuse to accept the msg'),
+  // The template errcodes seen in the field (reference/wechat.md, update late 2026): community reports,
+  // not in WeChat's official list, so the texts say what the reports say rather than quote one.
+  templateBanned: err(43116, 'this template_id has been banned'),
+  tooFrequent: err(43117, 'too frequent for this openid, try later'),
+  contentBlocked: err(40249, 'content blocked for illegal content'),
+  apiUnauthorized: err(48001, 'api unauthorized'),
   emptyContent: err(44004, 'empty content'),
   contentTooLong: err(45002, 'content size out of limit'),
   tooManyArticles: err(45008, 'article size out of limit'),
@@ -40,7 +46,6 @@ const EXTRA_ERRMSGS: Record<number, string> = {
   40014: 'invalid access_token',
   45009: 'reach max api daily quota limit',
   45011: 'api minute-quota reach limit must slower retry next minute',
-  48001: 'api unauthorized',
 };
 
 /** The answer for an injected errcode: WeChat's own errmsg when the simulator knows it. */

@@ -75,6 +75,7 @@ function createdMessage(m: NewMessage, row: { created_at: Date; updated_at: Date
     sentAt: null,
     maxLatenessMs: m.maxLatenessMs ?? null,
     noticeResult: null,
+    deliveryReport: null,
   };
 }
 

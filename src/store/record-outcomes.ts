@@ -33,6 +33,8 @@ export interface Outcome {
   readonly durationMs: number;
   /** What the attempt came to; `paused` does not count as an attempt. */
   readonly label: AttemptOutcome;
+  /** WeChat's msgid of a sent template message, which its delivery report names. */
+  readonly msgid?: string | null;
 }
 
 /**
@@ -44,13 +46,14 @@ export async function recordOutcomes(pool: Pool, outcomes: readonly Outcome[]): 
   await pool.query(
     `WITH o AS (
        SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[],
-                            $6::int[], $7::int[], $8::text[], $9::int[], $10::text[])
-         AS o(id, status, reason, next_due_at, at, attempt, errcode, errmsg, duration_ms, label)
+                            $6::int[], $7::int[], $8::text[], $9::int[], $10::text[], $11::text[])
+         AS o(id, status, reason, next_due_at, at, attempt, errcode, errmsg, duration_ms, label, msgid)
      ), updated AS (
        UPDATE scheduled_messages m
        SET status = o.status, status_reason = o.reason, due_at = COALESCE(o.next_due_at, m.due_at),
            sent_at = CASE WHEN o.status = '${MESSAGE_STATUS.sent}' THEN o.at ELSE m.sent_at END,
            attempts = CASE WHEN o.label = '${ATTEMPT_OUTCOME.paused}' THEN m.attempts - 1 ELSE m.attempts END,
+           template_msgid = COALESCE(o.msgid, m.template_msgid),
            updated_at = now()
        FROM o WHERE m.id = o.id AND m.status IN (${sqlList([MESSAGE_STATUS.sending, MESSAGE_STATUS.unknown])})
        RETURNING m.id
@@ -68,6 +71,7 @@ export async function recordOutcomes(pool: Pool, outcomes: readonly Outcome[]): 
       outcomes.map((o) => o.errmsg),
       outcomes.map((o) => o.durationMs),
       outcomes.map((o) => o.label),
+      outcomes.map((o) => o.msgid ?? null),
     ],
   );
 }

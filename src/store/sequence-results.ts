@@ -2,6 +2,7 @@ import type { Pool } from '../db/pool';
 import type { SequenceResults, StepResult } from '../contract';
 import { ledgerStatusSql } from './ledger';
 import { MESSAGE_STATUS, type MessageStatus, sqlList } from './message-status';
+import type { DeliveryReport } from './template-reports';
 import { variantResults } from './variant-results';
 
 /** The final states the per-minute series counts. */
@@ -28,9 +29,16 @@ SELECT reason, count(*)::int AS n FROM (
 /** Results per step of a sequence, across all its versions, for marketing's results page. */
 export async function sequenceResults(pool: Pool, sequenceId: string): Promise<SequenceResults> {
   const [counts, lateness, enrolled, series, exited, variants] = await Promise.all([
-    pool.query<{ step_index: number; status: MessageStatus; reason: string | null; n: number }>(
-      `SELECT m.step_index, ${ledgerStatusSql('m')} AS status, m.status_reason AS reason, count(*)::int AS n
-       FROM scheduled_messages m WHERE m.sequence_id = $1 GROUP BY 1, 2, 3`,
+    pool.query<{
+      step_index: number;
+      status: MessageStatus;
+      reason: string | null;
+      report: DeliveryReport | null;
+      n: number;
+    }>(
+      `SELECT m.step_index, ${ledgerStatusSql('m')} AS status, m.status_reason AS reason,
+              m.delivery_report AS report, count(*)::int AS n
+       FROM scheduled_messages m WHERE m.sequence_id = $1 GROUP BY 1, 2, 3, 4`,
       [sequenceId],
     ),
     pool.query<{ step_index: number; p50: number; p95: number; p99: number; max: number }>(
@@ -71,6 +79,7 @@ export async function sequenceResults(pool: Pool, sequenceId: string): Promise<S
         unknown: 0,
         skipped: {},
         failed: {},
+        delivery: {},
         latenessMs: null,
       };
       steps.set(i, s);
@@ -83,8 +92,10 @@ export async function sequenceResults(pool: Pool, sequenceId: string): Promise<S
     const reason = r.reason ?? 'unspecified';
     if (r.status === MESSAGE_STATUS.skipped) s.skipped[reason] = (s.skipped[reason] ?? 0) + r.n;
     else if (r.status === MESSAGE_STATUS.failed) s.failed[reason] = (s.failed[reason] ?? 0) + r.n;
-    else if (r.status === MESSAGE_STATUS.sent) s.sent += r.n;
-    else if (r.status === MESSAGE_STATUS.cancelled) s.cancelled += r.n;
+    else if (r.status === MESSAGE_STATUS.sent) {
+      s.sent += r.n;
+      if (r.report !== null) s.delivery[r.report] = (s.delivery[r.report] ?? 0) + r.n;
+    } else if (r.status === MESSAGE_STATUS.cancelled) s.cancelled += r.n;
     else if (r.status === MESSAGE_STATUS.unknown) s.unknown += r.n;
     else s.pending += r.n; // queued, sending
   }

@@ -9,6 +9,7 @@ import {
   readNoticeAnswers,
   readNoticeResults,
 } from './notice-pushes';
+import { readTemplateReport, TEMPLATE_REPORT_EVENT, type TemplateReportRead } from './template-report-push';
 
 /**
  * What a push means for the drip: an interaction (opens a window), a trigger, what it offers to the exit
@@ -26,6 +27,8 @@ export interface PushMeaning {
   readonly noticeAnswers: readonly NoticeAnswer[];
   /** A subscription-notice sent event: the delivery results. */
   readonly noticeResults: readonly NoticeResult[];
+  /** A template message's delivery report (`TEMPLATESENDJOBFINISH`). */
+  readonly templateReport: TemplateReportRead | null;
 }
 
 const NOTHING: PushMeaning = {
@@ -36,6 +39,7 @@ const NOTHING: PushMeaning = {
   unsubscribe: false,
   noticeAnswers: [],
   noticeResults: [],
+  templateReport: null,
 };
 const SCENE_PREFIX = 'qrscene_';
 // Menu types whose click counts as an interaction (reference/wechat.md §2.1); `view` (a link) does not.
@@ -46,7 +50,7 @@ const CLICK_EVENTS = new Set(['CLICK', 'scancode_push', 'scancode_waitmsg']);
  * WeChat delivers as text with `bizmsgmenuid` but counts as a menu click (kf intro, "特别说明"); having no
  * menu key, it meets no trigger and no exit condition. Only a text message has text for keywords.
  * Subscription-notice events carry the follower's answers per template or a notice's delivery results;
- * they open no window. Unknown event types mean nothing: they are recorded and answered, and start nothing.
+ * they open no window, nor does a template message's delivery report. Unknown event types mean nothing: they are recorded and answered, and start nothing.
  */
 export function interpretPush(push: Push): PushMeaning {
   if (push.msgType !== 'event') {
@@ -77,6 +81,8 @@ export function interpretPush(push: Push): PushMeaning {
       return { ...NOTHING, noticeAnswers: readNoticeAnswers(push) };
     case NOTICE_EVENTS.sent:
       return { ...NOTHING, noticeResults: readNoticeResults(push) };
+    case TEMPLATE_REPORT_EVENT:
+      return { ...NOTHING, templateReport: readTemplateReport(push) };
     default:
       if (push.event && CLICK_EVENTS.has(push.event)) {
         return {

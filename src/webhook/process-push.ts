@@ -18,6 +18,7 @@ import { applyExits, type ExitInput } from '../sequences/apply-exits';
 import { type Push, pushDedupeKey, toPush } from '../wechat/push';
 import { interpretPush, type PushMeaning } from './interpret-push';
 import { recordNoticePushes } from './record-notice-pushes';
+import { recordTemplateReport } from '../store/template-reports';
 import { loggableError } from '../loggable-error';
 
 export interface ProcessDeps {
@@ -48,7 +49,8 @@ interface Taken {
  * were recorded (so an unfollow after a follow also erases the steps the follow scheduled). The steps are
  * scheduled in the round's transaction (`insertScheduled`); their wake-ups are published after commit
  * (`publishScheduled`; the outbox covers a crash in between). Returns each push's outcome: `<interaction>:<steps scheduled>`,
- * with ` exited:<enrollments ended>` when it ended some; `unsubscribed:<messages cancelled>`; `ignored`.
+ * with ` exited:<enrollments ended>` when it ended some; `unsubscribed:<messages cancelled>`;
+ * `template_report:<report>:<messages matched>`; `ignored`.
  */
 export async function processPushes(
   deps: ProcessDeps,
@@ -109,9 +111,11 @@ async function applyRound(
   const interacting: { t: Taken; push: Push; meaning: PushMeaning }[] = [];
   const leaving: { t: Taken; push: Push }[] = [];
   const noticing: { t: Taken; push: Push; meaning: PushMeaning }[] = [];
+  const reporting: { t: Taken; push: Push; meaning: PushMeaning }[] = [];
   for (const t of round) {
     const { row, push, meaning } = t;
-    if (push && meaning && (meaning.noticeAnswers.length > 0 || meaning.noticeResults.length > 0))
+    if (push && meaning && meaning.templateReport) reporting.push({ t, push, meaning });
+    else if (push && meaning && (meaning.noticeAnswers.length > 0 || meaning.noticeResults.length > 0))
       noticing.push({ t, push, meaning });
     else if (!push || !meaning || (!meaning.unsubscribe && !meaning.interaction))
       outcomes.set(row.id, 'ignored');
@@ -169,6 +173,16 @@ async function applyRound(
     noticing.map(({ t, push, meaning }) => ({ appId: t.row.appId, openid: push.openid, meaning })),
   );
   noticing.forEach(({ t }, i) => outcomes.set(t.row.id, noticed[i]));
+  for (const { t, push, meaning } of reporting) {
+    const { msgid, report } = meaning.templateReport!;
+    const matched = await recordTemplateReport(client, {
+      appId: t.row.appId,
+      openid: push.openid,
+      msgid,
+      report,
+    });
+    outcomes.set(t.row.id, `template_report:${report}:${matched ? 1 : 0}`);
+  }
   return steps.flat();
 }
 

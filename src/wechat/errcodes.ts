@@ -21,6 +21,9 @@ const verdict = (action: ErrcodeAction, reason: string, minRetryDelayMs?: number
   Object.freeze(minRetryDelayMs === undefined ? { action, reason } : { action, reason, minRetryDelayMs });
 const fail = (errcode: number): ErrcodeVerdict => verdict('fail', `errcode:${errcode}`);
 
+/** 43117 (too frequent for this openid): the least wait before the same follower is tried again, 10 minutes. */
+export const TOO_FREQUENT_RETRY_MS = 10 * 60_000;
+
 /**
  * Every WeChat errcode the service knows, with WeChat's meaning and what we do about it
  * (reference/wechat.md §2.4, §3, §4). A code missing here is a permanent failure: retrying something
@@ -72,9 +75,21 @@ const ERRCODES: ReadonlyMap<number, ErrcodeVerdict> = new Map([
   // user refuses the message (reference/wechat-platform.md §2.2): no acceptance of the notice's template
   // left, or the follower cancelled it. Not retryable until they accept again; also seen on template sends.
   [43101, verdict('no_subscription', 'no_subscription')],
-  // api unauthorized (e.g. unverified account); the follower refuses messages; api forbidden for
-  // irregularities; user limited.
-  [48001, fail(48001)],
+  // Template errcodes seen in the field since 2023 (reference/wechat.md, update late 2026; community, not
+  // in the official list). Each reason is counted by name in a step's results (docs/guarantees.md#wechat-errcodes-and-what-the-service-does).
+  // template_id banned by WeChat: a ban does not lift by waiting, so the message fails; the account's later
+  // sends of that template get the same answer and fail the same way, each counted (no template pause).
+  [43116, verdict('fail', 'template_banned')],
+  // too frequent for this openid, "try later": the same follower, later. No delay is documented; the
+  // minute quota's 60 s is too short for a per-follower limit, so at least TOO_FREQUENT_RETRY_MS.
+  [43117, verdict('retry', 'too_frequent', TOO_FREQUENT_RETRY_MS)],
+  // blocked for illegal content: the same content is blocked again.
+  [40249, verdict('fail', 'content_blocked')],
+  // api unauthorized: the account may not use this API or message type — e.g. `mpnewsarticle` on an
+  // account that lost the publish APIs (personal or unverified, since 2025-07). Only that kind of message
+  // fails; the account keeps sending the others, so it is not paused.
+  [48001, verdict('fail', 'not_authorized')],
+  // the follower refuses messages; api forbidden for irregularities; user limited.
   [48002, fail(48002)],
   [48004, fail(48004)],
   [50002, fail(50002)],

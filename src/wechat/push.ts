@@ -197,11 +197,13 @@ export function toPush(fields: Readonly<Record<string, string>>): Push {
 /**
  * The key under which retries of one push collapse (reference/wechat.md §5.3): `msg:<MsgId>` for
  * messages, `evt:<FromUserName>:<CreateTime>:<Event>:<EventKey>` for events (they carry no MsgId), with a
- * digest of the `List` for subscription-notice events.
+ * digest of the `List` for subscription-notice events and the MsgID for a template delivery report.
  */
 export function pushDedupeKey(push: Push): string {
   if (push.msgId !== null) return `msg:${push.msgId}`;
   const key = `evt:${push.openid}:${push.createTime}:${push.event ?? ''}:${push.eventKey ?? ''}`;
+  // A template message's delivery report: two reports to one follower in one second differ by MsgID.
+  if (push.event === 'TEMPLATESENDJOBFINISH' && push.fields.MsgID) return `${key}:${push.fields.MsgID}`;
   // Subscription-notice events carry no EventKey: two answers of one second differ only in their lists.
   if (!push.event?.startsWith('subscribe_msg_')) return key;
   const list = Object.entries(push.fields).filter(([name]) => /(^|\.)List(\.|$)/.test(name));

@@ -33,6 +33,8 @@ export interface SendReport {
   readonly errmsg: string;
   readonly durationMs: number;
   readonly at: Date;
+  /** WeChat's msgid, when its answer carried one (a template send). */
+  readonly msgid?: number;
 }
 
 /**
@@ -59,6 +61,7 @@ export function decideOutcome(
     errmsg: report.errmsg,
     durationMs: report.durationMs,
   };
+  const msgid = report.msgid === undefined ? null : String(report.msgid);
   switch (verdict.action) {
     case 'answer_lost': {
       const plan = retry(message, report, verdict, policy, base, random);
@@ -72,7 +75,7 @@ export function decideOutcome(
       });
     }
     case 'ok':
-      return planFor({ ...base, status: 'sent', reason: null, nextDueAt: null, label: 'sent' });
+      return planFor({ ...base, status: 'sent', reason: null, nextDueAt: null, label: 'sent', msgid });
     case 'retry':
     case 'refresh_token':
       return retry(message, report, verdict, policy, base, random);

@@ -24,6 +24,19 @@ const byReason = (counts: Record<string, number>) => {
       );
 };
 
+/** A step's sent template messages that WeChat reported undelivered, by report; nothing when none. */
+const deliveryFailures = (delivery: StepResult['delivery']) => {
+  const failures = Object.entries(delivery).filter(([report]) => report !== 'delivered');
+  if (failures.length === 0) return null;
+  return h(
+    'ul',
+    { class: 'reasons', 'data-delivery': 'failed' },
+    failures.map(([report, n]) =>
+      h('li', {}, h('strong', {}, n), ' ', t().results.undelivered, ' ', reasonLabel(report)),
+    ),
+  );
+};
+
 const lateness = (l: StepResult['latenessMs']) =>
   l ? `${duration(l.p50)} / ${duration(l.p95)} / ${duration(l.max)}` : '—';
 
@@ -50,7 +63,7 @@ function stepRow(sequence: Sequence, r: StepResult): HTMLElement {
     h('td', {}, step ? msgtypeName(String(shownContent(step).message.msgtype)) : ''),
     h('td', { class: 'num' }, r.scheduled),
     h('td', { class: 'num' }, r.pending),
-    h('td', { class: 'num' }, r.sent),
+    h('td', { class: 'num' }, r.sent, deliveryFailures(r.delivery)),
     h('td', {}, byReason(r.skipped)),
     h('td', {}, byReason(r.failed)),
     h('td', { class: 'num' }, r.cancelled),
@@ -162,6 +175,7 @@ export const sequenceResultsPage: PageFactory = (ctx, params) => {
           unknown: 0,
           skipped: {},
           failed: {},
+          delivery: {},
           latenessMs: null,
         },
       ]),

@@ -9,6 +9,14 @@ export interface FaultSpec {
   readonly hangMs?: number;
   readonly forceErrcode?: number | null;
   readonly count?: number | null;
+  /** Only sends on this API are faulted (e.g. `template` for 43116 / 43117 / 40249). */
+  readonly channel?: 'custom' | 'template' | 'notice' | null;
+}
+
+/** `POST /__sim/template-reports`: the TEMPLATESENDJOBFINISH Status pushed after accepted template sends. */
+export interface TemplateReportSpec {
+  readonly status: 'success' | 'failed:user block' | 'failed:system failed' | 'failed:freq limit';
+  readonly count?: number | null;
 }
 
 /** Extra fields of a follower action (`repeat`: WeChat's retries of the identical push). */
@@ -36,6 +44,10 @@ export interface SimulatorClient {
   texts(openid: string): Promise<string[]>;
   setFaults(spec: FaultSpec): Promise<void>;
   clearFaults(): Promise<void>;
+  setTemplateReports(spec: TemplateReportSpec): Promise<void>;
+  clearTemplateReports(): Promise<void>;
+  /** `POST /__sim/accounts`: (re-)registers an account, with the simulator's own fields (`publishApis`). */
+  register(account: object): Promise<void>;
   /** `GET /__sim/stats`. */
   stats(): Promise<
     { tokens: { issued: number; requests: { stable: number; classic: number } } } & Record<string, unknown>
@@ -74,6 +86,12 @@ export function createSimulatorClient(url: string, appId: string): SimulatorClie
       (await messages(openid)).filter((m) => m.msgtype === 'text').map((m) => String(m.body.text.content)),
     setFaults: async (spec) => void (await ok(call(`${url}/__sim/faults`, { json: spec }), 'faults')),
     clearFaults: async () => void (await ok(call(`${url}/__sim/faults`, { method: 'DELETE' }), 'faults')),
+    setTemplateReports: async (spec) =>
+      void (await ok(call(`${url}/__sim/template-reports`, { json: spec }), 'template-reports')),
+    clearTemplateReports: async () =>
+      void (await ok(call(`${url}/__sim/template-reports`, { method: 'DELETE' }), 'template-reports')),
+    register: async (account) =>
+      void (await ok(call(`${url}/__sim/accounts`, { json: account }), 'accounts')),
     stats: () => ok(call(`${url}/__sim/stats`), 'stats'),
   };
 }

@@ -23,6 +23,8 @@ export interface MessageView {
   readonly message: unknown;
   /** A sent subscription notice's delivery report (`success`, `failed:<ErrorCode>`), else null. */
   readonly noticeResult: string | null;
+  /** A sent template message's delivery report (`delivered`, `failed_freq_limit`, …), else null. */
+  readonly deliveryReport: string | null;
   /** GET only. */
   readonly deliveryAttempts?: readonly Record<string, unknown>[];
   /** PUT /v1/messages/:id only. */

@@ -16,6 +16,7 @@ describe('interpretPush', () => {
       unsubscribe: false,
       noticeAnswers: [],
       noticeResults: [],
+      templateReport: null,
     });
   });
 
@@ -97,6 +98,7 @@ describe('interpretPush', () => {
       unsubscribe: false,
       noticeAnswers: [],
       noticeResults: [],
+      templateReport: null,
     });
   });
 
@@ -167,5 +169,32 @@ describe('interpretPush', () => {
         { templateId: 'TPL_B', result: 'failed:10005' },
       ],
     });
+  });
+
+  it.each([
+    ['success', 'delivered'],
+    ['failed:user block', 'failed_user_block'],
+    ['failed: system failed', 'failed_system'],
+    ['failed:freq limit', 'failed_freq_limit'],
+    ['failed:something new', 'failed_other'],
+  ])("reads a template's delivery report %s as %s, by its MsgID, opening no window", (status, report) => {
+    const finished = push({
+      MsgType: 'event',
+      Event: 'TEMPLATESENDJOBFINISH',
+      MsgID: '200228332',
+      Status: status,
+    });
+    expect(interpretPush(finished)).toMatchObject({
+      interaction: null,
+      trigger: null,
+      templateReport: { msgid: '200228332', report },
+    });
+  });
+
+  it('means nothing for a delivery report without a MsgID or with a Status it does not know', () => {
+    const noId = push({ MsgType: 'event', Event: 'TEMPLATESENDJOBFINISH', Status: 'success' });
+    const odd = push({ MsgType: 'event', Event: 'TEMPLATESENDJOBFINISH', MsgID: '1', Status: 'queued' });
+    expect(interpretPush(noId).templateReport).toBeNull();
+    expect(interpretPush(odd).templateReport).toBeNull();
   });
 });

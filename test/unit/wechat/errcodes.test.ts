@@ -46,9 +46,25 @@ describe('classifyErrcode', () => {
 
   it.each([
     41001, 40002, 40013, 40125, 40164, 61004, 40243, 40003, 40007, 43004, 43019, 45002, 45008, 47001, 47003,
-    45162, 48001, 48002, 48004, 50002,
+    45162, 48002, 48004, 50002,
   ])('fails permanently on %i with the errcode as the reason', (errcode) => {
     expect(classifyErrcode(errcode)).toEqual(fail(errcode));
+  });
+
+  it.each([
+    [43116, 'template_banned'],
+    [40249, 'content_blocked'],
+    [48001, 'not_authorized'],
+  ])('fails %i for good with a reason a step result counts by name (%s)', (errcode, reason) => {
+    expect(classifyErrcode(errcode)).toEqual({ action: 'fail', reason });
+  });
+
+  it('retries 43117 (too frequent for this follower) no sooner than ten minutes later', () => {
+    expect(classifyErrcode(43117)).toEqual({
+      action: 'retry',
+      reason: 'too_frequent',
+      minRetryDelayMs: 10 * 60_000,
+    });
   });
 
   it.each([12345, -2, 99999])(

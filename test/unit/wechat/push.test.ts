@@ -239,6 +239,20 @@ describe('pushDedupeKey', () => {
     expect(pushDedupeKey(answer('accept'))).toBe(pushDedupeKey(answer('accept')));
     expect(pushDedupeKey(answer('accept'))).not.toBe(pushDedupeKey(answer('reject')));
   });
+
+  it('tells apart two template delivery reports of one second by their MsgID', () => {
+    const report = (msgid: string) =>
+      toPush(
+        parsePushBody(
+          json(`,"MsgType":"event","Event":"TEMPLATESENDJOBFINISH","MsgID":${msgid},"Status":"success"`),
+          'json',
+        ),
+      );
+    expect(pushDedupeKey(report('200000001'))).toBe(
+      'evt:oFollower1:1714112445:TEMPLATESENDJOBFINISH::200000001',
+    );
+    expect(pushDedupeKey(report('200000001'))).not.toBe(pushDedupeKey(report('200000002')));
+  });
 });
 
 describe('extractEncrypt', () => {
