@@ -17,6 +17,7 @@ type PlainFields =
   | 'quietHours'
   | 'unauthorizedAt'
   | 'funcInfo'
+  | 'originalId'
   | 'createdAt'
   | 'updatedAt';
 
@@ -74,6 +75,7 @@ export function openAccount(box: SecretBox, stored: StoredAccount): Account {
     quietHours: stored.quietHours,
     unauthorizedAt: stored.unauthorizedAt,
     funcInfo: stored.funcInfo,
+    originalId: stored.originalId,
     createdAt: stored.createdAt,
     updatedAt: stored.updatedAt,
   };

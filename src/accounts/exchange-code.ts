@@ -14,6 +14,7 @@ import { callComponentApi } from '../wechat/component-api';
 import type { ConnectDeps } from './connect-account';
 import { refreshTokenContext } from './platform-tokens';
 import { accessTokenContext } from './sealed-kinds';
+import { loggableError } from '../loggable-error';
 
 /** The account an authorization connected. */
 export interface ConnectedAccount {
@@ -91,6 +92,7 @@ async function exchangeOnce(deps: ConnectDeps, authCode: string, codeSha256: str
       appId: info.appId,
       refreshTokenSealed: deps.box.seal(info.refreshToken, refreshTokenContext(info.appId)),
       funcIds: info.permissions,
+      originalId: await originalIdOf(deps, info.appId, component),
     });
     if (outcome !== null) {
       const sealed = deps.box.seal(info.accessToken, accessTokenContext(info.appId));
@@ -113,15 +115,19 @@ async function exchangeOnce(deps: ConnectDeps, authCode: string, codeSha256: str
   return { exchange: done.exchange, earlier: done.earlier };
 }
 
+/** Calls the component API `/cgi-bin/component/<name>` as this platform, with its component token. */
+const askComponent = (deps: ConnectDeps, name: string, fields: Record<string, string>, component: string) =>
+  callComponentApi(
+    deps.api,
+    `/cgi-bin/component/${name}`,
+    { component_appid: deps.platform.componentAppId, ...fields },
+    component,
+  );
+
 /** `api_query_auth`, its refusals of the code translated (reference/wechat-platform.md §1.5). */
 async function queryAuth(deps: ConnectDeps, authCode: string, component: string): Promise<unknown> {
   try {
-    const json = await callComponentApi(
-      deps.api,
-      '/cgi-bin/component/api_query_auth',
-      { component_appid: deps.platform.componentAppId, authorization_code: authCode },
-      component,
-    );
+    const json = await askComponent(deps, 'api_query_auth', { authorization_code: authCode }, component);
     return json.authorization_info;
   } catch (err) {
     const errcode = ((err as AppError).details as { errcode?: number } | undefined)?.errcode;
@@ -129,6 +135,23 @@ async function queryAuth(deps: ConnectDeps, authCode: string, component: string)
     if (known) throw new AppError(known[0], known[1], { httpStatus: 400, details: { errcode } });
     throw err;
   }
+}
+
+/**
+ * The account's original id (gh_…) from `api_get_authorizer_info` (reference/wechat-platform.md §1.8): the
+ * ToUserName of its pushes. Null, logged, when WeChat does not answer it: the code is spent already, so
+ * the connection goes on, and the account's pushes are checked by it from its next authorization.
+ */
+async function originalIdOf(deps: ConnectDeps, appId: string, component: string): Promise<string | null> {
+  try {
+    const json = await askComponent(deps, 'api_get_authorizer_info', { authorizer_appid: appId }, component);
+    const userName = (json.authorizer_info as { user_name?: unknown } | undefined)?.user_name;
+    if (typeof userName === 'string' && userName !== '') return userName;
+    deps.logger.warn({ appId }, 'api_get_authorizer_info gave no user_name');
+  } catch (err) {
+    deps.logger.warn({ appId, err: loggableError(err) }, 'api_get_authorizer_info failed');
+  }
+  return null;
 }
 
 function parseAuthorizationInfo(value: unknown) {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { jsonEnv } from '../env';
 import {
-  APP_ID_PATTERN,
+  appIdSchema,
   PUSH_MODES,
   type PushMode,
   type WindowPolicyInput,
@@ -42,7 +42,7 @@ const AES_KEY_MESSAGE = 'an EncodingAESKey is 43 letters or digits';
 /** One account of WECHAT_ACCOUNTS; unknown fields are refused, so a misspelt one is not silently ignored. */
 const accountSchema = z
   .object({
-    appId: z.string().regex(APP_ID_PATTERN, 'appId must be 4–64 letters, digits, _ or -'),
+    appId: appIdSchema,
     secret: z.string().min(1, 'secret is required'),
     sendRatePerSecond: z.number().int().positive().default(1000),
     atLeastOnce: z.boolean().default(false),

@@ -49,7 +49,19 @@ export const ACCOUNT_STATUSES = ['active', 'disabled', 'paused', 'unauthorized']
 
 /** An AppID: 4–64 letters, digits, `_` or `-` (WeChat's are `wx` + 16 hex digits). */
 export const APP_ID_PATTERN = /^[A-Za-z0-9_-]{4,64}$/;
-const appIdSchema = z.string().regex(APP_ID_PATTERN, 'appId must be 4–64 letters, digits, _ or -');
+/**
+ * Words of the webhook's routes (`/wechat/component`, `/wechat/platform/…`), in any case (Express matches
+ * paths case-insensitively): an own account so named could never take a push.
+ */
+export const ROUTE_WORDS = ['component', 'platform'] as const;
+const isRouteWord = (appId: string): boolean =>
+  (ROUTE_WORDS as readonly string[]).includes(appId.toLowerCase());
+
+/** An own account's app id: the pattern, and none of the route words. */
+export const appIdSchema = z
+  .string()
+  .regex(APP_ID_PATTERN, 'appId must be 4–64 letters, digits, _ or -')
+  .refine((appId) => !isRouteWord(appId), `appId must not be a route word (${ROUTE_WORDS.join(', ')})`);
 const nameSchema = z.string().trim().min(1).max(100);
 const secretSchema = z.string().min(1, 'secret is required').max(128);
 const tokenSchema = z.string().regex(/^[A-Za-z0-9]{3,32}$/, 'token must be 3–32 letters or digits');

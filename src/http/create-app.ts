@@ -69,7 +69,7 @@ export function createApp(deps: AppDeps): Express {
     requireBearer(deps.config.adminToken),
     createPlatformV1Router(connect, deps.config.httpBodyLimitBytes),
   );
-  // Before the accounts' webhooks: `component` and `platform` are no WeChat app ids (wx + 16 hex digits).
+  // Before the accounts' webhooks: `component` and `platform` are refused as app ids (contract ROUTE_WORDS).
   if (deps.config.platform && connect) {
     app.use('/wechat', createPlatformCallbackRouter(connect));
     app.use(

@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import express, { type Request, type Response, Router } from 'express';
 import type { Account } from '../accounts/account';
 import type { Accounts } from '../accounts/registry';
@@ -19,6 +20,7 @@ import { pushTypeLabel } from '../webhook/push-type-label';
 import type { Coalescer } from '../coalescer';
 import { createPushRecorder, type PushToRecord, type RecordResult } from '../webhook/record-push';
 import { createUrlUsePruner } from '../webhook/url-uses';
+import type { UrlUse } from '../store/webhook-url-uses';
 import { retry } from '../retry';
 import { queryParam, toPushRequest } from './push-request';
 import { loggableError } from '../loggable-error';
@@ -34,6 +36,24 @@ export interface WebhookDeps {
   readonly metrics: Metrics;
 }
 
+/** What a request's URL names: the endpoint to check it against, and how to judge it once checked. */
+interface Resolved {
+  readonly endpoint: Endpoint;
+  /** False for an app id that is no account (of the route's kind): refused like an unsigned push. */
+  readonly known: boolean;
+  /** A platform account that revoked the platform: an authentic push is refused with 403. */
+  readonly unauthorized: boolean;
+  /** Signed with the platform's shared token: its signature is remembered across every platform account. */
+  readonly shared: boolean;
+  /** The ToUserName its pushes must carry (a platform account's original id); null: not checked. */
+  readonly originalId: string | null;
+}
+
+/** The one answer to every push not proven to come from WeChat for this URL, whatever failed. */
+const NOT_FROM_WECHAT = 'not a push signed by WeChat for this URL';
+/** The scope of the platform pushes' remembered signatures: no app id has a colon. */
+const PLATFORM_SCOPE = 'platform:';
+
 /** WeChat gives up after 5 s and retries; answer well before. */
 const ANSWER_WITHIN_MS = 4000;
 const RECORD_RETRY_MS = 500;
@@ -41,6 +61,20 @@ const RECORD_RETRY_MS = 500;
 const RECORD_ATTEMPTS = 20;
 
 const query = queryParam;
+
+/**
+ * A platform push's msg_signature, claimed for this account and body across every platform account: the
+ * token that signs it is the platform's, so a push captured at one account's URL would otherwise be taken
+ * again at another's within the skew window. WeChat retrying it at the same URL claims it again, alike.
+ */
+function sharedUse(req: Request, appId: string): UrlUse {
+  const body = typeof req.body === 'string' ? req.body : '';
+  return {
+    appId: PLATFORM_SCOPE,
+    signature: query(req, 'msg_signature') ?? '',
+    bodySha256: createHash('sha256').update(`${appId}\u0000${body}`).digest('base64url'),
+  };
+}
 
 /**
  * `GET|POST /wechat/:appId`, one endpoint per configured account with a push token. GET answers URL
@@ -86,59 +120,101 @@ export function createWebhookRouter(deps: WebhookDeps): Router {
         encodingAESKey: platform.componentEncodingAESKey,
       })
     : null;
-  const platformEndpointFor = (req: Request): Endpoint => {
+  const platformEndpointFor = (req: Request): Resolved => {
     const appId = String(req.params.appId);
+    // No platform, no route: that tells nothing about any account.
+    if (!platform || !platformCrypto) throw new NotFoundError(`platform webhook for ${appId}`);
     const account = deps.accounts.get(appId);
-    if (!platform || !platformCrypto || account?.kind !== 'platform') {
-      throw new NotFoundError(`platform webhook for ${appId}`);
-    }
-    if (account.unauthorizedAt !== null) {
-      throw new AppError('account_unauthorized', `${appId} no longer authorizes this platform`, {
-        httpStatus: 403,
-      });
-    }
-    return { account: { appId, pushMode: 'safe', token: platform.componentToken }, crypto: platformCrypto };
+    return {
+      // Every platform push is signed with the one component token: the path's account is judged after.
+      endpoint: {
+        account: { appId, pushMode: 'safe', token: platform.componentToken },
+        crypto: platformCrypto,
+      },
+      known: account?.kind === 'platform',
+      unauthorized: account?.kind === 'platform' && account.unauthorizedAt !== null,
+      shared: true,
+      originalId: account?.originalId ?? null,
+    };
   };
 
-  const endpointFor = (req: Request): Endpoint => {
+  // An app id that is no account is checked against a token nobody has: it fails where a wrong signature
+  // fails, after the same work, and is answered alike (docs/webhook.md "Security").
+  const decoyToken = randomBytes(16).toString('hex');
+  const decoy: Endpoint = {
+    account: { appId: 'no-such-account', pushMode: 'safe', token: decoyToken },
+    crypto: createPushCrypto({
+      appId: 'no-such-account',
+      token: decoyToken,
+      encodingAESKey: randomBytes(43).toString('hex').slice(0, 43),
+    }),
+  };
+  const endpointFor = (req: Request): Resolved => {
     const account = deps.accounts.get(String(req.params.appId));
-    if (!account?.token) throw new NotFoundError(`webhook for ${String(req.params.appId)}`);
-    return endpointOf(account, account.token);
+    const own = { unauthorized: false, shared: false, originalId: null };
+    if (!account?.token) return { endpoint: decoy, known: false, ...own };
+    return { endpoint: endpointOf(account, account.token), known: true, ...own };
+  };
+
+  /**
+   * What a refused request is answered: a push not proven to come from WeChat for this URL (any 401, and
+   * anything at the URL of no account) gets the one answer every such refusal gets; the reason is logged.
+   */
+  const refused = (req: Request, known: boolean, err: unknown): unknown => {
+    if (known && !(err instanceof AppError && err.httpStatus === 401)) return err;
+    const reason = known ? (err as Error).message : 'no such account';
+    deps.logger.debug({ appId: String(req.params.appId), reason, requestId: req.requestId }, 'push refused');
+    return new UnauthorizedError(NOT_FROM_WECHAT);
   };
 
   router.get('/:appId', (req, res) => {
-    const { account, crypto } = endpointFor(req);
+    const { endpoint, known } = endpointFor(req);
+    const { account, crypto } = endpoint;
     const [timestamp, nonce, echostr] = [
       query(req, 'timestamp') ?? '',
       query(req, 'nonce') ?? '',
       query(req, 'echostr') ?? '',
     ];
-    assertFresh(timestamp, deps.config.webhookMaxSkewS);
-    const msgSignature = query(req, 'msg_signature');
-    if (msgSignature !== undefined && crypto) {
-      if (!signatureMatches(msgSignature, [account.token, timestamp, nonce, echostr]))
-        throw new UnauthorizedError('bad msg_signature');
-      res.type('text/plain').send(crypto.decrypt(echostr).message);
-      return;
+    try {
+      assertFresh(timestamp, deps.config.webhookMaxSkewS);
+      const msgSignature = query(req, 'msg_signature');
+      if (msgSignature !== undefined && crypto) {
+        if (!signatureMatches(msgSignature, [account.token, timestamp, nonce, echostr]))
+          throw new UnauthorizedError('bad msg_signature');
+        res.type('text/plain').send(crypto.decrypt(echostr).message);
+        return;
+      }
+      if (!signatureMatches(query(req, 'signature'), [account.token, timestamp, nonce]))
+        throw new UnauthorizedError('bad signature');
+    } catch (err) {
+      throw refused(req, known, err);
     }
-    if (!signatureMatches(query(req, 'signature'), [account.token, timestamp, nonce]))
-      throw new UnauthorizedError('bad signature');
     res.type('text/plain').send(echostr);
   });
 
-  const receive = (endpointOfRequest: (req: Request) => Endpoint) => async (req: Request, res: Response) => {
-    const endpoint = endpointOfRequest(req);
+  const receive = (resolve: (req: Request) => Resolved) => async (req: Request, res: Response) => {
+    const { endpoint, known, unauthorized, shared, originalId } = resolve(req);
     let authentic: AuthenticPush;
     try {
       authentic = authenticatePush(toPushRequest(req), endpoint, deps.config.webhookMaxSkewS);
+      // A signed platform push at the URL of no platform account, or of another one: refused as if unsigned.
+      if (!known) throw new UnauthorizedError('no such account');
+      if (originalId !== null && authentic.push.toUserName !== originalId) {
+        throw new AppError('push_wrong_account', 'the push is for another account (ToUserName)', {
+          httpStatus: 401,
+        });
+      }
+      if (unauthorized) {
+        const message = `${endpoint.account.appId} no longer authorizes this platform`;
+        throw new AppError('account_unauthorized', message, { httpStatus: 403 });
+      }
     } catch (err) {
-      deps.metrics.webhookPushes.inc({
-        type: 'unknown',
-        verdict: `rejected:${err instanceof AppError ? err.code : 'error'}`,
-      });
-      throw err;
+      const code = !known ? 'unknown_account' : err instanceof AppError ? err.code : 'error';
+      deps.metrics.webhookPushes.inc({ type: 'unknown', verdict: `rejected:${code}` });
+      throw refused(req, known, err);
     }
-    const { push, urlUse } = authentic;
+    const { push } = authentic;
+    const urlUse = shared ? sharedUse(req, endpoint.account.appId) : authentic.urlUse;
     const type = pushTypeLabel(push);
     if (urlUse !== null) pruneUrlUses();
     // Authentic from here on: WeChat gets `success` in time whatever Postgres does; the record keeps
@@ -163,7 +239,10 @@ export function createWebhookRouter(deps: WebhookDeps): Router {
     }
     if (result?.status === 'replayed') {
       deps.metrics.webhookPushes.inc({ type, verdict: 'rejected:push_replayed' });
-      throw new ConflictError('push_replayed', 'this signed URL already carried another body');
+      throw new ConflictError(
+        'push_replayed',
+        'this signed push was taken already with another body or account',
+      );
     }
     res.type('text/plain').send('success');
     deps.metrics.webhookPushes.inc({

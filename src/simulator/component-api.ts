@@ -4,6 +4,7 @@ import type { AuthCodes } from './component-auth';
 import type { SimComponent } from './open-platform';
 import type { TokenRegistry } from './tokens';
 import { WECHAT_ERRORS, type WechatError } from './wechat-errors';
+import { originalIdOf } from './original-id';
 
 /** The Open Platform's own errcodes (reference/wechat-platform.md §1.3, §1.6). */
 export const COMPONENT_ERRORS = {
@@ -101,6 +102,27 @@ function queryAuth(s: ComponentApiState, b: Record<string, unknown>, query: URLS
   };
 }
 
+/**
+ * `POST /cgi-bin/component/api_get_authorizer_info` (reference/wechat-platform.md §1.8): what the service
+ * reads of it, the account's original id (`user_name`), with the authorization's permission sets.
+ */
+function authorizerInfo(s: ComponentApiState, b: Record<string, unknown>, query: URLSearchParams) {
+  const refused = componentCaller(s, b, query);
+  if (refused) return refused;
+  const appId = str(b.authorizer_appid);
+  const refreshToken = s.refreshTokenOf(appId);
+  if (refreshToken === null) return COMPONENT_ERRORS.notAuthorized;
+  return {
+    authorizer_info: {
+      nick_name: `simulated ${appId}`,
+      service_type_info: { id: 2 },
+      verify_type_info: { id: 0 },
+      user_name: originalIdOf(appId),
+    },
+    authorization_info: { authorizer_appid: appId, authorizer_refresh_token: refreshToken },
+  };
+}
+
 const ROUTES: Readonly<
   Record<string, (s: ComponentApiState, body: Record<string, unknown>, query: URLSearchParams) => unknown>
 > = {
@@ -108,6 +130,7 @@ const ROUTES: Readonly<
   '/cgi-bin/component/api_authorizer_token': authorizerToken,
   '/cgi-bin/component/api_create_preauthcode': preAuthCode,
   '/cgi-bin/component/api_query_auth': queryAuth,
+  '/cgi-bin/component/api_get_authorizer_info': authorizerInfo,
 };
 
 /** Answers a component API call and returns true, or returns false when `path` is none of them. */

@@ -36,18 +36,33 @@ export interface WirePush {
 /** CDATA cannot hold `]]>`; WeChat-style writers split it across two sections. */
 const cdata = (text: string): string => `<![CDATA[${text.replaceAll(']]>', ']]]]><![CDATA[>')}]]>`;
 
+/**
+ * How an XML push is laid out: `compact` as WeChat writes it, `indented` with a line break and spaces
+ * between every tag and its value, as a pretty-printing proxy or SDK test fixture writes it (WeChat's
+ * SDKs read both alike: reference/wechat.md, update section).
+ */
+export type XmlLayout = 'compact' | 'indented';
+export const XML_LAYOUTS = ['compact', 'indented'] as const satisfies readonly XmlLayout[];
+
 /** The fields as a WeChat push body: `<xml>` of CDATA or bare numbers, or a JSON object. */
-export function render(fields: readonly PushField[], format: SimPushFormat): string {
-  return format === 'xml' ? `<xml>${xmlOf(fields)}</xml>` : jsonOf(fields);
+export function render(
+  fields: readonly PushField[],
+  format: SimPushFormat,
+  layout: XmlLayout = 'compact',
+): string {
+  const [open, close] = layout === 'indented' ? ['\n  ', '\n'] : ['', ''];
+  return format === 'xml' ? `<xml>${xmlOf(fields, open, close)}${close}</xml>` : jsonOf(fields);
 }
 
-function xmlOf(fields: readonly PushField[]): string {
+function xmlOf(fields: readonly PushField[], open: string, close: string): string {
   return fields
     .map((f) => {
-      if (f[2] === 'list')
-        return `<${f[0]}>${f[1].map((e) => `<List>${xmlOf(e)}</List>`).join('')}</${f[0]}>`;
+      if (f[2] === 'list') {
+        const entries = f[1].map((e) => `${open}<List>${xmlOf(e, open, close)}${close}</List>`).join('');
+        return `${open}<${f[0]}>${entries}${close}</${f[0]}>`;
+      }
       const [n, v, k] = f;
-      return `<${n}>${k === 'number' ? v : cdata(v)}</${n}>`;
+      return `${open}<${n}>${open}${k === 'number' ? v : cdata(v)}${close}</${n}>`;
     })
     .join('');
 }
@@ -77,6 +92,7 @@ export function toWirePush(
   openid: string,
   timestampS: string,
   nonce: string,
+  layout: XmlLayout = 'compact',
 ): WirePush {
   const query = new URLSearchParams({
     signature: signPush([channel.token, timestampS, nonce]),
@@ -86,7 +102,7 @@ export function toWirePush(
   });
   const contentType =
     channel.format === 'xml' ? 'text/xml; charset=utf-8' : 'application/json; charset=utf-8';
-  const plain = render(fields, channel.format);
+  const plain = render(fields, channel.format, layout);
   if (channel.mode === 'plaintext' || channel.cipher === null)
     return { query: query.toString(), body: plain, contentType };
 
@@ -98,7 +114,7 @@ export function toWirePush(
     channel.mode === 'safe'
       ? [toUser, ['Encrypt', encrypt, 'text']]
       : [...fields, ['Encrypt', encrypt, 'text']];
-  return { query: query.toString(), body: render(wrapped, channel.format), contentType };
+  return { query: query.toString(), body: render(wrapped, channel.format, layout), contentType };
 }
 
 /** A nonce like WeChat's: a decimal number of up to ten digits. */

@@ -3,6 +3,7 @@ import type { FollowerEvent } from './followers';
 import { noticeAnswersSchema } from './notice-push';
 import type { SimNoticeAnswer } from './notice-subscriptions';
 import type { PushAction } from './pushes';
+import { XML_LAYOUTS, type XmlLayout } from './push-format';
 
 /** What `POST /__sim/users/:openid/:action` accepts: the openid, and each action's body. */
 export const OPENID = /^[A-Za-z0-9_-]{1,128}$/;
@@ -20,6 +21,7 @@ const common = {
   appId: z.string().min(1),
   repeat: z.number().int().min(1).max(10).default(1),
   concurrent: z.boolean().default(false),
+  layout: z.enum(XML_LAYOUTS).default('compact'),
 };
 export const REQUESTS = {
   follow: z.object({ ...common, scene: scene.optional() }).strict(),
@@ -33,6 +35,8 @@ export type PushRequest = {
   appId: string;
   repeat: number;
   concurrent: boolean;
+  /** How an XML push is laid out (push-format.ts). */
+  layout: XmlLayout;
   scene?: string;
   key?: string;
   content?: string;

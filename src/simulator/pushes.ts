@@ -5,6 +5,7 @@ import type { SimulatorAccount } from './config';
 import type { Followers } from './followers';
 import { pushNonce, toWirePush, type PushChannel, type PushField, type WirePush } from './push-format';
 import { createSimCipher } from './sim-crypto';
+import { originalIdOf } from './original-id';
 import { noticePopupFields, noticeSentFields, plainFields } from './notice-push';
 import { EVENTS, OPENID, REQUESTS, type PushRequest } from './push-requests';
 import type { NoticeSubscriptions } from './notice-subscriptions';
@@ -25,10 +26,12 @@ export interface PushDelivery {
   readonly error?: string;
 }
 
-/** The result of one push action: the plaintext fields sent and every delivery's answer. */
+/** The result of one push action: the plaintext fields sent, the request itself and every delivery's answer. */
 export interface PushOutcome {
   /** The push's fields before any encryption (CreateTime, MsgId, … as strings). */
   readonly fields: Readonly<Record<string, string>>;
+  /** The request as it went out (path with its query, body, content type): what a capture of it holds. */
+  readonly wire: { readonly path: string; readonly body: string; readonly contentType: string };
   readonly pushes: readonly PushDelivery[];
 }
 
@@ -135,7 +138,7 @@ export function createPusher(opts: PusherOptions): Pusher {
 
   function fieldsOf(action: PushAction, r: PushRequest, openid: string, createTimeS: string): PushField[] {
     const head: PushField[] = [
-      ['ToUserName', `gh_${digest(r.appId).toString('hex').slice(0, 12)}`, 'text'],
+      ['ToUserName', originalIdOf(r.appId), 'text'],
       ['FromUserName', openid, 'text'],
       ['CreateTime', createTimeS, 'number'],
     ];
@@ -199,7 +202,7 @@ export function createPusher(opts: PusherOptions): Pusher {
     if (channel === undefined) return;
     const timestampS = String(Math.floor(opts.now() / 1000));
     const fields: PushField[] = [
-      ['ToUserName', `gh_${digest(appId).toString('hex').slice(0, 12)}`, 'text'],
+      ['ToUserName', originalIdOf(appId), 'text'],
       ['FromUserName', openid, 'text'],
       ['CreateTime', timestampS, 'number'],
       ['MsgType', 'event', 'text'],
@@ -221,8 +224,10 @@ export function createPusher(opts: PusherOptions): Pusher {
       const followerEvent = EVENTS[action];
       if (followerEvent !== null) opts.followers.record(request.appId, openid, followerEvent, at);
       else opts.notices.answer(request.appId, openid, request.answers!);
-      const wire = toWirePush(channels.get(request.appId)!, fields, openid, timestampS, pushNonce());
-      const url = `${opts.webhookBaseUrl}${paths.get(request.appId)!}?${wire.query}`;
+      const channel = channels.get(request.appId)!;
+      const wire = toWirePush(channel, fields, openid, timestampS, pushNonce(), request.layout);
+      const path = `${paths.get(request.appId)!}?${wire.query}`;
+      const url = `${opts.webhookBaseUrl}${path}`;
       const pushes: PushDelivery[] = [];
       if (request.concurrent) {
         pushes.push(...(await Promise.all(Array.from({ length: request.repeat }, () => deliver(url, wire)))));
@@ -230,7 +235,11 @@ export function createPusher(opts: PusherOptions): Pusher {
         for (let i = 0; i < request.repeat; i += 1) pushes.push(await deliver(url, wire));
       }
       opts.logger.debug({ appId: request.appId, action, statuses: pushes.map((p) => p.status) }, 'pushed');
-      return { fields: plainFields(fields), pushes };
+      return {
+        fields: plainFields(fields),
+        wire: { path, body: wire.body, contentType: wire.contentType },
+        pushes,
+      };
     },
     pushNoticeSent: (appId, openid, templateId, msgid) =>
       pushSendReport(appId, openid, [

@@ -26,6 +26,8 @@ export interface StoredAccount {
   readonly unauthorizedAt: Date | null;
   /** A platform account's permission set ids (func_info) as it last authorized; null for an own account. */
   readonly funcInfo: readonly number[] | null;
+  /** A platform account's original id (gh_…), the ToUserName of its pushes; null when not known. */
+  readonly originalId: string | null;
   readonly createdAt: Date;
   readonly updatedAt: Date;
 }
@@ -33,7 +35,13 @@ export interface StoredAccount {
 /** What an insert writes; the times are the database's. */
 export type NewStoredAccount = Omit<
   StoredAccount,
-  'createdAt' | 'updatedAt' | 'unauthorizedAt' | 'funcInfo' | 'frequencyCapPerDay' | 'quietHours'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'unauthorizedAt'
+  | 'funcInfo'
+  | 'originalId'
+  | 'frequencyCapPerDay'
+  | 'quietHours'
 > & { readonly frequencyCapPerDay?: number | null; readonly quietHours?: QuietHours | null };
 /** The fields an update may change (the app id and the kind never change). */
 export type StoredAccountChanges = Partial<Omit<NewStoredAccount, 'appId' | 'kind'>>;
@@ -56,6 +64,7 @@ interface AccountRow {
   quiet_hours: QuietHours | null;
   unauthorized_at: Date | null;
   func_info: number[] | null;
+  original_id: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -97,6 +106,7 @@ const toAccount = (r: AccountRow): StoredAccount => ({
   quietHours: r.quiet_hours,
   unauthorizedAt: r.unauthorized_at,
   funcInfo: r.func_info,
+  originalId: r.original_id,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });

@@ -154,6 +154,8 @@ export interface AuthorizedAccount {
   readonly refreshTokenSealed: string;
   /** The permission set ids granted. */
   readonly funcIds: readonly number[];
+  /** Its original id (gh_…) from api_get_authorizer_info; null when WeChat did not say (the last one kept). */
+  readonly originalId: string | null;
 }
 
 /**
@@ -167,15 +169,16 @@ export async function upsertPlatformAccount(
 ): Promise<'created' | 'updated' | null> {
   const { rows } = await db.query<{ created: boolean }>(
     `INSERT INTO accounts (app_id, kind, push_mode, window_policy, send_rate_per_second,
-       authorizer_refresh_token_sealed, func_info)
-     VALUES ($1, 'platform', 'safe', '"official"'::jsonb, 1000, $2, $3::jsonb)
+       authorizer_refresh_token_sealed, func_info, original_id)
+     VALUES ($1, 'platform', 'safe', '"official"'::jsonb, 1000, $2, $3::jsonb, $4)
      ON CONFLICT (app_id) DO UPDATE
        SET enabled = true, unauthorized_at = NULL, updated_at = now(),
            authorizer_refresh_token_sealed = EXCLUDED.authorizer_refresh_token_sealed,
-           func_info = EXCLUDED.func_info
+           func_info = EXCLUDED.func_info,
+           original_id = COALESCE(EXCLUDED.original_id, accounts.original_id)
        WHERE accounts.kind = 'platform'
      RETURNING (xmax = 0) AS created`,
-    [a.appId, a.refreshTokenSealed, JSON.stringify(a.funcIds)],
+    [a.appId, a.refreshTokenSealed, JSON.stringify(a.funcIds), a.originalId],
   );
   return rows[0] ? (rows[0].created ? 'created' : 'updated') : null;
 }

@@ -1,4 +1,5 @@
 import type { PushFormat } from './push';
+import { isXmlSpace } from './push-xml';
 
 /**
  * More tags, CDATA sections or strings than any push's envelope holds (push.ts allows 500 fields, the
@@ -61,15 +62,28 @@ function findXmlEncrypt(raw: string): string | null {
   return null;
 }
 
-/** One CDATA section or plain text (base64 needs no entities), then `</Encrypt>`. */
+/** Where the XML whitespace from `at` on ends. */
+function skipXmlSpace(raw: string, at: number): number {
+  let i = at;
+  while (isXmlSpace(raw[i])) i += 1;
+  return i;
+}
+
+/**
+ * One CDATA section or plain text (base64 needs no entities), then `</Encrypt>`; whitespace around the
+ * value is not part of it, as the strict parse reads it (wechat/push-xml.ts).
+ */
 function xmlEncryptValue(raw: string, at: number): string | null {
-  const cdata = raw.startsWith('<![CDATA[', at);
-  const start = cdata ? at + 9 : at;
+  const from = skipXmlSpace(raw, at);
+  const cdata = raw.startsWith('<![CDATA[', from);
+  const start = cdata ? from + 9 : from;
   const end = cdata ? raw.indexOf(']]>', start) : raw.indexOf('<', start);
   if (end === -1) return null;
-  const value = raw.slice(start, end);
+  let to = end;
+  while (!cdata && to > start && isXmlSpace(raw[to - 1])) to -= 1;
+  const value = raw.slice(start, to);
   if (!cdata && value.includes('&')) return null;
-  return matchesAt(XML_ENCRYPT_CLOSE, raw, cdata ? end + 3 : end) ? value : null;
+  return matchesAt(XML_ENCRYPT_CLOSE, raw, cdata ? skipXmlSpace(raw, end + 3) : end) ? value : null;
 }
 
 /** The index of the quote that closes the JSON string opening at `start`, or -1. */

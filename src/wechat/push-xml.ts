@@ -6,7 +6,11 @@
  * construction rather than by a parser option someone could flip.
  */
 
-/** One element: its text (CDATA and decoded character data) or its children, never both. */
+/**
+ * One element: its text or its children, never both. The text is its CDATA sections verbatim and its
+ * decoded character data, with the whitespace at the value's edges outside CDATA dropped — as WeChat's SDKs
+ * read it (wechatpy strips it): `<FromUserName>\n <![CDATA[o1]]>\n</FromUserName>` is `o1`.
+ */
 export interface XmlElement {
   readonly name: string;
   readonly text: string;
@@ -44,8 +48,29 @@ function decodeText(text: string): string {
 
 interface Open {
   name: string;
-  text: string;
+  /** The character data and CDATA sections read so far, in order. */
+  parts: { readonly value: string; readonly cdata: boolean }[];
   children: XmlElement[];
+}
+
+/** Whether the element holds anything but whitespace between its tags. */
+const holdsText = (open: Open): boolean => open.parts.some((p) => p.value.trim() !== '');
+
+/** XML's whitespace only: a follower's ideographic space (U+3000) is text. */
+export const isXmlSpace = (c: string | undefined): boolean =>
+  c === ' ' || c === '\t' || c === '\r' || c === '\n';
+// A loop, not a regex that a megabyte of spaces before one letter would make quadratic.
+function trimXmlSpace(value: string, start: boolean, end: boolean): string {
+  let [from, to] = [0, value.length];
+  while (start && from < to && isXmlSpace(value[from])) from += 1;
+  while (end && to > from && isXmlSpace(value[to - 1])) to -= 1;
+  return value.slice(from, to);
+}
+
+/** The element's value: its parts joined, the whitespace at either end dropped unless CDATA holds it. */
+function textOf(open: Open): string {
+  const last = open.parts.length - 1;
+  return open.parts.map((p, i) => (p.cdata ? p.value : trimXmlSpace(p.value, i === 0, i === last))).join('');
 }
 
 // Sticky patterns read at a position without copying the rest of the input (bodies can be 1 MB).
@@ -60,10 +85,10 @@ function matchAt(pattern: RegExp, raw: string, at: number): RegExpExecArray | nu
 }
 
 function finish(done: Open): XmlElement {
-  if (done.children.length > 0 && done.text.trim() !== '') {
+  if (done.children.length > 0 && holdsText(done)) {
     throw new XmlRefused(`<${done.name}> mixes text and elements`);
   }
-  return { name: done.name, text: done.children.length > 0 ? '' : done.text, children: done.children };
+  return { name: done.name, text: done.children.length > 0 ? '' : textOf(done), children: done.children };
 }
 
 /** Parses `raw` into its root element, or throws XmlRefused. */
@@ -86,12 +111,12 @@ export function parseStrictXml(raw: string): XmlElement {
       // Only reachable inside the root: the loop ends when the root closes.
       const next = raw.indexOf('<', i);
       const end = next === -1 ? raw.length : next;
-      top!.text += decodeText(raw.slice(i, end));
+      top!.parts.push({ value: decodeText(raw.slice(i, end)), cdata: false });
       i = end;
     } else if (raw.startsWith('<![CDATA[', i)) {
       const end = raw.indexOf(']]>', i + 9);
       if (end === -1) throw new XmlRefused('unterminated CDATA section');
-      top!.text += raw.slice(i + 9, end);
+      top!.parts.push({ value: raw.slice(i + 9, end), cdata: true });
       i = end + 3;
     } else if (raw[i + 1] === '!' || raw[i + 1] === '?') {
       throw new XmlRefused('DOCTYPE, ENTITY, comments and processing instructions are refused');
@@ -106,13 +131,13 @@ export function parseStrictXml(raw: string): XmlElement {
       const tag = matchAt(OPEN_TAG, raw, i);
       if (tag === null) throw new XmlRefused(`a tag with attributes or malformed at ${i}`);
       if (top === undefined && tag[1] !== 'xml') throw new XmlRefused('the root element must be <xml>');
-      if (top !== undefined && top.text.trim() !== '') {
+      if (top !== undefined && holdsText(top)) {
         throw new XmlRefused(`<${top.name}> mixes text and elements`);
       }
       if (stack.length >= MAX_DEPTH) throw new XmlRefused('elements nested too deep');
       if ((count += 1) > MAX_ELEMENTS) throw new XmlRefused('too many elements');
       i += tag[0].length;
-      const opened: Open = { name: tag[1], text: '', children: [] };
+      const opened: Open = { name: tag[1], parts: [], children: [] };
       if (tag[2] !== '/') stack.push(opened);
       else if (top === undefined) return end(raw, i, finish(opened));
       else top.children.push(finish(opened));

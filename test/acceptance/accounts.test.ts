@@ -8,7 +8,7 @@ import {
   type AccountRequest,
 } from './support/builders';
 import { leakEvidence } from './support/evidence';
-import { untilFinal, untilReceived, untilStatus } from './support/expectations';
+import { expectRejected, untilFinal, untilReceived, untilStatus } from './support/expectations';
 import { call } from './support/http';
 import { createSimulatorClient, type SimulatorClient } from './support/simulator-client';
 import { waitFor } from './support/wait-for';
@@ -127,8 +127,17 @@ describe('Accounts', () => {
     await untilStatus(world.api, pending.id, 'cancelled');
     expect((await world.api(`/v1/accounts/${body.appId}`)).status).toBe(404);
     const push = await sim.follow(openid);
-    expect(push.pushes.map((p) => p.status)).toEqual([404]);
+    // Refused as a bad signature is (docs/webhook.md "Webhook security": no app id is told apart).
+    expect(push.pushes.map((p) => p.status)).toEqual([401]);
     expect(await sim.messages(openid)).toEqual([]);
+  });
+
+  it('refuses an app id that is a word of the webhook’s routes (`component`, `platform`, in any case): 400 naming appId, nothing written', async () => {
+    for (const appId of ['component', 'platform', 'Platform']) {
+      const res = await world.api('/v1/accounts', { json: anAccountRequest({ appId }) });
+      expectRejected(res, 'appId', 400);
+      expect((await world.api(`/v1/accounts/${appId}`)).status).toBe(404);
+    }
   });
 
   it('deleted while its messages are being sent: those in flight go out once and are recorded sent, the rest are cancelled', async () => {

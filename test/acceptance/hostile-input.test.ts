@@ -238,4 +238,20 @@ describe('Follow → drip: an authentic push is never lost', () => {
     const timeline = await world.api.follower(APP_ID, openid);
     expect(timeline.interactions).toHaveLength(1);
   });
+
+  it('a signed push laid out with whitespace between its tags and CDATA (`<FromUserName>\\n <![CDATA[o1]]>\\n`) reaches its follower, as WeChat’s SDKs read it', async () => {
+    const res = await world.api('/v1/sequences', {
+      json: aSequence({
+        trigger: { type: 'keyword', keyword: '缩进' },
+        steps: [aStep({ message: aTextMessage('read through the whitespace') })],
+      }),
+    });
+    expect(res.status).toBe(201);
+    const openid = anOpenid();
+    const push = await world.sim.message(openid, '缩进', { layout: 'indented' });
+    expect(push.wire.body).toMatch(/<Encrypt>\n +<!\[CDATA\[/);
+    expect(push.pushes).toEqual([expect.objectContaining({ status: 200, body: 'success' })]);
+    await untilReceived(world.sim, openid, 'read through the whitespace');
+    expect((await world.api.follower(APP_ID, openid)).interactions).toHaveLength(1);
+  });
 });

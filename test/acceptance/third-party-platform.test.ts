@@ -116,6 +116,40 @@ describe('Accounts through the third-party platform', () => {
     });
   });
 
+  it('refuses a push captured at one connected account’s URL at another’s, within the skew window: 401, no contact window opened there', async () => {
+    /** The account's admin consents on the authorization page and the browser follows the redirect. */
+    const connect = async (appId: string) => {
+      const started = await world.api('/v1/platform/authorizations', {
+        json: { redirectUri: `${world.api.url}/wechat/platform/callback` },
+      });
+      const page = new URL(started.body.authorizationUrl as string);
+      page.searchParams.set('sim_appid', appId);
+      const consented = await fetch(page, { redirect: 'manual' });
+      expect((await call(consented.headers.get('location')!)).status).toBe(200);
+    };
+    const [a, b] = ['wxreplayedfrom01', 'wxreplayedinto01'];
+    await connect(a);
+    await connect(b);
+    const captured = await createSimulatorClient(world.sim.url, a).follow('o-captured');
+    expect(captured.pushes.map((p) => `${p.status} ${p.body}`)).toEqual(['200 success']);
+    await waitFor(
+      async () => (await world.api.follower(a, 'o-captured')).follower !== null,
+      'the follow to open a window at the account it was meant for',
+    );
+    const { path, body, contentType } = captured.wire;
+
+    const replayed = await call(`${world.api.url}${path.replace(`/platform/${a}?`, `/platform/${b}?`)}`, {
+      body,
+      headers: { 'content-type': contentType },
+    });
+
+    expect(replayed.status).toBe(401);
+    // Refused at the door: nothing recorded at B, so no window opens there.
+    const again = await call(`${world.api.url}${path}`, { body, headers: { 'content-type': contentType } });
+    expect(`${again.status} ${again.text}`).toBe('200 success'); // WeChat's retry at the right URL
+    expect((await world.api.follower(b, 'o-captured')).follower).toBeNull();
+  });
+
   it('says where its callback is; the callback sends a browser (Accept: text/html) to the account on the admin page, and answers an API caller JSON', async () => {
     const platform = await world.api('/v1/platform');
     expect(platform.body).toEqual({ configured: true, callbackPath: '/wechat/platform/callback' });

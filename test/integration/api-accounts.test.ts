@@ -146,7 +146,7 @@ describe('/v1/accounts', () => {
     expect((await send('GET', `/v1/accounts/${body.appId}`)).status).toBe(404);
     expect(
       (await fetch(`${api.url}/wechat/${body.appId}?signature=x&timestamp=1&nonce=1&echostr=e`)).status,
-    ).toBe(404);
+    ).toBe(401);
     expect((await send('DELETE', `/v1/accounts/${body.appId}`)).status).toBe(404);
   });
 

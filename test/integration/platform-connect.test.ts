@@ -248,7 +248,62 @@ describe('connecting an official account through the platform', () => {
       ).toBe(true);
     });
 
-    it('refuses an own account’s app id (404) and an account that revoked the platform (403), recording nothing', async () => {
+    /** Posts a captured push again, at the URL of `appId` instead of its own. */
+    const replayAt = (
+      wire: { path: string; body: string; contentType: string },
+      from: string,
+      appId: string,
+    ) =>
+      fetch(`${service.url}${wire.path.replace(`/platform/${from}?`, `/platform/${appId}?`)}`, {
+        method: 'POST',
+        headers: { 'content-type': wire.contentType },
+        body: wire.body,
+      });
+    const originalIdOf = async (appId: string) =>
+      (
+        await h.db.pool.query<{ original_id: string | null }>(
+          'SELECT original_id FROM accounts WHERE app_id = $1',
+          [appId],
+        )
+      ).rows[0].original_id;
+
+    it('keeps each account’s original id (api_get_authorizer_info), and refuses a push captured at one account’s URL at another’s (401), recording nothing', async () => {
+      const [a, b] = [anAppId(), anAppId()];
+      await connect(a);
+      await connect(b);
+      expect(await originalIdOf(a)).toMatch(/^gh_[0-9a-f]{12}$/);
+      const follow = await h.simulator.push('follow', 'o-captured', { appId: a });
+      expect(follow.pushes.map((p) => `${p.status} ${p.body}`)).toEqual(['200 success']);
+      expect(follow.fields.ToUserName).toBe(await originalIdOf(a));
+      const before = await writtenRows(h.db);
+
+      const replayed = await replayAt(follow.wire, a, b);
+
+      expect(replayed.status).toBe(401);
+      expect(await writtenRows(h.db)).toEqual(before);
+      // WeChat's retry of the push at its own URL is still answered.
+      expect((await replayAt(follow.wire, a, a)).status).toBe(200);
+    });
+
+    it('an account whose original id is not known (connected before it was kept): a push taken at another account is refused there by its remembered signature (409)', async () => {
+      const [a, b] = [anAppId(), anAppId()];
+      await connect(a);
+      await connect(b);
+      await h.db.pool.query('UPDATE accounts SET original_id = NULL WHERE app_id = $1', [b]);
+      await service.accounts.refresh();
+      const follow = await h.simulator.push('follow', 'o-captured-early', { appId: a });
+      expect(follow.pushes.map((p) => p.status)).toEqual([200]);
+      const before = await writtenRows(h.db);
+
+      const replayed = await replayAt(follow.wire, a, b);
+
+      expect(
+        `${replayed.status} ${((await replayed.json()) as { error: { code: string } }).error.code}`,
+      ).toBe('409 push_replayed');
+      expect(await writtenRows(h.db)).toEqual(before);
+    });
+
+    it('refuses an own account’s app id (401, as an unsigned push) and an account that revoked the platform (403), recording nothing', async () => {
       const appId = anAppId();
       await connect(appId);
       await sim.authorize(appId, 'unauthorize');
@@ -260,7 +315,7 @@ describe('connecting an official account through the platform', () => {
         method: 'POST',
         body: '<xml/>',
       });
-      expect(own.status).toBe(404);
+      expect(own.status).toBe(401);
       expect(await writtenRows(h.db)).toEqual(before);
     });
   });

@@ -209,13 +209,13 @@ describe('POST /wechat/component: the authorization-event URL', () => {
 });
 
 describe('POST /wechat/component without the platform configured', () => {
-  it('is not found, like any app id that is no account', async () => {
+  it('is refused as an unsigned push, like any app id that is no account', async () => {
     const unset = Object.fromEntries(Object.keys(PLATFORM.env).map((name) => [name, '']));
     const bare = await h.start({ HTTP_PORT: '0', ...unset });
     const res = await fetch(
       `${bare.url}/wechat/component?${aComponentPush(PLATFORM, aTicketPush(PLATFORM.componentAppId, 't')).query}`,
       { method: 'POST', body: '<xml/>' },
     );
-    expect(res.status).toBe(404);
+    expect(res.status).toBe(401);
   });
 });

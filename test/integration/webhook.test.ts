@@ -164,7 +164,8 @@ describe('the webhook', () => {
         400,
       ],
       ['a 5 MB body', () => postPlain(`<xml><Content>${'a'.repeat(5 * 1024 * 1024)}</Content></xml>`), 413],
-      ['an unknown appId', () => postPlain(event('o-bad', 'subscribe'), { appId: 'wxunknown' }), 404],
+      // Answered as a bad signature is, so that the webhook tells no one which app ids are accounts.
+      ['an unknown appId', () => postPlain(event('o-bad', 'subscribe'), { appId: 'wxunknown' }), 401],
       [
         'a plaintext push to a safe-mode account',
         () => postPlain(event('o-bad', 'subscribe'), { appId: SAFE_APP }),

@@ -162,6 +162,14 @@ describe('loadConfig', () => {
     expect(rotating.accountsPreviousEncryptionKeys).toHaveLength(1);
   });
 
+  it("refuses the webhook's route words as WECHAT_ACCOUNTS app ids", () => {
+    for (const appId of ['component', 'Platform']) {
+      expect(() =>
+        loadConfig({ ...minimal, WECHAT_ACCOUNTS: JSON.stringify([{ appId, secret: 'a' }]) }),
+      ).toThrow(/WECHAT_ACCOUNTS[\s\S]*appId must not be a route word/);
+    }
+  });
+
   it('refuses duplicate appIds and unknown account fields', () => {
     expect(() =>
       loadConfig({

@@ -23,6 +23,8 @@ export interface TemplateReportSpec {
 export interface PushOptions {
   readonly repeat?: number;
   readonly concurrent?: boolean;
+  /** `indented`: whitespace between every XML tag and its value (docs/simulator.md). */
+  readonly layout?: 'compact' | 'indented';
 }
 
 /** The WeChat simulator from the outside: its follower routes, its record and its faults. */

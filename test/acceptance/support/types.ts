@@ -114,6 +114,8 @@ export interface SimMessage {
 /** What the webhook answered to a simulated follower action. */
 export interface PushOutcome {
   readonly fields: Readonly<Record<string, string>>;
+  /** The request as it went out: what someone who captured it holds. */
+  readonly wire: { readonly path: string; readonly body: string; readonly contentType: string };
   /** Each delivery's answer; `ms`: the time to the full answer, as the simulator measured it. */
   readonly pushes: readonly { readonly status: number; readonly body: string; readonly ms: number }[];
 }

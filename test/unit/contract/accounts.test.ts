@@ -51,6 +51,13 @@ describe('the accounts contract', () => {
     expect(problems(accountCreateSchema, { ...anAccountBody(), sekret: 'x' })).toEqual(['']);
   });
 
+  it("refuses the webhook's route words as app ids, in any case: no push could reach such an account", () => {
+    for (const appId of ['component', 'platform', 'Component', 'PLATFORM']) {
+      expect(problems(accountCreateSchema, anAccountBody({ appId }))).toEqual(['appId']);
+    }
+    expect(problems(accountCreateSchema, anAccountBody({ appId: 'wxcomponent1' }))).toEqual([]);
+  });
+
   it('refuses safe or compatible push mode without an EncodingAESKey, and takes it with one', () => {
     expect(problems(accountCreateSchema, anAccountBody({ pushMode: 'safe' }))).toEqual(['encodingAESKey']);
     expect(

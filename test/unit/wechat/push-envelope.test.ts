@@ -18,6 +18,11 @@ describe('findEncrypt', () => {
       'XML with a nested Encrypt first',
       '<xml><A><Encrypt>nested</Encrypt></A><Encrypt>ab+/=</Encrypt></xml>',
     ],
+    [
+      'XML with whitespace around the CDATA (as wechatpy reads it)',
+      '<xml>\n <ToUserName>\n <![CDATA[gh]]>\n</ToUserName>\n <Encrypt>\n <![CDATA[ab+/=]]>\n</Encrypt>\n</xml>',
+    ],
+    ['XML with whitespace around a plain value', '<xml><Encrypt>\n  ab+/=\t\n</Encrypt></xml>'],
   ])('finds the top-level value in %s', (_name, raw) => {
     expect(findEncrypt(raw, 'xml')).toBe('ab+/=');
   });

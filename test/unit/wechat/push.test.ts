@@ -130,6 +130,42 @@ describe('parsePushBody: what a follower may type', () => {
   });
 });
 
+describe("parsePushBody: whitespace around values, as WeChat's SDKs read it (wechatpy strips it)", () => {
+  it('drops the whitespace between a tag and its CDATA, and around a plain value', () => {
+    const body =
+      '<xml>\n  <ToUserName>\n <![CDATA[gh_97417a04a28d]]>\n</ToUserName>\n' +
+      '  <FromUserName>\n <![CDATA[o1]]>\n</FromUserName>\r\n' +
+      '  <CreateTime>\n 1714112445 \n</CreateTime><MsgType>\t<![CDATA[event]]> </MsgType>' +
+      '<Event><![CDATA[subscribe]]></Event>\n</xml>';
+    expect(toPush(parsePushBody(body, 'xml'))).toMatchObject({
+      toUserName: 'gh_97417a04a28d',
+      openid: 'o1',
+      createTime: 1714112445,
+      msgType: 'event',
+      event: 'subscribe',
+    });
+  });
+
+  it("keeps what CDATA holds verbatim, and a follower's ideographic space, which is text", () => {
+    const fields = parsePushBody(
+      xml('<MsgType>text</MsgType><Content> <![CDATA[ hi\n ]]> </Content><Note>\u3000x\u3000</Note>'),
+      'xml',
+    );
+    expect(fields.Content).toBe(' hi\n ');
+    expect(fields.Note).toBe('\u3000x\u3000');
+  });
+
+  it('trims a megabyte of spaces before one letter in linear time', () => {
+    const started = performance.now();
+    const fields = parsePushBody(
+      xml(`<MsgType>text</MsgType><Content>${' '.repeat(1_000_000)}x</Content>`),
+      'xml',
+    );
+    expect(fields.Content).toBe('x');
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+});
+
 describe('parsePushBody: duplicate JSON keys', () => {
   it.each([
     ['at the top', json(',"MsgType":"event","FromUserName":"oOther"')],
