@@ -57,9 +57,11 @@ beforeAll(async () => {
   ]);
 }, 300_000);
 afterEach(async () => {
+  // A scenario that failed (or timed out) while the broker was stopped must not fail the next ones.
+  await rabbit?.ensureServing();
   await h?.close();
   h = undefined;
-});
+}, 300_000);
 afterAll(async () => {
   if (!unavailable) writeChaosReport(results);
   await rabbit?.close();

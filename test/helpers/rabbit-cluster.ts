@@ -286,6 +286,8 @@ export interface RabbitNode {
   stop(): Promise<void>;
   /** Starts it again with the same name, ports and data (its durable queues come back). */
   start(): Promise<void>;
+  /** `start_app` when its amqp port is closed (a test that failed while the broker was stopped). */
+  ensureServing(): Promise<void>;
   /** Kills it if it runs and deletes its data. */
   close(): Promise<void>;
 }
@@ -316,6 +318,9 @@ export async function startRabbitNode(opts: { pluginDir?: string } = {}): Promis
       while (runs(pid, node.name) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     },
     start: () => bootNode(node),
+    async ensureServing() {
+      if (!(await listening(node.amqpPort))) await ctlOn(node, ['start_app']);
+    },
     close,
   };
 }
