@@ -1,0 +1,18 @@
+import type { RequestHandler } from 'express';
+import { ADMIN_PATH } from './admin-routes';
+import { notFound } from './error-middleware';
+
+/**
+ * One path, one route: a path ending in `/` is a 404 everywhere but under the admin page (whose app
+ * lives at `/admin/`). Express matches `/v1/messages/batch/` to `/v1/messages/batch` unless every
+ * router is strict, and the body parsers, chosen by exact path, did not: that path once read an NDJSON
+ * batch as one JSON document and scheduled nothing.
+ */
+export const strictPaths: RequestHandler = (req, res, next) => {
+  const pathname = req.originalUrl.split('?')[0];
+  if (pathname.length > 1 && pathname.endsWith('/') && !pathname.startsWith(`${ADMIN_PATH}/`)) {
+    notFound(req, res, next);
+    return;
+  }
+  next();
+};
