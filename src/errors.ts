@@ -55,6 +55,15 @@ export class UnauthorizedError extends AppError {
   }
 }
 
+/** Too many requests of one kind from one source: try again after `retryAfterS` (the Retry-After header). */
+export class TooManyRequestsError extends AppError {
+  readonly retryAfterS: number;
+  constructor(message: string, retryAfterS: number) {
+    super('too_many_requests', message, { httpStatus: 429, retryable: true });
+    this.retryAfterS = retryAfterS;
+  }
+}
+
 /** A dependency (Postgres, RabbitMQ, WeChat) is unavailable; the operation may succeed later. */
 export class UnavailableError extends AppError {
   constructor(code: string, message: string, cause?: unknown) {

@@ -1,7 +1,9 @@
+import { createHash, randomBytes } from 'node:crypto';
 import type { PlatformConfig } from '../config';
 import type { Pool } from '../db/pool';
 import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
+import { saveAuthorizationState, takeAuthorizationState } from '../store/authorization-states';
 import { callComponentApi, type ComponentApiOptions } from '../wechat/component-api';
 import type { TokenStore } from '../wechat/tokens';
 import type { AccountRegistry } from './registry';
@@ -31,8 +33,19 @@ export interface StartedAuthorization {
 }
 
 /**
+ * How long a link's state is good after the link is made: the pre-auth code's life (the admin consents
+ * within it), then an hour for the browser to come back with the code (a code lives 10 minutes to an hour).
+ */
+const STATE_AFTER_CODE_S = 3600;
+
+/** The SHA-256 (hex) a state or a code is known by. */
+export const sha256Hex = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/**
  * Mints a pre-auth code (one per attempt: it is good for one authorization) and builds the authorization
- * link (reference/wechat-platform.md §1.4), offering official accounts only (`auth_type=1`).
+ * link (reference/wechat-platform.md §1.4), offering official accounts only (`auth_type=1`). The link's
+ * `redirect_uri` carries a fresh unguessable `state` (WeChat passes the redirect_uri's query through), kept
+ * by its SHA-256 only: the callback asks WeChat nothing for a code that does not come back with it.
  */
 export async function startAuthorization(
   deps: ConnectDeps,
@@ -47,10 +60,26 @@ export async function startAuthorization(
   );
   const preAuthCode = typeof json.pre_auth_code === 'string' ? json.pre_auth_code : '';
   const expiresInS = typeof json.expires_in === 'number' ? json.expires_in : 600;
+  const state = randomBytes(24).toString('base64url');
+  await saveAuthorizationState(deps.pool, sha256Hex(state), expiresInS + STATE_AFTER_CODE_S);
+  const redirect = new URL(redirectUri);
+  redirect.searchParams.set('state', state);
   const url = new URL(deps.loginPageUrl);
   url.searchParams.set('component_appid', deps.platform.componentAppId);
   url.searchParams.set('pre_auth_code', preAuthCode);
-  url.searchParams.set('redirect_uri', redirectUri);
+  url.searchParams.set('redirect_uri', redirect.toString());
   url.searchParams.set('auth_type', '1');
   return { preAuthCode, expiresInS, authorizationUrl: url.toString() };
+}
+
+/**
+ * Whether the callback's `state` is one of this service's links, alive, and unused or used by this same
+ * code (a reload): it is then bound to the code. Asks WeChat nothing.
+ */
+export async function takeCallbackState(
+  deps: ConnectDeps,
+  state: string,
+  authCode: string,
+): Promise<boolean> {
+  return takeAuthorizationState(deps.pool, sha256Hex(state), sha256Hex(authCode));
 }

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { withTransaction } from '../db/pool';
 import { AppError, ConflictError, ValidationError } from '../errors';
 import { saveToken } from '../store/access-tokens';
@@ -11,7 +10,7 @@ import {
 } from '../store/code-exchanges';
 import { upsertPlatformAccount } from '../store/platform';
 import { callComponentApi } from '../wechat/component-api';
-import type { ConnectDeps } from './connect-account';
+import { type ConnectDeps, sha256Hex } from './connect-account';
 import { refreshTokenContext } from './platform-tokens';
 import { accessTokenContext } from './sealed-kinds';
 import { loggableError } from '../loggable-error';
@@ -51,7 +50,7 @@ export async function exchangeAuthorizationCode(
   authCode: string,
   by: CodeSource,
 ): Promise<ConnectedAccount> {
-  const codeSha256 = createHash('sha256').update(authCode).digest('hex');
+  const codeSha256 = sha256Hex(authCode);
   let done: Exchanged;
   try {
     // Read first without the lock: the component token is fetched only when the code may need it.

@@ -13,8 +13,29 @@ export const createStatusSchema = z.enum(['draft', 'active']);
 /** `POST /v1/sequences/:id/:action`: the status changes. */
 export const SEQUENCE_ACTIONS = ['activate', 'pause', 'resume', 'archive'] as const;
 
-/** `GET /v1/sequences?appId=`: the sequences of one account, or of all without `appId`. */
-export const sequenceListQuerySchema = z.object({ appId: z.string().optional() });
+/** Most sequences one page of `GET /v1/sequences` gives, and how many without `limit`. */
+export const SEQUENCE_PAGE_MAX = 500;
+export const SEQUENCE_PAGE_DEFAULT = 100;
+
+/**
+ * `GET /v1/sequences?appId=&limit=&cursor=`: the sequences of one account, or of all without `appId`,
+ * newest first, a page at a time.
+ */
+export const sequenceListQuerySchema = z.object({
+  appId: z.string().optional(),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(SEQUENCE_PAGE_MAX)
+    .optional()
+    .describe(`Sequences per page, 1–${SEQUENCE_PAGE_MAX}; default ${SEQUENCE_PAGE_DEFAULT}.`),
+  cursor: z
+    .string()
+    .max(200)
+    .optional()
+    .describe('The `next` of the page before: the page after it. Without it, the first page.'),
+});
 
 const token = z.string().min(1).max(64);
 const keyword = z.string().min(1).max(30);
@@ -200,7 +221,13 @@ export const sequenceViewSchema = z.object({
 });
 
 /** `GET /v1/sequences`. */
-export const sequenceListSchema = z.object({ sequences: z.array(sequenceViewSchema) });
+export const sequenceListSchema = z.object({
+  sequences: z.array(sequenceViewSchema),
+  next: z
+    .string()
+    .nullable()
+    .describe('The cursor of the next page (pass it as `cursor`), or null on the last page.'),
+});
 
 /** `POST /v1/sequences/validate`: the definition would be accepted (a refused one is a 400). */
 export const sequenceValidSchema = z.object({ ok: z.literal(true) });

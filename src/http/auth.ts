@@ -1,16 +1,36 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import { UnauthorizedError } from '../errors';
+import { TooManyRequestsError, UnauthorizedError } from '../errors';
+import { createRateLimiter, type RateLimiter } from './rate-limit';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
-/** `Authorization: Bearer <token>`, compared in constant time (digests, so lengths do not leak either). */
-export function requireBearer(expected: string): RequestHandler {
+/** Failed bearer tokens a source address may send per minute (and at once) before it is answered 429. */
+export const AUTH_FAILURES_PER_MINUTE = 20;
+
+/** The failed bearer tokens of each source address, in this process (one for every guarded router). */
+export const createAuthFailures = (): RateLimiter =>
+  createRateLimiter({ perMinute: AUTH_FAILURES_PER_MINUTE });
+
+/**
+ * `Authorization: Bearer <token>`, compared in constant time (digests, so lengths do not leak either).
+ * Each refused token costs its source address (the socket's: `trust proxy` is off) one of
+ * `AUTH_FAILURES_PER_MINUTE`; an address with none left is answered 429 with Retry-After, whatever
+ * token it sends, until one comes back. Accepted tokens cost nothing.
+ */
+export function requireBearer(expected: string, failures: RateLimiter): RequestHandler {
   const want = digest(expected);
   return (req, _res, next) => {
+    const source = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+    const blocked = failures.blocked(source);
+    if (blocked) {
+      next(new TooManyRequestsError('too many failed bearer tokens from this address', blocked.retryAfterS));
+      return;
+    }
     const header = req.get('authorization') ?? '';
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     if (!match || !timingSafeEqual(digest(match[1]), want)) {
+      failures.take(source);
       next(new UnauthorizedError());
       return;
     }

@@ -1,11 +1,12 @@
 import express, { type Express } from 'express';
 import type { Logger } from '../logger';
 import { ADMIN_PATH, createAdminRouter } from './admin-routes';
-import { requireBearer } from './auth';
+import { createAuthFailures, requireBearer } from './auth';
 import { requestId } from './request-id';
 import { errorMiddleware, notFound } from './error-middleware';
 import { publicHealthRoutes, type Readiness } from './health-routes';
 import { noSniff } from './no-sniff';
+import { strictPaths } from './strict-paths';
 import type { V1Deps } from './v1-deps';
 import { createV1Router } from './v1-routes';
 import { createWebhookRouter } from './webhook-routes';
@@ -56,6 +57,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', false);
   app.use(noSniff);
   app.use(requestId);
+  app.use(strictPaths);
 
   // Liveness and a bare readiness only: metrics and the readiness detail are on the ops listener.
   app.use(publicHealthRoutes(deps));
@@ -64,11 +66,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(createDocsRouter());
 
   const connect = deps.config.platform ? deps.connect : null;
-  app.use(
-    '/v1/platform',
-    requireBearer(deps.config.adminToken),
-    createPlatformV1Router(connect, deps.config.httpBodyLimitBytes),
-  );
+  const bearer = requireBearer(deps.config.adminToken, createAuthFailures());
+  app.use('/v1/platform', bearer, createPlatformV1Router(connect, deps.config.httpBodyLimitBytes));
   // Before the accounts' webhooks: `component` and `platform` are refused as app ids (contract ROUTE_WORDS).
   if (deps.config.platform && connect) {
     app.use('/wechat', createPlatformCallbackRouter(connect));
@@ -85,7 +84,7 @@ export function createApp(deps: AppDeps): Express {
   app.use('/wechat', createWebhookRouter({ ...deps, processLater: deps.processPushLater }));
   app.use(
     '/v1',
-    requireBearer(deps.config.adminToken),
+    bearer,
     // The NDJSON batch routes stream their own bodies; everything else is one bounded JSON document.
     jsonBodies(deps.config.httpBodyLimitBytes, (path) => !isNdjsonRoute(path) && path !== '/cancellations'),
     jsonBodies(

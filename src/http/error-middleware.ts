@@ -1,12 +1,22 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { AppError, UnavailableError } from '../errors';
+import { AppError, TooManyRequestsError, UnavailableError } from '../errors';
 import { isTransientDbError } from '../db/errors';
 import type { Logger } from '../logger';
 import type { ErrorBody } from '../contract';
 import { loggableError } from '../loggable-error';
 
-/** The JSON shape of every error answer: `{ error: { code, message, details? } }`. */
-export function errorBody(err: AppError): ErrorBody {
+/**
+ * The JSON shape of every error answer: `{ error: { code, message, details?, requestId? } }`. A 4xx says
+ * what was wrong. A 5xx says nothing of the inside (its message may name key ids, variables, hosts): a
+ * 503 keeps its code (`database_unavailable`…: the client may retry) with a fixed message, any other 5xx
+ * is `internal`; both carry the request id (also the X-Request-Id header) that finds the detail in the log.
+ */
+export function errorBody(err: AppError, requestId?: string): ErrorBody {
+  const withId = requestId === undefined ? {} : { requestId };
+  if (err.httpStatus === 503) {
+    return { error: { code: err.code, message: 'temporarily unavailable; try again shortly', ...withId } };
+  }
+  if (err.httpStatus >= 500) return { error: { code: 'internal', message: 'internal error', ...withId } };
   return {
     error: {
       code: err.code,
@@ -54,13 +64,15 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       );
       appError = new AppError('internal', 'internal error');
     }
-    if (appError.httpStatus >= 500)
+    if (appError.httpStatus >= 500) {
       logger.error(
-        { code: appError.code, err: appError.message, requestId: req.requestId },
+        { code: appError.code, err: loggableError(appError), path: req.path, requestId: req.requestId },
         'request failed',
       );
+    }
     if (appError.httpStatus === 503) res.setHeader('Retry-After', String(RETRY_AFTER_S));
-    res.status(appError.httpStatus).json(errorBody(appError));
+    if (appError instanceof TooManyRequestsError) res.setHeader('Retry-After', String(appError.retryAfterS));
+    res.status(appError.httpStatus).json(errorBody(appError, req.requestId));
   };
 }
 

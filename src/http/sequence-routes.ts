@@ -11,6 +11,7 @@ import { parseSequenceDefinition, type SequenceDefinition } from '../sequences/s
 import { quietHoursWarnings } from '../sequences/quiet-hours-warnings';
 import { missingPermissions } from '../accounts/permissions';
 import { findSequence, listSequences } from '../store/sequence-store';
+import { parseSequenceCursor, sequenceCursor } from './sequence-cursor';
 import { sequenceResults } from '../store/sequence-results';
 import { scheduleMessages } from '../scheduling/schedule-messages';
 import { type IssueDetail, parseInput } from '../validation';
@@ -18,6 +19,7 @@ import {
   createStatusSchema,
   SEQUENCE_ACTIONS,
   type SequenceAction,
+  SEQUENCE_PAGE_DEFAULT,
   sequenceListQuerySchema,
   type SequenceList,
   type SequenceValid,
@@ -65,8 +67,14 @@ export function createSequenceRouter(deps: V1Deps): Router {
 
   router.get('/', async (req, res) => {
     const query = parseInput(sequenceListQuerySchema, req.query, 'invalid query', { prefix: 'query' });
+    const page = await listSequences(deps.pool, {
+      appId: query.appId ?? null,
+      limit: query.limit ?? SEQUENCE_PAGE_DEFAULT,
+      after: query.cursor === undefined ? null : parseSequenceCursor(query.cursor),
+    });
     const list: SequenceList = {
-      sequences: (await listSequences(deps.pool, query.appId ?? null)).map(sequenceView),
+      sequences: page.sequences.map(sequenceView),
+      next: page.next && sequenceCursor(page.next),
     };
     res.json(list);
   });

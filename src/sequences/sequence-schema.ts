@@ -8,7 +8,7 @@ import {
 } from '../contract';
 import { exitReason } from './exits';
 import { type IssueDetail, parseInput } from '../validation';
-import { placeholdersOf } from './template-vars';
+import { placeholdersOf, urlVariableIssues } from './template-vars';
 import { windowIssues } from './window-issues';
 import {
   isNoticeFallback,
@@ -144,7 +144,11 @@ export function parseSequenceDefinition(
       details.push({ path: `${at}.fallback`, message: missingPermissionMessage('template') });
     }
     details.push(...placeholderIssues(d.trigger, content.message, `${at}.message`));
-    if (content.fallback) details.push(...placeholderIssues(d.trigger, content.fallback, `${at}.fallback`));
+    details.push(...urlVariableIssues(content.message, `${at}.message`));
+    if (content.fallback) {
+      details.push(...placeholderIssues(d.trigger, content.fallback, `${at}.fallback`));
+      details.push(...urlVariableIssues(content.fallback, `${at}.fallback`));
+    }
     if (kind && !fallback) details.push(...windowIssues(policy ?? null, kind, i, offsetMs, at));
     return message ? { message, fallback } : null;
   };

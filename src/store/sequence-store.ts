@@ -56,6 +56,13 @@ const SELECT = `SELECT s.id, s.app_id, s.name, s.status, s.current_version, s.on
   v.exits, s.quiet_hours, s.created_at, s.updated_at
   FROM sequences s JOIN sequence_versions v ON v.sequence_id = s.id AND v.version = s.current_version`;
 
+/** SELECT with each sequence's creation time in µs since the epoch, exact (a Date keeps only ms). */
+const SELECT_WITH_POSITION = SELECT.replace(
+  's.created_at, s.updated_at',
+  `s.created_at, s.updated_at,
+  ((extract(epoch FROM s.created_at) * 1000000)::numeric(20, 0))::text AS created_us`,
+);
+
 function toSequence(r: SequenceRow): Sequence {
   return {
     id: r.id,
@@ -123,12 +130,36 @@ export async function findSequence(
   return rows[0] ? toSequence(rows[0]) : null;
 }
 
-export async function listSequences(db: Pool, appId: string | null): Promise<Sequence[]> {
-  const { rows } = await db.query<SequenceRow>(
-    `${SELECT} WHERE ($1::text IS NULL OR s.app_id = $1) ORDER BY s.created_at DESC`,
-    [appId],
+/** Where a page of sequences ends: the last one's creation time (µs since the epoch, exact) and id. */
+export interface SequencePosition {
+  readonly createdUs: string;
+  readonly id: string;
+}
+
+/**
+ * A page of sequences, newest first (ties by id), of one account or of all: at most `limit`, after
+ * `after` when given; `next` is where the page ended when more follow, else null.
+ * -- Params: $1 app_id or null, $2 limit + 1, $3 after's creation µs or null, $4 after's id or null
+ */
+export async function listSequences(
+  db: Pool,
+  q: { appId: string | null; limit: number; after: SequencePosition | null },
+): Promise<{ sequences: Sequence[]; next: SequencePosition | null }> {
+  const { rows } = await db.query<SequenceRow & { created_us: string }>(
+    `${SELECT_WITH_POSITION}
+     WHERE ($1::text IS NULL OR s.app_id = $1)
+       AND ($3::bigint IS NULL
+            OR (s.created_at, s.id) < (timestamptz 'epoch' + $3::bigint * interval '1 microsecond', $4::uuid))
+     ORDER BY s.created_at DESC, s.id DESC
+     LIMIT $2`,
+    [q.appId, q.limit + 1, q.after?.createdUs ?? null, q.after?.id ?? null],
   );
-  return rows.map(toSequence);
+  const page = rows.slice(0, q.limit);
+  const last = page.at(-1);
+  return {
+    sequences: page.map(toSequence),
+    next: rows.length > q.limit && last ? { createdUs: last.created_us, id: last.id } : null,
+  };
 }
 
 export async function setStatus(db: PoolClient, id: string, status: SequenceStatus): Promise<void> {

@@ -64,4 +64,43 @@ describe('API enrollment and variables', () => {
     ]);
     expect(await world.sim.messages('o-novar')).toEqual([]);
   });
+
+  it('a variable in a link is encoded: the link keeps the origin written in the sequence, and a variable inside an origin is refused at save time', async () => {
+    const news = (url: string) => ({
+      msgtype: 'news',
+      news: { articles: [{ title: '{{title|新品}}', url, picurl: 'https://img.example/{{path}}.png' }] },
+    });
+    const inOrigin = await world.api('/v1/sequences', {
+      json: aSequence({
+        trigger: { type: 'api' },
+        steps: [aStep({ message: news('https://shop.example{{path}}') })],
+      }),
+    });
+    expect(inOrigin.status).toBe(400);
+    expect(inOrigin.body.error.details).toEqual([
+      { path: 'steps.0.message.news.articles.0.url', message: expect.stringContaining('origin') },
+    ]);
+
+    const { body: sequence } = await world.api('/v1/sequences', {
+      json: aSequence({
+        trigger: { type: 'api' },
+        steps: [aStep({ message: news('https://shop.example/p/{{path}}?from={{from}}') })],
+      }),
+    });
+    const vars = { path: '@evil.example/phish', from: 'mail&admin=1' };
+    const res = await world.api(`/v1/sequences/${sequence.id}/enrollments`, {
+      json: { openid: 'o-link', vars },
+    });
+    expect(res.status).toBe(201);
+    const [sent] = await waitFor(async () => {
+      const all = await world.sim.messages('o-link');
+      return all.length > 0 ? all : undefined;
+    }, 'the step at the simulator');
+    const [article] = sent.body.news.articles as { url: string; picurl: string }[];
+    const link = new URL(article.url);
+    expect(link.origin).toBe('https://shop.example');
+    expect(link.pathname).toBe('/p/%40evil.example%2Fphish');
+    expect(Object.fromEntries(link.searchParams)).toEqual({ from: 'mail&admin=1' });
+    expect(new URL(article.picurl).origin).toBe('https://img.example');
+  });
 });

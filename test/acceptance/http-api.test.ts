@@ -1,6 +1,8 @@
 import { aKey, aMessageRequest, aTextMessage } from './support/builders';
 import { expectRejected, untilReceived, untilStatus } from './support/expectations';
 import type { BatchLine, MessageView } from './support/types';
+import { call } from './support/http';
+import { waitFor } from './support/wait-for';
 import { APP_ID, startWorld, type World } from './support/world';
 
 let world: World;
@@ -111,6 +113,44 @@ describe('HTTP API', () => {
       expect((await world.api.follower(APP_ID, bad.openid)).messages).toEqual([]);
       for (const g of good) expect((await world.api.follower(APP_ID, g.openid)).messages).toHaveLength(1);
     });
+
+    it('has one path: with a trailing slash it is a 404, one line or two, and schedules nothing', async () => {
+      const requests = [aMessageRequest({ delayMs: A_MINUTE }), aMessageRequest({ delayMs: A_MINUTE })];
+      for (const lines of [requests.slice(0, 1), requests]) {
+        const res = await world.api('/v1/messages/batch/', {
+          body: lines.map((l) => JSON.stringify(l)).join('\n') + '\n',
+          headers: { 'content-type': 'application/x-ndjson' },
+        });
+        expect(res.status).toBe(404);
+        expect(res.body.error.code).toBe('not_found');
+      }
+      for (const r of requests) expect((await world.api.follower(APP_ID, r.openid)).messages).toEqual([]);
+    });
+  });
+
+  it('every route of the contract answers 404 to its path with a trailing slash; the webhook answers as without it', async () => {
+    const { paths } = (await world.api('/v1/openapi.json')).body as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const answers: string[] = [];
+    for (const [template, operations] of Object.entries(paths)) {
+      const path = template.replace(/\{[^}]+\}/g, (p) =>
+        p === '{id}' ? '00000000-0000-4000-8000-000000000000' : 'wxacceptance0001',
+      );
+      for (const method of Object.keys(operations)) {
+        const res = await world.api(`${path}/`, {
+          method: method.toUpperCase(),
+          ...(method === 'get' || method === 'delete' ? {} : { json: {} }),
+        });
+        answers.push(`${method.toUpperCase()} ${template}/ ${res.status}`);
+      }
+    }
+    const webhook = await fetch(
+      `${world.api.url}/wechat/${APP_ID}/?signature=x&timestamp=1&nonce=1&echostr=e`,
+    );
+    expect(webhook.status).toBe(401);
+    expect(answers.length).toBeGreaterThan(20);
+    expect(answers.filter((a) => !a.endsWith(' 404'))).toEqual([]);
   });
 
   describe('errors', () => {
@@ -147,6 +187,36 @@ describe('HTTP API', () => {
       expect(res.status).toBe(400);
       expect(res.body).toEqual({
         error: expect.objectContaining({ code: expect.any(String), message: expect.any(String) }),
+      });
+    });
+  });
+
+  // Last: it leaves this address throttled for a few seconds.
+  describe('authentication', () => {
+    it('answers 429 with Retry-After, whatever the token, once an address sent 20 wrong tokens in a minute; right tokens cost nothing', async () => {
+      const wrong = () =>
+        call(`${world.api.url}/v1/platform`, { headers: { authorization: 'Bearer wrong-token-guess' } });
+      // Each wrong token between right ones: the right ones pass until the address has no failures left.
+      let wrongTokens = 0;
+      let throttled: Awaited<ReturnType<typeof wrong>> | undefined;
+      while (!throttled && wrongTokens < 40) {
+        const right = await world.api('/v1/platform');
+        if (right.status === 429) throttled = right;
+        else {
+          expect(right.status).toBe(200);
+          expect((await wrong()).status).toBe(401);
+          wrongTokens++;
+        }
+      }
+      // 20 a minute (one came from the 401 test above), refilled one every 3 s.
+      expect(wrongTokens).toBeGreaterThanOrEqual(15);
+      expect(wrongTokens).toBeLessThanOrEqual(20);
+      expect(throttled?.body.error.code).toBe('too_many_requests');
+      expect(Number(throttled?.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect((await wrong()).status).toBe(429);
+      // A token comes back every 3 s.
+      await waitFor(async () => (await world.api('/v1/platform')).status === 200, 'a token to come back', {
+        timeoutMs: 20_000,
       });
     });
   });

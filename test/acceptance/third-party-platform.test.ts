@@ -33,6 +33,29 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => world?.close(), 30_000);
 
+const redemptions = async () =>
+  (
+    await call<{ redemptions: { appId: string | null; errcode: number }[] }>(
+      `${world.sim.url}/__sim/component/redemptions`,
+    )
+  ).body.redemptions;
+
+/** The callback URL (with its state) of a freshly made authorization link, as WeChat would redirect to it. */
+const startedCallback = async (): Promise<string> => {
+  const started = await world.api('/v1/platform/authorizations', {
+    json: { redirectUri: `${world.api.url}/wechat/platform/callback` },
+  });
+  expect(started.status).toBe(201);
+  return new URL(started.body.authorizationUrl as string).searchParams.get('redirect_uri')!;
+};
+
+/** `callback` with `auth_code` set, as WeChat appends it. */
+const withCode = (callback: string, authCode: string): string => {
+  const url = new URL(callback);
+  url.searchParams.set('auth_code', authCode);
+  return url.toString();
+};
+
 const simPushes = async () =>
   (await call<{ pushes: Delivery[] }>(`${world.sim.url}/__sim/component/pushes`)).body.pushes;
 
@@ -172,7 +195,7 @@ describe('Accounts through the third-party platform', () => {
     const again = await fetch(browserCallback, { headers: html, redirect: 'manual' });
     expect(again.status).toBe(303);
     expect(again.headers.get('location')).toBe('/admin/accounts/wxconnectedbybrowser?connected=created');
-    const unknown = `${world.api.url}${platform.body.callbackPath}?auth_code=queryauthcode%40%40%40never-issued`;
+    const unknown = withCode(await startedCallback(), 'queryauthcode@@@never-issued');
     const refusedInBrowser = await fetch(unknown, { headers: html, redirect: 'manual' });
     expect(refusedInBrowser.status).toBe(303);
     expect(refusedInBrowser.headers.get('location')).toBe('/admin/accounts?connect_error=auth_code_invalid');
@@ -181,7 +204,9 @@ describe('Accounts through the third-party platform', () => {
     const json = await call(apiCallback, { headers: { accept: 'application/json' } });
     expect(json.status).toBe(200);
     expect(json.body).toEqual({ appId: 'wxconnectedbyapi', outcome: 'created', permissions: [1, 7] });
-    const refused = await call(unknown, { headers: { accept: 'application/json' } });
+    const refused = await call(withCode(await startedCallback(), 'queryauthcode@@@never-issued'), {
+      headers: { accept: 'application/json' },
+    });
     expect(refused.status).toBe(400);
     expect(refused.body.error.code).toBe('auth_code_invalid');
   });
@@ -204,12 +229,34 @@ describe('Accounts through the third-party platform', () => {
     // The browser arriving late after all gets the same answer; WeChat was asked once.
     const late = await call(consented.headers.get('location')!);
     expect(late.body).toEqual({ appId, outcome: 'created', permissions: [1, 7] });
-    const { redemptions } = (
-      await call<{ redemptions: { appId: string | null; errcode: number }[] }>(
-        `${world.sim.url}/__sim/component/redemptions`,
-      )
-    ).body;
-    expect(redemptions.filter((r) => r.appId === appId).map((r) => r.errcode)).toEqual([0]);
+    expect((await redemptions()).filter((r) => r.appId === appId).map((r) => r.errcode)).toEqual([0]);
+  });
+
+  it('the callback asks WeChat nothing for a code that does not come back with the state of a link the service made', async () => {
+    const before = (await redemptions()).length;
+    const callbackUrl = `${world.api.url}/wechat/platform/callback`;
+    const code = 'queryauthcode@@@guessed';
+    const noState = await call(`${callbackUrl}?auth_code=${encodeURIComponent(code)}`);
+    expect(noState.status).toBe(400);
+    expect(noState.body.error.code).toBe('state_invalid');
+    const forged = await call(`${callbackUrl}?state=forged&auth_code=${encodeURIComponent(code)}`);
+    expect(forged.status).toBe(400);
+    expect(forged.body.error.code).toBe('state_invalid');
+    const inBrowser = await fetch(`${callbackUrl}?auth_code=x`, {
+      headers: { accept: 'text/html' },
+      redirect: 'manual',
+    });
+    expect(inBrowser.headers.get('location')).toBe('/admin/accounts?connect_error=state_invalid');
+
+    // A real link's state, used once with a code, serves no other code (its reload gets the same answer).
+    const callback = await startedCallback();
+    expect((await call(withCode(callback, code))).body.error.code).toBe('auth_code_invalid');
+    expect((await call(withCode(callback, code))).body.error.code).toBe('auth_code_invalid');
+    const other = await call(withCode(callback, 'queryauthcode@@@another'));
+    expect(other.status).toBe(400);
+    expect(other.body.error.code).toBe('state_invalid');
+    // WeChat was asked about the one code that came back with a good state: twice (the reload), nothing else.
+    expect((await redemptions()).slice(before).map((r) => r.errcode)).toEqual([61009, 61009]);
   });
 
   it('refuses a push the platform did not sign, with 401', async () => {
@@ -233,5 +280,23 @@ describe('Accounts through the third-party platform', () => {
       expect(dump.includes(secret) ? `${secret} in the dump` : 'absent').toBe('absent');
       expect(logs.includes(secret) ? `${secret} in a log` : 'absent').toBe('absent');
     }
+  });
+
+  // Last: it spends this address's callbacks for the minute.
+  it('limits the callbacks that may ask WeChat, per source address: 429 with Retry-After, and WeChat is not asked', async () => {
+    const before = (await redemptions()).length;
+    const answers: number[] = [];
+    let limited: Response | undefined;
+    // 30 a minute, refilled one every 2 s: a slow machine may need a few more tries than 31.
+    while (!limited && answers.length < 60) {
+      const res = await fetch(withCode(await startedCallback(), `queryauthcode@@@flood-${answers.length}`));
+      answers.push(res.status);
+      if (res.status === 429) limited = res;
+    }
+    expect(limited?.status).toBe(429);
+    expect(Number(limited?.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(answers.filter((s) => s !== 400 && s !== 429)).toEqual([]);
+    // Every refused-as-unknown code was asked about; the limited one was not.
+    expect((await redemptions()).length - before).toBe(answers.filter((s) => s === 400).length);
   });
 });

@@ -79,13 +79,13 @@ describe('"Connect an official account" on the Accounts page', () => {
     });
   });
 
-  it('a code WeChat never issued, or an expired one, lands on the Accounts page with the error in words, writing nothing', async () => {
+  it('a link the service did not make, or an expired code, lands on the Accounts page with the error in words, writing nothing', async () => {
     const before = await accountCount();
     await page().goto(
       `${world.service.url}/wechat/platform/callback?auth_code=queryauthcode%40%40%40never-issued`,
     );
-    await page().waitForURL(/\/admin\/accounts\?connect_error=auth_code_invalid$/);
-    await expectText(page().locator('[data-connect="error"]'), '授权码无效或已被使用');
+    await page().waitForURL(/\/admin\/accounts\?connect_error=state_invalid$/);
+    await expectText(page().locator('[data-connect="error"]'), '该授权链接不是本服务生成的');
 
     await page().click('[data-action="connect"]');
     await page().locator('[data-action="authorize"]').click();

@@ -45,7 +45,10 @@ describe('/v1/sequences', () => {
     };
     expect(mine.sequences.length).toBeGreaterThan(0);
     expect(mine.sequences.every((s) => s.appId === APP_ID)).toBe(true);
-    expect(await (await send('GET', '/v1/sequences?appId=wxnobody')).json()).toEqual({ sequences: [] });
+    expect(await (await send('GET', '/v1/sequences?appId=wxnobody')).json()).toEqual({
+      sequences: [],
+      next: null,
+    });
 
     const repeated = await send('GET', `/v1/sequences?appId=${APP_ID}&appId=wxnobody`);
     expect(repeated.status).toBe(400);

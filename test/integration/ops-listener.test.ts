@@ -48,7 +48,11 @@ describe('the public port', () => {
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('1');
     expect(await res.json()).toEqual({
-      error: { code: 'database_unavailable', message: 'the database is unavailable; try again shortly' },
+      error: {
+        code: 'database_unavailable',
+        message: 'temporarily unavailable; try again shortly',
+        requestId: res.headers.get('x-request-id'),
+      },
     });
   });
 });

@@ -41,6 +41,13 @@ async function consentWithoutPush(appId: string): Promise<string> {
 }
 /** A code WeChat never issued. */
 const UNKNOWN_CODE = 'queryauthcode@@@never-issued';
+/** The callback of a fresh link (its state in it) with a code WeChat never issued. */
+async function unknownCodeCallback(): Promise<string> {
+  const { authorizationUrl } = (await (await start()).json()) as { authorizationUrl: string };
+  const callback = new URL(new URL(authorizationUrl).searchParams.get('redirect_uri')!);
+  callback.searchParams.set('auth_code', UNKNOWN_CODE);
+  return callback.toString();
+}
 
 async function connect(appId: string): Promise<{ callback: string; answer: Response }> {
   const { authorizationUrl } = (await (await start()).json()) as { authorizationUrl: string };
@@ -68,9 +75,10 @@ describe('connecting an official account through the platform', () => {
     expect(Object.fromEntries(url.searchParams)).toEqual({
       component_appid: PLATFORM.componentAppId,
       pre_auth_code: body.preAuthCode,
-      redirect_uri: `${service.url}/wechat/platform/callback`,
+      redirect_uri: expect.stringMatching(/\/wechat\/platform\/callback\?state=[\w-]{32}$/),
       auth_type: '1',
     });
+    expect(url.searchParams.get('redirect_uri')).toContain(`${service.url}/wechat/platform/callback?`);
     expect(body.expiresInS).toBe(600);
   });
 
@@ -103,10 +111,10 @@ describe('connecting an official account through the platform', () => {
     const appId = anAppId();
     const { callback } = await connect(appId);
     expect(new URL(callback).searchParams.get('auth_code')).toMatch(/^queryauthcode@@@/);
+    const unknown = await unknownCodeCallback();
     const before = { accounts: await accountCount(), ...(await writtenRows(h.db)) };
 
     expect(await (await fetch(callback)).json()).toEqual({ appId, outcome: 'created', permissions: [1, 7] });
-    const unknown = `${service.url}/wechat/platform/callback?auth_code=${encodeURIComponent(UNKNOWN_CODE)}`;
     expect(await errorOf(await fetch(unknown))).toBe('400 auth_code_invalid');
     expect({ accounts: await accountCount(), ...(await writtenRows(h.db)) }).toEqual(before);
   });
@@ -159,12 +167,10 @@ describe('connecting an official account through the platform', () => {
     it('sends an unknown, an expired or a missing code to the Accounts page with the error’s code, writing nothing', async () => {
       const callback = `${service.url}/wechat/platform/callback`;
       const expiring = await consentWithoutPush(anAppId());
+      const unknown = await unknownCodeCallback();
       const before = { accounts: await accountCount(), ...(await writtenRows(h.db)) };
 
-      const answers = [
-        await fromBrowser(`${callback}?auth_code=${encodeURIComponent(UNKNOWN_CODE)}`),
-        await fromBrowser(callback),
-      ];
+      const answers = [await fromBrowser(unknown), await fromBrowser(callback)];
       wechatAheadMs = 601_000;
       try {
         answers.push(await fromBrowser(expiring));

@@ -565,6 +565,9 @@ export const en: Catalog = {
     },
     connectErrors: {
       auth_code_invalid: 'The authorization code is unknown or was used already: connect again.',
+      state_invalid:
+        'The service did not make that authorization link, or it expired or served another authorization: connect again from this page.',
+      too_many_requests: 'Too many authorizations came back at once: wait a minute, then connect again.',
       auth_code_expired: 'The authorization code expired before it reached the service: connect again.',
       account_exists:
         'An own account (with its AppSecret) has that app id here: delete it first, then connect again.',

@@ -536,6 +536,8 @@ export const zhCN = {
     },
     connectErrors: {
       auth_code_invalid: '授权码无效或已被使用，请重新授权。',
+      state_invalid: '该授权链接不是本服务生成的，或已过期、已用于另一次授权：请从本页重新授权。',
+      too_many_requests: '同时返回的授权过多：请稍候一分钟再重新授权。',
       auth_code_expired: '授权码在到达本服务之前已过期，请重新授权。',
       account_exists: '本服务已有同一 AppID 的自行接入公众号（含 AppSecret）：请先删除它，再重新授权。',
       validation_error: '微信的返回没有给本服务该公众号的接口权限：请重新授权，并勾选所需权限。',

@@ -1,3 +1,4 @@
+import { allSequences } from '../all-sequences.js';
 import { seg } from '../api.js';
 import { describeTrigger, statusBadge } from '../describe.js';
 import { h, replace } from '../dom.js';
@@ -70,7 +71,7 @@ export const sequenceListPage: PageFactory = (ctx) => {
   async function refresh(): Promise<void> {
     window.clearTimeout(timer);
     try {
-      const { sequences } = await ctx.api.get<{ sequences: Sequence[] }>('/sequences');
+      const sequences = await allSequences(ctx.api);
       // One results call per sequence keeps the list API unchanged; drafts have nothing to count.
       const counts = await Promise.all(
         sequences.map((s) =>

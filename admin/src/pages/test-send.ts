@@ -1,3 +1,4 @@
+import { allSequences } from '../all-sequences.js';
 import { seg } from '../api.js';
 import { messageBadge, reasonLabel } from '../describe.js';
 import { field, h, replace } from '../dom.js';
@@ -123,7 +124,7 @@ export const testSendPage: PageFactory = (ctx, _params, query) => {
       .finally(() => (send.disabled = false));
   });
 
-  void ctx.api.get<{ sequences: Sequence[] }>('/sequences').then(({ sequences: list }) => {
+  void allSequences(ctx.api).then((list) => {
     sequences = list.filter((s) => s.status !== 'archived');
     replace(
       sequenceSelect,

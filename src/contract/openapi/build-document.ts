@@ -65,7 +65,7 @@ const answer = ({ description, schema, mediaType = JSON_TYPE }: Answer) => ({
 });
 
 function operation(op: Operation) {
-  const errors = op.public ? op.errors : [401 as const, ...op.errors];
+  const errors = op.public ? op.errors : [401 as const, 429 as const, ...op.errors];
   return {
     operationId: op.operationId,
     tags: [op.tag],
@@ -103,7 +103,7 @@ export function buildOpenApiDocument(operations: readonly Operation[] = OPERATIO
       title: 'wechat-drip API',
       version: '1',
       description:
-        'Timed follow-up messages for WeChat Official Accounts. Every route but this document needs `Authorization: Bearer <ADMIN_TOKEN>`. Errors are `{ error: { code, message, details? } }`, and a refused request writes nothing.',
+        'Timed follow-up messages for WeChat Official Accounts. Every route but this document needs `Authorization: Bearer <ADMIN_TOKEN>`. Errors are `{ error: { code, message, details?, requestId? } }`, and a refused request writes nothing; a path with a trailing slash is a 404.',
     },
     security: [{ bearer: [] }],
     paths,
@@ -115,7 +115,12 @@ export function buildOpenApiDocument(operations: readonly Operation[] = OPERATIO
       responses: {
         ...Object.fromEntries(Object.entries(ERROR_STATUSES).map(([s, d]) => [s, errorResponse(d)])),
         401: errorResponse('The bearer token is missing or wrong.'),
-        default: errorResponse('The service cannot answer now (a dependency is down), or failed.'),
+        429: errorResponse(
+          'This address sent too many wrong bearer tokens: every request from it waits `Retry-After` seconds.',
+        ),
+        default: errorResponse(
+          'The service cannot answer now (503, a dependency is down: its code, `Retry-After`), or failed (500 `internal`); `requestId` finds it in the log.',
+        ),
       },
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'The `ADMIN_TOKEN` the service runs with.' },

@@ -11,8 +11,8 @@ export const SEQUENCE_OPERATIONS: readonly Operation[] = [
   op(
     'get /v1/sequences',
     'listSequences',
-    "Every sequence, or one account's",
-    [200, 'The sequences, newest first.', 'SequenceList'],
+    "The sequences, or one account's, a page at a time",
+    [200, 'A page of sequences, newest first, and the cursor of the next.', 'SequenceList'],
     [400],
     { query: sequenceListQuerySchema },
   ),

@@ -45,7 +45,16 @@ describe('the OpenAPI document of /v1', () => {
     expect(post.requestBody?.content['application/json'].schema).toEqual({
       $ref: '#/components/schemas/MessageRequest',
     });
-    expect(Object.keys(post.responses).sort()).toEqual(['200', '201', '400', '401', '409', '413', 'default']);
+    expect(Object.keys(post.responses).sort()).toEqual([
+      '200',
+      '201',
+      '400',
+      '401',
+      '409',
+      '413',
+      '429',
+      'default',
+    ]);
     expect(post.responses[400]).toEqual({ $ref: '#/components/responses/400' });
     expect(document.components.responses[400].content['application/json'].schema).toEqual({
       $ref: '#/components/schemas/Error',
@@ -78,6 +87,20 @@ describe('the OpenAPI document of /v1', () => {
       name: 'action',
       schema: { enum: ['activate', 'pause', 'resume', 'archive'] },
     });
+  });
+
+  it('pages GET /v1/sequences: `limit` and `cursor` in, the next page’s cursor out', () => {
+    const list = document.paths['/v1/sequences'].get;
+    expect(list.parameters.map((p: { name: string }) => p.name)).toEqual(['appId', 'limit', 'cursor']);
+    expect(list.parameters[1].schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 500 });
+    expect(schemas.SequenceList.required).toEqual(['sequences', 'next']);
+  });
+
+  it('lists 429 (failed tokens throttled) beside 401, and a request id in the error shape', () => {
+    expect(document.paths['/v1/messages'].post.responses[429]).toEqual({
+      $ref: '#/components/responses/429',
+    });
+    expect(schemas.Error.properties.error.properties).toHaveProperty('requestId');
   });
 
   it('asks for the bearer token everywhere but on the document itself', () => {
