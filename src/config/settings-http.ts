@@ -30,7 +30,7 @@ export const httpSettings = group(
     HTTP_HEADERS_TIMEOUT_MS: setting('httpHeadersTimeoutMs', int(100, 3_600_000).prefault('10000'), {
       unit: 'ms',
     }),
-    HTTP_KEEP_ALIVE_TIMEOUT_MS: setting('httpKeepAliveTimeoutMs', int(0, 3_600_000).prefault('5000'), {
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: setting('httpKeepAliveTimeoutMs', int(0, 3_600_000).prefault('65000'), {
       unit: 'ms',
     }),
     HTTP_MAX_CONNECTIONS: setting('httpMaxConnections', int(1, 1_000_000).prefault('1000')),
@@ -56,8 +56,9 @@ export const httpSettings = group(
     HTTP_HEADERS_TIMEOUT_MS:
       'the same for the headers (and for a connection that sends nothing); at most `HTTP_REQUEST_TIMEOUT_MS`',
     HTTP_KEEP_ALIVE_TIMEOUT_MS:
-      "an idle keep-alive connection is closed after this (raise it above a load balancer's idle timeout)",
-    HTTP_MAX_CONNECTIONS: 'open connections per listener; more are closed at once',
+      'an idle keep-alive connection is closed after this; keep it above the idle timeout of every client and load balancer that reuses connections (60 s is common), so that the client always closes first',
+    HTTP_MAX_CONNECTIONS:
+      'open connections per listener; a request on a connection beyond it is answered `503 overloaded` with `Retry-After: 1` and the connection closed. Keep it below the open-file limit (`ulimit -n`) minus about 100 for Postgres, RabbitMQ and WeChat',
     HTTP_BODY_LIMIT_BYTES: 'the largest JSON body (413 above)',
     WEBHOOK_BODY_LIMIT_BYTES: 'the largest webhook push (413 above)',
     WEBHOOK_MAX_SKEW_S:

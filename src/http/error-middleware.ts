@@ -26,8 +26,8 @@ export function errorBody(err: AppError, requestId?: string): ErrorBody {
   };
 }
 
-/** Seconds a client is told to wait (Retry-After) when a dependency is unavailable. */
-const RETRY_AFTER_S = 1;
+/** Seconds a client is told to wait (Retry-After) when a dependency is unavailable or the service is overloaded. */
+export const RETRY_AFTER_S = 1;
 
 /**
  * Translates body-parser errors (malformed JSON → 400, too large → 413, wrong charset → 415), an

@@ -90,7 +90,7 @@ describe('loadConfig', () => {
       opsPort: 3001,
       httpRequestTimeoutMs: 30_000,
       httpHeadersTimeoutMs: 10_000,
-      httpKeepAliveTimeoutMs: 5_000,
+      httpKeepAliveTimeoutMs: 65_000,
       httpMaxConnections: 1000,
     });
   });
