@@ -12,6 +12,8 @@ import { createPusher, type PushAction, type PushOutcome } from './pushes';
 import { createOpenPlatform, type OpenPlatform } from './open-platform';
 import { createMessageStore, type MessageFilter, type ReceivedMessage, type SimChannel } from './store';
 import { createTokenRegistry, type TokenStats } from './tokens';
+import { createTemplateRegistry, type SimTemplate } from './templates';
+import { TEMPLATE_LIST_PATH, templateList } from './template-routes';
 import { WECHAT_ERRORS } from './wechat-errors';
 import { resolveWindowPolicy } from './window-policy';
 
@@ -47,6 +49,11 @@ export interface Simulator {
   follower(appId: string, openid: string): FollowerView | null;
   /** Knows `account` from now on (`POST /__sim/accounts`), or replaces it. Throws if its key is unusable. */
   register(account: SimulatorAccount): void;
+  /**
+   * Replaces the account's template library (`POST /__sim/templates`); until then it holds the example
+   * templates. Template sends are checked against it, `template/get_all_private_template` lists it.
+   */
+  registerTemplates(appId: string, templates: readonly SimTemplate[]): void;
   /** The Open Platform it plays when given a component; null otherwise. */
   readonly openPlatform: OpenPlatform | null;
 }
@@ -100,6 +107,7 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
   });
   const webhookBaseUrl = (opts.webhookBaseUrl ?? 'http://127.0.0.1:3000').replace(/\/+$/, '');
   const notices = createNoticeSubscriptions();
+  const templates = createTemplateRegistry();
   const pusher = createPusher({ accounts: opts.accounts, followers, notices, webhookBaseUrl, now, logger });
   const { component, ticketIntervalMs = 600_000 } = opts;
   const openPlatform = component
@@ -121,6 +129,7 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
     pauses,
     followers,
     notices,
+    templates,
     reportNoticeSent: (appId, openid, templateId, msgid) =>
       pusher.pushNoticeSent(appId, openid, templateId, msgid),
     logger,
@@ -143,6 +152,7 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
     push: (action, openid, body) => pusher.push(action, openid, body),
     follower: (appId, openid) => (accountIds.has(appId) ? followers.view(appId, openid, now()) : null),
     openPlatform,
+    registerTemplates: (appId, list) => templates.set(appId, list),
     register(account) {
       pusher.register(account);
       tokens.register(account.appId, account.secret);
@@ -158,6 +168,8 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
     faults,
     invalidateTokens: simulator.invalidateTokens,
     register: simulator.register,
+    registerTemplates: simulator.registerTemplates,
+    templates: (appId) => templates.list(appId),
   };
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -184,6 +196,10 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
     if (path === '/cgi-bin/token') {
       if (req.method !== 'GET') return sendJson(res, 200, WECHAT_ERRORS.requireGet);
       return sendJson(res, 200, tokens.classicToken(query));
+    }
+    if (path === TEMPLATE_LIST_PATH) {
+      if (req.method !== 'GET') return sendJson(res, 200, WECHAT_ERRORS.requireGet);
+      return sendJson(res, 200, templateList(tokens, templates, query));
     }
     if (path.startsWith(FOLLOWER_ROUTES_PREFIX)) return handleFollowerRoute(simulator, req, res, path, query);
     if (openPlatform && (await openPlatform.handle(req, res, path, query))) return;

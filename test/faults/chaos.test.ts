@@ -3,6 +3,7 @@ import { countOwedWakeUps } from '../../src/store/wake-up-outbox';
 import { PLUGIN_RABBITMQ_URL, restartRabbitApp, startRabbitApp, stopRabbitApp } from '../helpers/broker';
 import {
   CHAOS_MESSAGES as N,
+  CHAOS_TEMPLATE,
   createReceivedCounter,
   expectNoneLostNoneTwice,
   relayRepublished,
@@ -226,7 +227,7 @@ describe(`fault suite: ${N} messages per scenario, none lost, none sent twice`, 
   it(
     'a worker killed with SIGKILL mid-burst of template messages and restarted: each received once, none unknown',
     async () => {
-      h = await createHarness({ ROLE: 'api' });
+      h = await createHarness({ ROLE: 'api' }, { templates: [CHAOS_TEMPLATE] });
       const api = await h.start();
       h.simulator.setFaults({ latencyMs: 20 });
       const counter = createReceivedCounter(h);

@@ -36,6 +36,8 @@ export interface SimulatorClient {
   texts(openid: string): Promise<string[]>;
   setFaults(spec: FaultSpec): Promise<void>;
   clearFaults(): Promise<void>;
+  /** Replaces the account's template library (`POST /__sim/templates`). */
+  templates(templates: readonly { template_id: string; title: string; content: string }[]): Promise<void>;
   /** `GET /__sim/stats`. */
   stats(): Promise<
     { tokens: { issued: number; requests: { stable: number; classic: number } } } & Record<string, unknown>
@@ -75,5 +77,7 @@ export function createSimulatorClient(url: string, appId: string): SimulatorClie
     setFaults: async (spec) => void (await ok(call(`${url}/__sim/faults`, { json: spec }), 'faults')),
     clearFaults: async () => void (await ok(call(`${url}/__sim/faults`, { method: 'DELETE' }), 'faults')),
     stats: () => ok(call(`${url}/__sim/stats`), 'stats'),
+    templates: async (templates) =>
+      void (await ok(call(`${url}/__sim/templates`, { json: { appId, templates } }), 'templates')),
   };
 }
