@@ -75,7 +75,7 @@ describe('Template messages', () => {
       template_id: ACCEPTANCE_TEMPLATE.template_id,
       data: { first: { value: '您好' }, thing1: { value: '春季🌸瑜伽' }, thing2: { value: '19:00' } },
     };
-    const sequence = (await world.api.createSequence(fallbackOnly(fallback))) as SequenceView;
+    const sequence = await world.api.createSequence(fallbackOnly(fallback));
     const openid = anOpenid();
     expect((await world.api(`/v1/sequences/${sequence.id}/enrollments`, { json: { openid } })).status).toBe(
       201,
