@@ -14,7 +14,7 @@ async function* lines(run) {
       appId,
       openid: `o-coupon-${i}`,
       channel: 'template',
-      message: { template_id: 'coupon', data: { first: { value: `券 ${run} ${i}` } } },
+      message: { template_id: 'TPL_COUPON', data: { thing1: { value: `券 ${run} ${i}` } } },
       delayMs: 2000,
       idempotencyKey: `coupon-${run}-${i}`,
     })}\n`;

@@ -21,6 +21,7 @@ export type {
   PlatformView,
   SequenceResults,
   SequenceStatus,
+  SequenceValid,
   SequenceView as Sequence,
   SeriesPoint,
   StepResult,

@@ -20,6 +20,9 @@ export const wechatSettings = group(
     WECHAT_TIMEOUT_MS: setting('wechatTimeoutMs', int(100).prefault('10000'), { unit: 'ms' }),
     WECHAT_MAX_CONNECTIONS: setting('wechatMaxConnections', int(1, 4096).prefault('64')),
     TOKEN_REFRESH_MARGIN_MS: setting('tokenRefreshMarginMs', int(0).prefault('240000'), { unit: 'ms' }),
+    TEMPLATE_LIST_TTL_MS: setting('templateListTtlMs', int(1000, 86_400_000).prefault('600000'), {
+      unit: 'ms',
+    }),
     WECHAT_ACCOUNTS: setting('bootstrapAccounts', accountsSchema, {
       secret: true,
       example: `'[{"appId":"wxdemo0000000001","secret":"demo-secret-not-real","token":"demotoken","encodingAESKey":"DemoEncodingAESKey0123456789abcdefghijklmno","pushMode":"safe","windowPolicy":"official"}]'`,
@@ -57,6 +60,8 @@ export const wechatSettings = group(
       'the longest one WeChat call may take (a send whose answer does not come in time is handled as a [lost answer](guarantees.md))',
     WECHAT_MAX_CONNECTIONS: 'keep-alive connections to the WeChat API per process',
     TOKEN_REFRESH_MARGIN_MS: 'an access token with less life left than this is refreshed',
+    TEMPLATE_LIST_TTL_MS:
+      'each api process reuses an account’s WeChat template list this long before asking again (an id missing from a list older than 30 s asks at once) — [template messages](sequences.md#template-messages)',
     WECHAT_ACCOUNTS:
       'accounts imported at start-up when absent from Postgres (a bootstrap: accounts are managed through `/v1/accounts`), a JSON array of `{appId, secret, token?, encodingAESKey?, previousEncodingAESKey?, pushMode?, windowPolicy?, sendRatePerSecond?, atLeastOnce?}` ([accounts](accounts-and-platform.md#accounts)); the simulator reads it too',
     ACCOUNTS_ENCRYPTION_KEY:

@@ -214,8 +214,9 @@ export const sequenceViewSchema = z.object({
   cancelledSteps: z.number().optional(),
   /**
    * Create and update: what the saved definition may not do as written (a step without a fallback that quiet
-   * hours could push past its contact window is skipped `quiet_hours` when they do). Not refused: a welcome
-   * step on a follow would otherwise always be.
+   * hours could push past its contact window is skipped `quiet_hours` when they do; a template field WeChat
+   * drops or refuses; a template id the account's WeChat template library lacks). Not refused: a welcome
+   * step on a follow would otherwise always be, and WeChat's list may be out of reach.
    */
   warnings: z.array(warningSchema).optional(),
 });
@@ -229,8 +230,11 @@ export const sequenceListSchema = z.object({
     .describe('The cursor of the next page (pass it as `cursor`), or null on the last page.'),
 });
 
-/** `POST /v1/sequences/validate`: the definition would be accepted (a refused one is a 400). */
-export const sequenceValidSchema = z.object({ ok: z.literal(true) });
+/**
+ * `POST /v1/sequences/validate`: the definition would be accepted (a refused one is a 400), with the
+ * warnings its save would answer.
+ */
+export const sequenceValidSchema = z.object({ ok: z.literal(true), warnings: z.array(warningSchema) });
 
 export type Trigger = z.output<typeof triggerSchema>;
 export type ExitCondition = z.output<typeof exitConditionSchema>;

@@ -9,6 +9,7 @@ import {
 } from '../sequences/manage-sequences';
 import { parseSequenceDefinition, type SequenceDefinition } from '../sequences/sequence-schema';
 import { quietHoursWarnings } from '../sequences/quiet-hours-warnings';
+import { templateRuleWarnings, unknownTemplateWarnings } from '../sequences/template-warnings';
 import { missingPermissions } from '../accounts/permissions';
 import { findSequence, listSequences } from '../store/sequence-store';
 import { parseSequenceCursor, sequenceCursor } from './sequence-cursor';
@@ -54,15 +55,24 @@ export function createSequenceRouter(deps: V1Deps): Router {
     );
   };
 
-  /** What a saved definition may not do as written (answered, not refused). */
-  const warningsOf = (d: SequenceDefinition) => {
+  /**
+   * What a definition may not do as written (answered, not refused): quiet hours that can push a step past
+   * its window, template fields WeChat drops or refuses, template ids the account does not have.
+   */
+  const warningsOf = async (d: SequenceDefinition) => {
     const account = deps.accounts.get(d.appId);
-    return { warnings: account ? quietHoursWarnings(d, account) : [] };
+    return {
+      warnings: [
+        ...(account ? quietHoursWarnings(d, account) : []),
+        ...templateRuleWarnings(d),
+        ...(await unknownTemplateWarnings(d, deps.templates)),
+      ],
+    };
   };
 
-  router.post('/validate', (req, res) => {
-    parse(req.body);
-    res.json({ ok: true } satisfies SequenceValid);
+  router.post('/validate', async (req, res) => {
+    const definition = parse(req.body);
+    res.json({ ok: true, ...(await warningsOf(definition)) } satisfies SequenceValid);
   });
 
   router.get('/', async (req, res) => {
@@ -88,7 +98,7 @@ export function createSequenceRouter(deps: V1Deps): Router {
     }
     const definition = parse(req.body);
     const created = await createSequence(deps.pool, definition, status.data);
-    res.status(201).json({ ...sequenceView(created), ...warningsOf(definition) });
+    res.status(201).json({ ...sequenceView(created), ...(await warningsOf(definition)) });
   });
 
   router.get('/:id', async (req, res) => {
@@ -101,7 +111,7 @@ export function createSequenceRouter(deps: V1Deps): Router {
   router.put('/:id', async (req, res) => {
     const definition = parse(req.body);
     const updated = await updateSequence(deps.pool, sequenceId(req.params.id), definition);
-    res.json({ ...sequenceView(updated), ...warningsOf(definition) });
+    res.json({ ...sequenceView(updated), ...(await warningsOf(definition)) });
   });
 
   router.get('/:id/results', async (req, res) => {

@@ -2,6 +2,7 @@ import type { AccountRegistry } from '../accounts/registry';
 import type { SecretBox } from '../accounts/secret-box';
 import type { Config } from '../config';
 import type { ScheduleDeps } from '../scheduling/schedule-messages';
+import type { TemplateLibrary } from '../wechat/template-library';
 
 /** What the /v1 routers need. */
 export interface V1Deps extends ScheduleDeps {
@@ -12,4 +13,6 @@ export interface V1Deps extends ScheduleDeps {
   readonly box: SecretBox;
   /** The api answers once rows commit; their publishes run in the background, visible to shutdown. */
   readonly track: (work: Promise<unknown>) => void;
+  /** The accounts' WeChat template libraries, for the save-time warnings about unknown template ids. */
+  readonly templates: TemplateLibrary;
 }

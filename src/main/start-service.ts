@@ -14,6 +14,7 @@ import type { Config } from '../config';
 import { isMigrated } from '../db/migrate';
 import { createPool, type Pool } from '../db/pool';
 import { createApp } from '../http/create-app';
+import { createTemplateLibrary } from '../wechat/template-library';
 import { createOpsApp } from '../http/create-ops-app';
 import type { Readiness } from '../http/health-routes';
 import { listen, type Listening } from '../http/listen';
@@ -144,7 +145,15 @@ export async function startService(
         { concurrency: Math.max(1, Math.floor(config.databasePoolSize / 2)), maxRows: WRITER_MAX_ROWS },
       );
       const connect = connectDeps(config, { pool, box, logger, metrics, accounts });
+      const templates = createTemplateLibrary({
+        baseUrl: config.wechatApiBaseUrl,
+        timeoutMs: config.wechatTimeoutMs,
+        tokens: createServiceTokens({ config, pool, box, logger, accounts }).tokens,
+        ttlMs: config.templateListTtlMs,
+        logger,
+      });
       const app = createApp({
+        templates,
         connect,
         exchangeCodeLater: (push) => {
           if (connect) track(exchangePushedCode(connect, push, stopping.signal));

@@ -5,6 +5,7 @@ import type { MessageFilter } from './store';
 import { parseAccountRegistration } from './account-registration';
 import type { SimulatorAccount } from './config';
 import { parseTemplateReportSpec, type TemplateReports } from './template-reports';
+import { parseTemplateRegistration, type SimTemplate } from './templates';
 
 /** What the /__sim routes act on: the simulator's own accessors. */
 export interface ControlTarget {
@@ -17,6 +18,8 @@ export interface ControlTarget {
   /** Null when the account is unknown. */
   invalidateTokens(appId: string): number | null;
   register(account: SimulatorAccount): void;
+  registerTemplates(appId: string, templates: readonly SimTemplate[]): void;
+  templates(appId: string): readonly SimTemplate[];
 }
 
 /** `GET /__sim/messages` answers at most this many unless `limit` says otherwise. */
@@ -122,6 +125,19 @@ export async function handleControl(
       if ('problems' in parsed) return sendBadRequest(res, 'invalid account', parsed.problems);
       target.register(parsed.account);
       return sendJson(res, 200, { registered: parsed.account.appId });
+    }
+    case 'POST /__sim/templates': {
+      const body = parseJsonBody(await readBody(req));
+      if (!body.ok) return sendBadRequest(res, 'body must be JSON');
+      const parsed = parseTemplateRegistration(body.value);
+      if ('problems' in parsed) return sendBadRequest(res, 'invalid templates', parsed.problems);
+      target.registerTemplates(parsed.appId, parsed.templates);
+      return sendJson(res, 200, { appId: parsed.appId, templates: parsed.templates.length });
+    }
+    case 'GET /__sim/templates': {
+      const appId = query.get('appId');
+      if (!appId) return sendBadRequest(res, 'appId is required');
+      return sendJson(res, 200, { appId, templates: target.templates(appId) });
     }
     default:
       return sendJson(res, 404, { error: { code: 'not_found', message: `no route ${route}` } });

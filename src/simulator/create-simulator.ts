@@ -13,6 +13,8 @@ import { createOpenPlatform, type OpenPlatform } from './open-platform';
 import { createMessageStore, type MessageFilter, type ReceivedMessage, type SimChannel } from './store';
 import { createTokenRegistry, type TokenStats } from './tokens';
 import { createTemplateReports } from './template-reports';
+import { createTemplateRegistry, type SimTemplate } from './templates';
+import { TEMPLATE_LIST_PATH, templateList } from './template-routes';
 import { WECHAT_ERRORS } from './wechat-errors';
 import { resolveWindowPolicy } from './window-policy';
 
@@ -48,6 +50,11 @@ export interface Simulator {
   follower(appId: string, openid: string): FollowerView | null;
   /** Knows `account` from now on (`POST /__sim/accounts`), or replaces it. Throws if its key is unusable. */
   register(account: SimulatorAccount): void;
+  /**
+   * Replaces the account's template library (`POST /__sim/templates`); until then it holds the example
+   * templates. Template sends are checked against it, `template/get_all_private_template` lists it.
+   */
+  registerTemplates(appId: string, templates: readonly SimTemplate[]): void;
   /** The Open Platform it plays when given a component; null otherwise. */
   readonly openPlatform: OpenPlatform | null;
 }
@@ -105,6 +112,7 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
   const withoutPublishApis = new Set(
     opts.accounts.filter((a) => a.publishApis === false).map((a) => a.appId),
   );
+  const templates = createTemplateRegistry();
   const pusher = createPusher({ accounts: opts.accounts, followers, notices, webhookBaseUrl, now, logger });
   const { component, ticketIntervalMs = 600_000 } = opts;
   const openPlatform = component
@@ -126,6 +134,7 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
     pauses,
     followers,
     notices,
+    templates,
     reportNoticeSent: (appId, openid, templateId, msgid) =>
       pusher.pushNoticeSent(appId, openid, templateId, msgid),
     templateReports,
@@ -152,6 +161,7 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
     push: (action, openid, body) => pusher.push(action, openid, body),
     follower: (appId, openid) => (accountIds.has(appId) ? followers.view(appId, openid, now()) : null),
     openPlatform,
+    registerTemplates: (appId, list) => templates.set(appId, list),
     register(account) {
       pusher.register(account);
       tokens.register(account.appId, account.secret);
@@ -170,6 +180,8 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
     templateReports,
     invalidateTokens: simulator.invalidateTokens,
     register: simulator.register,
+    registerTemplates: simulator.registerTemplates,
+    templates: (appId) => templates.list(appId),
   };
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -196,6 +208,10 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
     if (path === '/cgi-bin/token') {
       if (req.method !== 'GET') return sendJson(res, 200, WECHAT_ERRORS.requireGet);
       return sendJson(res, 200, tokens.classicToken(query));
+    }
+    if (path === TEMPLATE_LIST_PATH) {
+      if (req.method !== 'GET') return sendJson(res, 200, WECHAT_ERRORS.requireGet);
+      return sendJson(res, 200, templateList(tokens, templates, query));
     }
     if (path.startsWith(FOLLOWER_ROUTES_PREFIX)) return handleFollowerRoute(simulator, req, res, path, query);
     if (openPlatform && (await openPlatform.handle(req, res, path, query))) return;

@@ -18,6 +18,8 @@ export interface AcceptedTemplate {
   readonly errcode: 0;
   readonly openid: string;
   readonly clientMsgId: string | undefined;
+  readonly templateId: string;
+  readonly data: Readonly<Record<string, { value: string }>>;
 }
 
 type Json = Record<string, unknown>;
@@ -112,7 +114,6 @@ const argumentInvalid = (what: string): WechatError => ({
   errmsg: `${WECHAT_ERRORS.argumentInvalid.errmsg} ${what} invalid`,
 });
 
-/** Checks a `message/template/send` body (reference/wechat.md §6.1). */
 /** A subscription notice that passed the body rules. */
 export interface AcceptedNotice {
   readonly errcode: 0;
@@ -157,12 +158,23 @@ export function checkNoticeBody(raw: string): AcceptedNotice | WechatError {
   return { errcode: 0, openid: body.touser as string, templateId: body.template_id as string };
 }
 
+/**
+ * Checks a `message/template/send` body (reference/wechat.md §6.1); a missing or empty template_id is
+ * WeChat's 40037. Whether the account holds the template is the template registry's check (templates.ts).
+ */
 export function checkTemplateBody(raw: string): AcceptedTemplate | WechatError {
   const body = parseObject(raw);
   if (body === null) return FORMAT;
+  if (isFilled(body.touser) && !isFilled(body.template_id)) return WECHAT_ERRORS.invalidTemplateId;
   const problem = templatedProblem(body, 'url');
   if (problem) return problem;
   if (body.client_msg_id !== undefined && !isFilled(body.client_msg_id))
     return argumentInvalid('client_msg_id');
-  return { errcode: 0, openid: body.touser as string, clientMsgId: body.client_msg_id };
+  return {
+    errcode: 0,
+    openid: body.touser as string,
+    clientMsgId: body.client_msg_id,
+    templateId: body.template_id as string,
+    data: body.data as Record<string, { value: string }>,
+  };
 }

@@ -6,6 +6,7 @@ import { readBody, sendJson, type Pauses } from './http-io';
 import type { NoticeSubscriptions } from './notice-subscriptions';
 import { checkCustomBody, checkNoticeBody, checkTemplateBody } from './payload-rules';
 import type { MessageStore, SimChannel } from './store';
+import type { ShownTemplate, TemplateRegistry } from './templates';
 import type { TokenRegistry } from './tokens';
 import type { TemplateReports, TemplateReportStatus } from './template-reports';
 import { WECHAT_ERRORS, wechatError, type WechatError } from './wechat-errors';
@@ -46,6 +47,8 @@ interface SendDeps {
   readonly pauses: Pauses;
   readonly followers: Followers;
   readonly notices: NoticeSubscriptions;
+  /** Each account's template library: template sends are checked against it. */
+  readonly templates: TemplateRegistry;
   /** Reports a notice's delivery to the webhook (`subscribe_msg_sent_event`), after the send is answered. */
   readonly reportNoticeSent: (
     appId: string,
@@ -81,7 +84,8 @@ export type SendHandler = (
 
 /**
  * Handles `message/custom/send`, `message/template/send` and `message/subscribe/bizsend`. Order: faults
- * (the platform being unwell comes before anything else), then the token, then the body, then the
+ * (the platform being unwell comes before anything else), then the token, then the body (for a template,
+ * against the account's template library too), then the
  * follower (subscription, the contact window for custom sends, an acceptance of the template for
  * notices); only a send that passes everything is recorded. A notice's delivery is then pushed.
  */
@@ -96,8 +100,15 @@ export function createSendHandler(deps: SendDeps): SendHandler {
     sendJson(res, 200, error);
   }
 
-  function accept(appId: string, raw: string, channel: SimChannel, openid: string, msgtype: string): void {
-    store.record({ appId, openid, channel, msgtype, raw, receivedAt: now() });
+  function accept(
+    appId: string,
+    raw: string,
+    channel: SimChannel,
+    openid: string,
+    msgtype: string,
+    shown?: ShownTemplate,
+  ): void {
+    store.record({ appId, openid, channel, msgtype, raw, receivedAt: now(), ...(shown ? { shown } : {}) });
     stats.received += 1;
     stats.byChannel[channel] += 1;
     stats.byMsgtype[msgtype] = (stats.byMsgtype[msgtype] ?? 0) + 1;
@@ -106,7 +117,9 @@ export function createSendHandler(deps: SendDeps): SendHandler {
   function handleTemplate(res: ServerResponse, appId: string, raw: string): void {
     const verdict = checkTemplateBody(raw);
     if ('errmsg' in verdict) return reject(res, verdict, 'template');
-    const { openid, clientMsgId } = verdict;
+    const { openid, clientMsgId, templateId, data } = verdict;
+    const refused = deps.templates.check(appId, templateId, data);
+    if (refused !== null) return reject(res, refused, 'template');
     const unfollowed = deps.followers.admitTemplate(appId, openid);
     if (unfollowed !== null) return reject(res, unfollowed, 'template');
     const at = now();
@@ -119,7 +132,7 @@ export function createSendHandler(deps: SendDeps): SendHandler {
     }
     const msgid = MSGID_BASE + ++msgidCounter;
     if (clientMsgId !== undefined) store.rememberClientMsgId(appId, openid, clientMsgId, msgid, at);
-    accept(appId, raw, 'template', openid, 'template');
+    accept(appId, raw, 'template', openid, 'template', deps.templates.shown(appId, templateId, data));
     sendJson(res, 200, { errcode: 0, errmsg: 'ok', msgid });
     const report = deps.templateReports.next();
     if (report === null) return;

@@ -1,3 +1,5 @@
+import type { ShownTemplate } from './templates';
+
 /** The channel a send came in on. */
 export type SimChannel = 'custom' | 'template' | 'notice';
 
@@ -14,6 +16,11 @@ export interface ReceivedMessage {
   readonly body: unknown;
   /** Epoch ms. */
   readonly receivedAt: number;
+  /**
+   * Template sends: what the follower sees — the template's title and fields, without `first`, `remark`,
+   * colours, emoji and line breaks (WeChat's rules since 2023-05-04).
+   */
+  readonly shown?: ShownTemplate;
 }
 
 /** Filter of `messages()`: every field optional; `since` is exclusive. */
@@ -33,6 +40,7 @@ interface StoredMessage {
   readonly msgtype: string;
   readonly raw: string;
   readonly receivedAt: number;
+  readonly shown?: ShownTemplate;
 }
 
 const DEDUP_WINDOW_MS = 10 * 60 * 1000;

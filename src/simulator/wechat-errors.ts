@@ -17,6 +17,7 @@ export const WECHAT_ERRORS = Object.freeze({
   invalidOpenid: err(40003, 'invalid openid'),
   invalidMessageType: err(40008, 'invalid message type'),
   invalidAppid: err(40013, 'invalid appid'),
+  invalidTemplateId: err(40037, 'invalid template_id'),
   invalidAppsecret: err(40125, 'invalid appsecret'),
   accessTokenMissing: err(41001, 'access_token missing'),
   appidMissing: err(41002, 'appid missing'),

@@ -54,7 +54,7 @@ const MESSAGE_FIELDS = [
   'idempotencyKey',
   'cancelKey',
 ];
-const TEMPLATE_FIELDS = ['message.template_id', 'message.data.first.value', 'message.url'];
+const TEMPLATE_FIELDS = ['message.template_id', 'message.data.thing1.value', 'message.url'];
 const CANCELLATION_FIELDS = ['appId', 'cancelKey', 'reason'];
 const SEQUENCE_FIELDS = [
   'appId',

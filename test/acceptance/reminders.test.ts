@@ -69,7 +69,7 @@ describe('Reminders for other systems', () => {
 
   it('channel "template" sends a template message', async () => {
     const created = await world.api.schedule(
-      aMessageRequest({ channel: 'template', message: aTemplateMessage('your course starts at 19:00') }),
+      aMessageRequest({ channel: 'template', message: aTemplateMessage('course at 19:00') }),
     );
     await untilStatus(world.api, created.id, 'sent');
     expect(await world.sim.messages(created.openid!)).toEqual([
@@ -78,7 +78,7 @@ describe('Reminders for other systems', () => {
         body: expect.objectContaining({
           touser: created.openid,
           template_id: aTemplateMessage().template_id,
-          data: aTemplateMessage('your course starts at 19:00').data,
+          data: aTemplateMessage('course at 19:00').data,
         }),
       }),
     ]);

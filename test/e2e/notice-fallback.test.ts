@@ -2,6 +2,7 @@ import type { SequenceView } from '../../src/contract';
 import { aTextMessage } from '../helpers/builders';
 import { APP_ID } from '../helpers/harness';
 import { adminUrl, expectText, useSignedInBrowser } from './browser';
+import { editLateStep } from './late-step';
 
 // The official window table: a follow allows 3 messages within 1 min, so a step at +2 min needs a fallback.
 const ACCOUNT = { appId: APP_ID, secret: 'test-secret', token: 'e2enoticetoken', windowPolicy: 'official' };
@@ -19,19 +20,12 @@ describe('a subscription-notice fallback in the editor', () => {
   it('a step outside the window gets a 订阅通知 fallback, shown in the preview, saved and shown again', async () => {
     const browser = openBrowser();
     const { page } = browser;
-    const created = await createSequence({
-      appId: APP_ID,
-      name: '开课提醒 · 订阅通知',
-      trigger: { type: 'subscribe' },
-      steps: [{ offsetMs: 0, message: aTextMessage('欢迎关注') }],
-    });
-    await page.goto(adminUrl(started.service, `sequences/${created.id}/edit`));
-    await page.click('[data-test="add-step"]');
-    const step = page.locator('.step[data-step="2"]');
-    await step.locator('input[name="offset"]').fill('2');
-    await step.locator('select[name="unit"]').selectOption('minutes');
-    await step.locator('textarea[name="content"]').fill('课程明天开始');
-    await step.locator('input[name="fallback"]').check();
+    const { created, step } = await editLateStep(
+      page,
+      started.service,
+      createSequence,
+      '开课提醒 · 订阅通知',
+    );
     await step.locator('select[name="fallback-channel"]').selectOption('notice');
     await expectText(step.locator('.fallback .hint'), '仅发给在订阅弹窗中同意过此模板的粉丝');
     await step.locator('input[name="template_id"]').fill('TPL_COURSE_START');

@@ -2,6 +2,7 @@ import type { Service } from '../../src/main/start-service';
 import { countOwedWakeUps } from '../../src/store/wake-up-outbox';
 import {
   CHAOS_MESSAGES as N,
+  CHAOS_TEMPLATE,
   createReceivedCounter,
   expectNoneLostNoneTwice,
   relayRepublished,
@@ -69,8 +70,11 @@ afterAll(async () => {
 }, 60_000);
 
 /** A harness on the private node and cluster. */
-const createPrivateHarness = (base: Record<string, string> = {}): Promise<Harness> =>
-  createHarness({ RABBITMQ_URL: rabbit!.node.url, DATABASE_URL: pg!.url, ...base });
+const createPrivateHarness = (
+  base: Record<string, string> = {},
+  opts?: Parameters<typeof createHarness>[1],
+): Promise<Harness> =>
+  createHarness({ RABBITMQ_URL: rabbit!.node.url, DATABASE_URL: pg!.url, ...base }, opts);
 
 /** `rabbitmqctl -n <private node> …`. */
 const rabbitCtl = (args: readonly string[]) => rabbit!.ctl(args);
@@ -261,7 +265,7 @@ describeFaults(`fault suite: ${N} messages per scenario, none lost, none sent tw
   it(
     'a worker killed with SIGKILL mid-burst of template messages and restarted: each received once, none unknown',
     async () => {
-      h = await createPrivateHarness({ ROLE: 'api' });
+      h = await createPrivateHarness({ ROLE: 'api' }, { templates: [CHAOS_TEMPLATE] });
       const api = await h.start();
       h.simulator.setFaults({ latencyMs: 20 });
       const counter = createReceivedCounter(h);

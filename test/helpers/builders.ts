@@ -1,3 +1,4 @@
+import type { SimTemplate } from '../../src/simulator/templates';
 /**
  * Builders for the integration and unit tests: each returns a valid value a test changes only where its
  * claim lies (`aMessageRequest({ cancelKey: 'k' })`). Typed against the service's own types where the
@@ -25,6 +26,22 @@ export const anOpenid = (label = 'o'): string => `${label}-${randomBytes(5).toSt
 
 /** A customer-service text message, as stored and sent (without `touser`). */
 export const aTextMessage = (content = 'hello'): CustomMessage => ({ msgtype: 'text', text: { content } });
+
+/**
+ * A template of an account's library in the simulator (`simulator.registerTemplates`): an old-style one by
+ * default, whose `first` and `remark` WeChat no longer shows, so a message filling only `first` is accepted.
+ */
+export const aSimTemplate = (
+  templateId = 'TPL-TEST-0001',
+  content = '{{first.DATA}}\n内容：{{keyword1.DATA}}\n{{remark.DATA}}',
+): SimTemplate => ({
+  template_id: templateId,
+  title: 'test template',
+  primary_industry: '',
+  deputy_industry: '',
+  content,
+  example: '',
+});
 
 /** A template message (`channel: 'template'`, or a step's `fallback`). */
 export const aTemplateMessage = (first = 'reminder'): TemplateMessage => ({

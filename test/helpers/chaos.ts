@@ -5,7 +5,7 @@ import type { Service } from '../../src/main/start-service';
 import type { ReceivedMessage } from '../../src/simulator/store';
 import { countOwedWakeUps } from '../../src/store/wake-up-outbox';
 import { APP_ID, type Harness, waitFor } from './harness';
-import { aTextMessage } from './builders';
+import { aSimTemplate, aTextMessage } from './builders';
 
 /**
  * Messages per fault scenario: bounded inside `make test`, 10,000 with `make chaos`. Every wait scales
@@ -19,15 +19,23 @@ export const scaledMs = (baseMs: number, perMessageMs: number): number =>
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** A scheduled message's tag, unique per message: the text of a custom one, `data.tag` of a template one. */
+/**
+ * A scheduled message's tag, unique per message: the text of a custom one, `data.character_string1` of a
+ * template one (32 characters, that field's limit).
+ */
 export const tagOf = (body: unknown): string => {
-  const b = body as { text?: { content: string }; data?: { tag: { value: string } } };
-  return b.text?.content ?? b.data!.tag.value;
+  const b = body as { text?: { content: string }; data?: { character_string1: { value: string } } };
+  return b.text?.content ?? b.data!.character_string1.value;
 };
+
+/** The template tagged template messages use: pass it as the harness's `templates`. */
+export const CHAOS_TEMPLATE = aSimTemplate('TPL-CHAOS', '标记：{{character_string1.DATA}}');
 
 /** The message that carries `tag` on `channel`. */
 const taggedMessage = (tag: string, channel: 'custom' | 'template') =>
-  channel === 'template' ? { template_id: 'TPL-CHAOS', data: { tag: { value: tag } } } : aTextMessage(tag);
+  channel === 'template'
+    ? { template_id: CHAOS_TEMPLATE.template_id, data: { character_string1: { value: tag } } }
+    : aTextMessage(tag);
 
 /**
  * Schedules `count` tagged messages (text, or template ones with `channel: 'template'`) through
@@ -42,7 +50,7 @@ export async function scheduleTagged(
 ): Promise<string[]> {
   const appIds = opts.appIds ?? [APP_ID];
   const channel = opts.channel ?? 'custom';
-  const tags = Array.from({ length: count }, () => randomUUID());
+  const tags = Array.from({ length: count }, () => randomUUID().replaceAll('-', ''));
   const lines = tags.map((tag, i) =>
     JSON.stringify({
       appId: appIds[i % appIds.length],

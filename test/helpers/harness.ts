@@ -3,6 +3,7 @@ import { startService, type Service } from '../../src/main/start-service';
 import type { SimulatorAccount } from '../../src/simulator/config';
 import type { SimComponent } from '../../src/simulator/open-platform';
 import { createSimulator, type Simulator } from '../../src/simulator/create-simulator';
+import type { SimTemplate } from '../../src/simulator/templates';
 import { deleteTopology, randomPrefix, TEST_RABBITMQ_URL } from './broker';
 import { APP_ID } from './builders';
 import { createTestDb, TEST_DATABASE_URL, type TestDb } from './db';
@@ -44,6 +45,8 @@ export async function createHarness(
     simulatorComponent?: SimComponent;
     /** The simulator's clock (epoch ms), for tests that move WeChat's time; default Date.now. */
     simulatorNow?: () => number;
+    /** The template library of every simulator account (instead of the example templates). */
+    templates?: SimTemplate[];
   } = {},
 ): Promise<Harness> {
   const db = await createTestDb({ poolSize: 4, databaseUrl: base.DATABASE_URL });
@@ -59,6 +62,8 @@ export async function createHarness(
     ...(opts.simulatorNow ? { now: opts.simulatorNow } : {}),
     ...(opts.simulatorComponent ? { component: opts.simulatorComponent, ticketIntervalMs: 86_400_000 } : {}),
   });
+  const simulatorAccounts = opts.simulatorAccounts ?? accounts ?? [{ appId: APP_ID, secret: SECRET }];
+  if (opts.templates) for (const a of simulatorAccounts) simulator.registerTemplates(a.appId, opts.templates);
   const { url: simulatorUrl } = await simulator.listen(0, '127.0.0.1');
   const prefix = randomPrefix();
   const env: Record<string, string> = {

@@ -1,7 +1,7 @@
 import type { Service } from '../../src/main/start-service';
 import { APP_ID, createHarness, type Harness, waitFor } from '../helpers/harness';
 import { expectNothingMore } from '../helpers/expect-nothing-more';
-import { aMessageRequest, aNewMessage, aTextMessage } from '../helpers/builders';
+import { aSimTemplate, aMessageRequest, aNewMessage, aTextMessage } from '../helpers/builders';
 import { seedMessages } from '../helpers/seed';
 
 const ACCOUNT = { appId: APP_ID, secret: 'test-secret', token: 'remindtoken', windowPolicy: 'official' };
@@ -12,7 +12,7 @@ let service: Service;
 beforeAll(async () => {
   h = await createHarness(
     { WECHAT_ACCOUNTS: JSON.stringify([ACCOUNT]), RELAY_INTERVAL_MS: '100', RELAY_PENDING_AFTER_MS: '100' },
-    { enforceContactWindow: true },
+    { enforceContactWindow: true, templates: [aSimTemplate('tpl-meeting')] },
   );
   service = await h.start();
 });

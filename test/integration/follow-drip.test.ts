@@ -1,7 +1,7 @@
 import type { Service } from '../../src/main/start-service';
 import { APP_ID, createHarness, type Harness, waitFor } from '../helpers/harness';
 import { expectNothingMore } from '../helpers/expect-nothing-more';
-import { aTextMessage } from '../helpers/builders';
+import { aSimTemplate, aTextMessage } from '../helpers/builders';
 import { createSequence, receivedTexts, SHORT_WINDOWS } from '../helpers/drip';
 
 const ACCOUNT = {
@@ -17,7 +17,10 @@ let h: Harness;
 let service: Service;
 
 beforeAll(async () => {
-  h = await createHarness({ WECHAT_ACCOUNTS: JSON.stringify([ACCOUNT]) }, { enforceContactWindow: true });
+  h = await createHarness(
+    { WECHAT_ACCOUNTS: JSON.stringify([ACCOUNT]) },
+    { enforceContactWindow: true, templates: [aSimTemplate('tpl-course')] },
+  );
   service = await h.start();
 });
 afterAll(() => h.close());

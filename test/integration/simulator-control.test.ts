@@ -211,3 +211,58 @@ describe('simulator account registration', () => {
     expect((await token('wxctlbad', 's')).json.errcode).toBe(40013);
   });
 });
+
+describe('simulator template libraries', () => {
+  const templateSend = async (account: typeof ACCOUNT, templateId: string) =>
+    (
+      await call<{ errcode: number }>(
+        'POST',
+        `/cgi-bin/message/template/send?access_token=${tokens.get(account.appId)!}`,
+        { touser: 'oTpl', template_id: templateId, data: { thing1: { value: 'hi' } } },
+      )
+    ).json.errcode;
+
+  it('an account nobody registered templates for holds the example templates', async () => {
+    const listed = await call<{ templates: { template_id: string }[] }>(
+      'GET',
+      `/__sim/templates?appId=${OTHER.appId}`,
+    );
+    expect(listed.json.templates.map((t) => t.template_id)).toEqual([
+      'TPL_COURSE_REMINDER',
+      'TPL_COUPON',
+      'TPL_ORDER_SHIPPED',
+    ]);
+    expect(await templateSend(OTHER, 'TPL_COUPON')).toBe(0);
+  });
+
+  it('POST /__sim/templates replaces one account’s library: its old templates answer 40037', async () => {
+    const answer = await call('POST', '/__sim/templates', {
+      appId: ACCOUNT.appId,
+      templates: [{ template_id: 'MY_TPL', title: '提醒', content: '内容：{{thing1.DATA}}' }],
+    });
+    expect(answer).toEqual({ status: 200, json: { appId: ACCOUNT.appId, templates: 1 } });
+    expect(await templateSend(ACCOUNT, 'MY_TPL')).toBe(0);
+    expect(await templateSend(ACCOUNT, 'TPL_COUPON')).toBe(40037);
+    expect(await templateSend(OTHER, 'TPL_COUPON')).toBe(0);
+  });
+
+  it.each([
+    ['no appId', { templates: [] }],
+    [
+      'a template without content fields',
+      { appId: 'a', templates: [{ template_id: 't', title: 'x', content: 'hi' }] },
+    ],
+    [
+      'a template_id twice',
+      {
+        appId: 'a',
+        templates: [
+          { template_id: 't', title: 'x', content: '{{a.DATA}}' },
+          { template_id: 't', title: 'y', content: '{{b.DATA}}' },
+        ],
+      },
+    ],
+  ])('POST /__sim/templates with %s answers 400', async (_what, body) => {
+    expect((await call('POST', '/__sim/templates', body)).status).toBe(400);
+  });
+});

@@ -90,7 +90,7 @@ async function send(channel: 'custom' | 'template', appId: string, openid: strin
   const body =
     channel === 'custom'
       ? { touser: openid, msgtype: 'text', text: { content: 'hi' } }
-      : { touser: openid, template_id: 'T', data: { k: { value: 'v' } } };
+      : { touser: openid, template_id: 'TPL_COUPON', data: { thing1: { value: 'v' } } };
   return (await post(`/cgi-bin/message/${channel}/send?access_token=${token}`, body)).errcode!;
 }
 const customSend = (appId: string, openid: string) => send('custom', appId, openid);

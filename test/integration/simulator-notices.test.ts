@@ -103,7 +103,7 @@ describe('the simulator’s subscription notices', () => {
     expect(await bizsend(XML, notice('oGone'))).toMatchObject({ errcode: 0, errmsg: 'ok' });
     const template = await post(`/cgi-bin/message/template/send?access_token=${await tokenOf(XML)}`, {
       touser: 'oGone',
-      template_id: 'TPL_REMINDER',
+      template_id: 'TPL_COURSE_REMINDER', // one of the example templates every account starts with
       data: { first: { value: 'come back' } },
     });
     expect(template.errcode).toBe(43004);

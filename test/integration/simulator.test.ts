@@ -1,6 +1,6 @@
 import { createSimulator, type Simulator } from '../../src/simulator/create-simulator';
 import { silentLogger } from '../helpers/logger';
-import { aTextMessage } from '../helpers/builders';
+import { aSimTemplate, aTextMessage } from '../helpers/builders';
 
 const ACCOUNT = { appId: 'wxsimtest0001', secret: 'secret-one' };
 const OTHER = { appId: 'wxsimtest0002', secret: 'secret-two' };
@@ -59,6 +59,9 @@ beforeAll(async () => {
     enforceContactWindow: false,
   });
   base = (await sim.listen(0)).url;
+  for (const { appId } of [ACCOUNT, OTHER]) {
+    sim.registerTemplates(appId, [aSimTemplate('TEMPLATE_ID', '商品：{{keyword1.DATA}}\n{{remark.DATA}}')]);
+  }
 });
 afterAll(() => sim.close());
 beforeEach(() => {
@@ -236,6 +239,83 @@ describe('simulator: template sends', () => {
 
   it.each([
     ['a missing template_id', { template_id: undefined }],
+    ['an empty template_id', { template_id: '' }],
+    ['a template_id the account does not hold', { template_id: 'TEMPLATE_ID_TYPO' }],
+  ])('answers 40037 invalid template_id for %s, and records nothing', async (_what, extra) => {
+    const answer = await sendTemplate(await freshToken(), template(extra));
+    expect(answer).toEqual({ errcode: 40037, errmsg: 'invalid template_id' });
+    expect(sim.messages()).toEqual([]);
+  });
+
+  it('answers 40037 for a template of another account', async () => {
+    sim.registerTemplates(OTHER.appId, [aSimTemplate('OTHER_ONLY')]);
+    const answer = await sendTemplate(await freshToken(), template({ template_id: 'OTHER_ONLY' }));
+    expect(answer.errcode).toBe(40037);
+    sim.registerTemplates(OTHER.appId, [aSimTemplate('TEMPLATE_ID')]);
+  });
+
+  it('answers 47003 naming a field over its limit (20 characters; a thing 20, a phrase 5)', async () => {
+    const token = await freshToken();
+    const long = await sendTemplate(token, template({ data: { keyword1: { value: 'x'.repeat(21) } } }));
+    expect(long).toEqual({ errcode: 47003, errmsg: 'argument invalid! data.keyword1.value invalid' });
+    expect(
+      (await sendTemplate(token, template({ data: { keyword1: { value: 'x'.repeat(20) } } }))).errcode,
+    ).toBe(0);
+    // first and remark are no longer shown, so WeChat does not hold them to the limit.
+    const remark = { keyword1: { value: 'ok' }, remark: { value: 'y'.repeat(40) } };
+    expect((await sendTemplate(token, template({ data: remark }))).errcode).toBe(0);
+  });
+
+  it('records what the follower sees: no first, remark, colours or emoji, line breaks made spaces', async () => {
+    sim.registerTemplates(ACCOUNT.appId, [
+      aSimTemplate(
+        'TEMPLATE_ID',
+        '{{first.DATA}}\n课程：{{thing1.DATA}}\n时间：{{time2.DATA}}\n{{remark.DATA}}',
+      ),
+    ]);
+    const data = {
+      first: { value: '您好' },
+      thing1: { value: '春季🌸瑜伽\n进阶', color: '#FF0000' },
+      time2: { value: '19:00' },
+      remark: { value: '不见不散' },
+      unknown9: { value: 'ignored' },
+    };
+    expect((await sendTemplate(await freshToken(), template({ data }))).errcode).toBe(0);
+    expect(sim.messages()[0].shown).toEqual({
+      title: 'test template',
+      fields: [
+        { key: 'thing1', label: '课程', value: '春季瑜伽 进阶' },
+        { key: 'time2', label: '时间', value: '19:00' },
+      ],
+    });
+    sim.registerTemplates(ACCOUNT.appId, [
+      aSimTemplate('TEMPLATE_ID', '商品：{{keyword1.DATA}}\n{{remark.DATA}}'),
+    ]);
+  });
+
+  it('lists the account’s templates at template/get_all_private_template, as WeChat shapes them', async () => {
+    const list = await call(
+      'GET',
+      `/cgi-bin/template/get_all_private_template?access_token=${encodeURIComponent(await freshToken())}`,
+    );
+    expect(list).toEqual({
+      template_list: [
+        {
+          template_id: 'TEMPLATE_ID',
+          title: 'test template',
+          primary_industry: '',
+          deputy_industry: '',
+          content: '商品：{{keyword1.DATA}}\n{{remark.DATA}}',
+          example: '',
+        },
+      ],
+    });
+    expect((await call('GET', '/cgi-bin/template/get_all_private_template?access_token=nope')).errcode).toBe(
+      40001,
+    );
+  });
+
+  it.each([
     ['missing data', { data: undefined }],
     ['a data field without a string value', { data: { k: { value: 3 } } }],
     ['a miniprogram without appid', { miniprogram: { pagepath: 'p' } }],

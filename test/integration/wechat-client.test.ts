@@ -8,7 +8,7 @@ import { clientMsgIdOf, createWechatClient, type WechatClient } from '../../src/
 import { createTokenStore, type TokenStore } from '../../src/wechat/tokens';
 import { createTestDb, type TestDb } from '../helpers/db';
 import { silentLogger } from '../helpers/logger';
-import { aTextMessage } from '../helpers/builders';
+import { aSimTemplate, aTextMessage } from '../helpers/builders';
 import { freePort, waitFor } from '../helpers/harness';
 
 const ACCOUNT = { appId: 'wxclienttest01', secret: 'secret-one' };
@@ -32,6 +32,7 @@ async function startSimulator(tokenTtlSeconds?: number): Promise<void> {
     logger: silentLogger,
     enforceContactWindow: false,
   });
+  sim.registerTemplates(ACCOUNT.appId, [aSimTemplate('TPL')]);
   baseUrl = (await sim.listen(0)).url;
 }
 

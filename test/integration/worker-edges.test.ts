@@ -5,7 +5,7 @@ import { APP_ID, createHarness, type Harness, waitFor } from '../helpers/harness
 import { runCli } from '../helpers/services';
 import { clientMsgIdOf } from '../../src/wechat/client';
 import { expectNothingMore } from '../helpers/expect-nothing-more';
-import { aMessageRequest, aNewMessage, aTextMessage } from '../helpers/builders';
+import { aSimTemplate, aMessageRequest, aNewMessage, aTextMessage } from '../helpers/builders';
 import { seedMessages } from '../helpers/seed';
 
 let h: Harness;
@@ -26,7 +26,10 @@ async function insertStuckSending(tag: string, claimedSecondsAgo: number): Promi
 
 describe('rows stuck in sending (the worker died mid-send)', () => {
   it('become unknown and are not resent by default', async () => {
-    h = await createHarness({ SENDING_TIMEOUT_MS: '1000', RELAY_INTERVAL_MS: '100' });
+    h = await createHarness(
+      { SENDING_TIMEOUT_MS: '1000', RELAY_INTERVAL_MS: '100' },
+      { templates: [aSimTemplate('TPL')] },
+    );
     const id = await insertStuckSending(randomUUID(), 5);
     await h.start({ ROLE: 'worker' });
     const swept = await waitFor(async () => {
@@ -41,7 +44,10 @@ describe('rows stuck in sending (the worker died mid-send)', () => {
   });
 
   it('are sent again, once, for an account that opted into at-least-once', async () => {
-    h = await createHarness({ SENDING_TIMEOUT_MS: '1000', RELAY_INTERVAL_MS: '100' });
+    h = await createHarness(
+      { SENDING_TIMEOUT_MS: '1000', RELAY_INTERVAL_MS: '100' },
+      { templates: [aSimTemplate('TPL')] },
+    );
     const tag = randomUUID();
     const id = await insertStuckSending(tag, 5);
     await h.start({
@@ -98,7 +104,10 @@ describe('template rows stuck in sending (the worker died mid-send)', () => {
       .rows[0].status;
 
   it('are sent again with the same client_msg_id, and WeChat delivers each once', async () => {
-    h = await createHarness({ SENDING_TIMEOUT_MS: '1000', RELAY_INTERVAL_MS: '100' });
+    h = await createHarness(
+      { SENDING_TIMEOUT_MS: '1000', RELAY_INTERVAL_MS: '100' },
+      { templates: [aSimTemplate('TPL')] },
+    );
     // One the dead worker's send reached WeChat with, one it died before sending.
     const reached = await insertStuckTemplate('o-reached', 5);
     const lost = await insertStuckTemplate('o-lost', 5);
@@ -119,7 +128,10 @@ describe('template rows stuck in sending (the worker died mid-send)', () => {
   });
 
   it('become unknown once WeChat would no longer recognise the resend (claimed over 9 minutes ago)', async () => {
-    h = await createHarness({ SENDING_TIMEOUT_MS: '1000', RELAY_INTERVAL_MS: '100' });
+    h = await createHarness(
+      { SENDING_TIMEOUT_MS: '1000', RELAY_INTERVAL_MS: '100' },
+      { templates: [aSimTemplate('TPL')] },
+    );
     const id = await insertStuckTemplate('o-old', 10 * 60);
     await h.start({ ROLE: 'worker' });
     expect(await waitFor(async () => (await statusOf(id)) === 'unknown', 5000)).toBe(true);

@@ -59,7 +59,7 @@ export function createFallbackForm(initial: TemplateMessage | null | undefined):
     r.value.setAttribute('aria-label', words.valueLabel);
     list.add(r, [r.key, r.value]);
   };
-  const data = Object.entries(initial?.data ?? { first: { value: '' } });
+  const data = Object.entries(initial?.data ?? { thing1: { value: '' } });
   for (const [key, v] of data) addRow(key, v.value, v.color);
   const add = list.addButton(words.add, () => addRow('', ''));
 

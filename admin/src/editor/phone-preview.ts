@@ -4,6 +4,7 @@ import { t } from '../i18n/index.js';
 import { isNotice } from './fallback-form.js';
 import type { Json, TemplateMessage } from '../types.js';
 import type { Verdict } from './window-check.js';
+import { shownTemplateFields, templateRuleIssues } from '../policy/template-rules.js';
 
 export interface PreviewStep {
   readonly message: Json;
@@ -110,21 +111,46 @@ function bubble(message: Json): HTMLElement {
   }
 }
 
-/** A template message card, as 服务通知 shows it. */
+/**
+ * A template message card as 服务通知 shows it. A template message shows what WeChat will (src/policy's
+ * rules since 2023-05-04: no first / remark, no colours, emoji stripped), a field it refuses or cuts marked.
+ */
 function templateCard(template: TemplateMessage): HTMLElement {
   const words = t().preview;
+  const notice = isNotice(template);
+  const rows = notice
+    ? Object.entries(template.data).map(([k, v]) =>
+        h('div', { class: 'tpl-row' }, h('span', {}, k), h('span', {}, v.value)),
+      )
+    : shownTemplateFields(template.data).map((f) => {
+        const marks = [
+          f.tooLong ? words.tooLong([...f.value].length) : '',
+          f.lineBreak ? words.lineBreak : '',
+        ]
+          .filter(Boolean)
+          .join(' · ');
+        return h(
+          'div',
+          { class: `tpl-row${marks ? ' broken' : ''}`, 'data-field': f.key, title: marks || null },
+          h('span', {}, f.key),
+          h('span', {}, f.value.replace(/[\r\n\u2028\u2029]+/g, ' ')),
+          marks ? h('small', { class: 'tpl-mark' }, marks) : null,
+        );
+      });
+  const hidden =
+    !notice &&
+    templateRuleIssues(template.data).some((i) => i.kind !== 'too_long' && i.kind !== 'line_break');
   return h(
     'div',
     { class: 'bubble card template' },
     h(
       'small',
       {},
-      `${words.serviceNotice} · ${isNotice(template) ? words.subscriptionNotice : words.template} `,
+      `${words.serviceNotice} · ${notice ? words.subscriptionNotice : words.template} `,
       template.template_id,
     ),
-    Object.entries(template.data).map(([k, v]) =>
-      h('div', { class: 'tpl-row' }, h('span', {}, k), h('span', {}, v.value)),
-    ),
+    rows,
+    hidden ? h('small', { class: 'tpl-hidden muted' }, words.hiddenByWechat) : null,
     template.url ? h('div', { class: 'small wx-link' }, words.details) : null,
   );
 }

@@ -15,6 +15,8 @@ export interface StepCard {
   readonly el: HTMLElement;
   /** Reads the step as the API takes it, labelling fields with their `steps.<index>…` paths. */
   read(index: number, problems: ErrorDetail[]): Step;
+  /** Shows the API's warnings about this step (template fields, template ids), or none. */
+  showWarnings(warnings: readonly ErrorDetail[]): void;
 }
 
 export function createStepCard(initial: Step | null, onRemove: (card: StepCard) => void): StepCard {
@@ -70,6 +72,11 @@ export function createStepCard(initial: Step | null, onRemove: (card: StepCard) 
 
   const title = h('h3', {}, words.stepTitle);
   const error = h('div', { class: 'error-slot' });
+  const warnings = h('ul', {
+    class: 'window-warnings step-warnings',
+    'data-test': 'step-warnings',
+    hidden: true,
+  });
   const el = h(
     'article',
     { class: 'step card' },
@@ -86,11 +93,18 @@ export function createStepCard(initial: Step | null, onRemove: (card: StepCard) 
     error,
     h('div', { class: 'step-when' }, offsetRow),
     blocksEl,
+    warnings,
     addVariant,
   );
 
   const card: StepCard = {
     el,
+    showWarnings(list) {
+      warnings.replaceChildren(
+        ...list.map((w) => h('li', { class: 'fallback', 'data-path': w.path }, w.message)),
+      );
+      warnings.hidden = list.length === 0;
+    },
     read(index, problems) {
       const at = `steps.${index}`;
       el.dataset.path = at;

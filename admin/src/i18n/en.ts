@@ -395,6 +395,9 @@ export const en: Catalog = {
     serviceNotice: 'Service notice',
     template: 'template',
     details: 'Details',
+    tooLong: (chars: number) => `${chars} characters: WeChat refuses over 20`,
+    lineBreak: 'line break: WeChat shows one line',
+    hiddenByWechat: 'WeChat no longer shows first, remark, colours or emoji',
   },
   follower: {
     title: 'Follower lookup',

@@ -374,6 +374,9 @@ export const zhCN = {
     serviceNotice: '服务通知',
     template: '模板',
     details: '详情',
+    tooLong: (chars: number) => `${chars} 个字：微信拒收超过 20 字的字段`,
+    lineBreak: '含换行：微信只显示一行',
+    hiddenByWechat: '微信已不显示开头语、备注、颜色和表情',
   },
   follower: {
     title: '粉丝查询',

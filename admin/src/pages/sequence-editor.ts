@@ -15,7 +15,7 @@ import { windowTimeline } from '../editor/window-timeline.js';
 import { t } from '../i18n/index.js';
 import { BASE, type AppContext, type PageFactory } from '../router.js';
 import { hasFallback, shownContent } from '../step-content.js';
-import type { Account, ErrorDetail, Sequence, SequenceBody, Step } from '../types.js';
+import type { Account, ErrorDetail, Sequence, SequenceBody, SequenceValid, Step } from '../types.js';
 
 /** Typing pauses this long before the draft is checked by POST /v1/sequences/validate. */
 const VALIDATE_AFTER_MS = 500;
@@ -134,8 +134,10 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
     if (problems.length) return show(problems);
     const no = ++checkNo;
     try {
-      await ctx.api.post('/sequences/validate', body);
-      if (no === checkNo) show([]);
+      const { warnings } = await ctx.api.post<SequenceValid>('/sequences/validate', body);
+      if (no !== checkNo) return;
+      show([]);
+      cards.forEach((card, i) => card.showWarnings(warnings.filter((w) => w.path.startsWith(`steps.${i}.`))));
     } catch (err) {
       if (no === checkNo && err instanceof ApiError && err.details.length) show(err.details);
     }

@@ -13,12 +13,22 @@ export const aTextMessage = (content = 'hello'): { msgtype: 'text'; text: { cont
   text: { content },
 });
 
-/** A template-message payload (`channel: "template"`, or a step's `fallback`). */
-export const aTemplateMessage = (
-  first = 'reminder',
-): { template_id: string; data: Record<string, { value: string }> } => ({
+/**
+ * The template every world's account holds in the simulator's template library (docs/simulator.md): the
+ * one `aTemplateMessage` fills. Its fields hold at most 20 characters (WeChat's rules since 2023-05).
+ */
+export const ACCEPTANCE_TEMPLATE = {
   template_id: 'tpl-acceptance-0001',
-  data: { first: { value: first }, remark: { value: 'see you there' } },
+  title: '提醒',
+  content: '提醒：{{thing1.DATA}}\n备注：{{thing2.DATA}}',
+};
+
+/** A template-message payload (`channel: "template"`, or a step's `fallback`): `text` ≤ 20 characters. */
+export const aTemplateMessage = (
+  text = 'reminder',
+): { template_id: string; data: Record<string, { value: string }> } => ({
+  template_id: ACCEPTANCE_TEMPLATE.template_id,
+  data: { thing1: { value: text }, thing2: { value: 'see you there' } },
 });
 
 /** A subscription-notice payload (`channel: "notice"`; a step's fallback adds `"channel": "notice"`). */

@@ -50,6 +50,8 @@ export interface SimulatorClient {
   clearTemplateReports(): Promise<void>;
   /** `POST /__sim/accounts`: (re-)registers an account, with the simulator's own fields (`publishApis`). */
   register(account: object): Promise<void>;
+  /** Replaces the account's template library (`POST /__sim/templates`). */
+  templates(templates: readonly { template_id: string; title: string; content: string }[]): Promise<void>;
   /** `GET /__sim/stats`. */
   stats(): Promise<
     { tokens: { issued: number; requests: { stable: number; classic: number } } } & Record<string, unknown>
@@ -95,5 +97,7 @@ export function createSimulatorClient(url: string, appId: string): SimulatorClie
     register: async (account) =>
       void (await ok(call(`${url}/__sim/accounts`, { json: account }), 'accounts')),
     stats: () => ok(call(`${url}/__sim/stats`), 'stats'),
+    templates: async (templates) =>
+      void (await ok(call(`${url}/__sim/templates`, { json: { appId, templates } }), 'templates')),
   };
 }

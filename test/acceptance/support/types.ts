@@ -109,6 +109,8 @@ export interface SimMessage {
   readonly msgtype: string;
   readonly body: Record<string, any>;
   readonly receivedAt: number;
+  /** Template sends: what the follower sees (docs/simulator.md). */
+  readonly shown?: { title: string; fields: { key: string; label: string; value: string }[] };
 }
 
 /** What the webhook answered to a simulated follower action. */

@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createApiClient, type ApiClient } from './api-client';
+import { ACCEPTANCE_TEMPLATE } from './builders';
 import { deleteBrokerObjects, RABBITMQ_URL, randomBrokerPrefix } from './broker';
 import { createDatabase } from './database';
 import { call } from './http';
@@ -163,6 +164,9 @@ export async function startWorld(opts: WorldOptions): Promise<World> {
       log('simulator'),
     );
     await ready(`${simUrl}/__sim/stats`, 'the simulator');
+    for (const { appId } of opts.accounts ?? [anAccount()]) {
+      await createSimulatorClient(simUrl, appId).templates([ACCEPTANCE_TEMPLATE]);
+    }
     await startService();
     if (opts.split) await startWorker();
   } catch (err) {

@@ -49,6 +49,7 @@ function anApp() {
     publisher: untouched('publisher'),
     metrics: untouched('metrics'),
     writer: untouched('writer'),
+    templates: untouched('templates'),
     track: () => undefined,
     readiness: untouched('readiness'),
     processPushLater: () => undefined,

@@ -1,0 +1,63 @@
+import type { Locator } from 'playwright-core';
+import { APP_ID } from '../helpers/harness';
+import { expectText, useSignedInBrowser } from './browser';
+import { editLateStep } from './late-step';
+
+// The official window table: a follow allows 3 messages within 1 min, so a step at +2 min needs a fallback.
+// The simulator's account holds its example templates (docs/simulator.md), TPL_COURSE_REMINDER among them.
+const ACCOUNT = { appId: APP_ID, secret: 'test-secret', token: 'e2etemplatetoken', windowPolicy: 'official' };
+
+jest.setTimeout(60_000);
+
+const {
+  started,
+  browser: openBrowser,
+  createSequence,
+} = useSignedInBrowser({
+  WECHAT_ACCOUNTS: JSON.stringify([ACCOUNT]),
+});
+
+describe('a template fallback in the editor (docs/sequences.md "Template messages")', () => {
+  it('warns beside the step of an unknown template id and a field over 20 characters; the preview shows what WeChat will', async () => {
+    const browser = openBrowser();
+    const { page } = browser;
+    const { step } = await editLateStep(page, started.service, createSequence, '开课提醒 · 模板消息');
+    await step.locator('input[name="template_id"]').fill('TPL_COURSE_REMINDR');
+    await step.locator('.data-row input[name="key"]').fill('thing1');
+    await step
+      .locator('.data-row input[name="value"]')
+      .fill('春季瑜伽🧘进阶课程将于明天上午九点在三楼教室开始');
+    await step.locator('.fallback-body > button.secondary').click();
+    await step.locator('.data-row input[name="key"]').nth(1).fill('first');
+    await step.locator('.data-row input[name="value"]').nth(1).fill('您好');
+
+    const warnings = step.locator('[data-test="step-warnings"]');
+    await expectText(warnings, 'has no template TPL_COURSE_REMINDR');
+    await expectText(warnings, 'a template field holds at most 20');
+    await expectText(warnings, 'WeChat no longer shows “first”');
+
+    const card = page.locator('.phone [data-preview-step="2"] .template');
+    const thing = card.locator('[data-field="thing1"]');
+    await expectText(thing, '春季瑜伽进阶课程');
+    expect(await thing.getAttribute('class')).toContain('broken');
+    await expectText(thing.locator('.tpl-mark'), '微信拒收超过 20 字的字段');
+    expect(await card.locator('[data-field="first"]').count()).toBe(0);
+    expect(await thing.textContent()).not.toContain('🧘');
+    await expectText(card.locator('.tpl-hidden'), '微信已不显示开头语、备注、颜色和表情');
+    await browser.screenshot('template-fallback-warnings-zh-CN');
+
+    // The right template id: its warning goes, the field's stays.
+    await step.locator('input[name="template_id"]').fill('TPL_COURSE_REMINDER');
+    await expectText(warnings, 'at most 20');
+    await waitForNoText(warnings, 'has no template');
+  });
+});
+
+async function waitForNoText(locator: Locator, text: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    if (!((await locator.textContent()) ?? '').includes(text)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`"${text}" still shown after 10 s`);
+}
