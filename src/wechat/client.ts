@@ -14,7 +14,7 @@ export interface SendResult {
   /** Wall time of the whole send, including a token refresh and its one retry. */
   durationMs: number;
   /** Template sends (and notices, when WeChat answers one): WeChat's message id. */
-  msgid?: number;
+  msgid?: string;
   /**
    * Set when no answer came back although the request may have reached WeChat (a headers or body timeout,
    * a connection broken mid-request): WeChat may have sent the message. Unset when it provably did not.
@@ -125,7 +125,7 @@ export function createWechatClient(opts: WechatClientOptions): WechatClient {
       errmsg: answer.errmsg,
       durationMs: Math.round(performance.now() - startedAt),
     };
-    if (typeof answer.json?.msgid === 'number') result.msgid = answer.json.msgid;
+    if (answer.msgid !== undefined) result.msgid = answer.msgid;
     if (answer.answerLost) result.answerLost = true;
     logger.debug({ appId, path, errcode: result.errcode, durationMs: result.durationMs }, 'wechat send');
     return result;

@@ -8,7 +8,14 @@ export interface WechatAnswer {
   readonly json?: Record<string, unknown>;
   /** Set when no answer came back although the request may have reached WeChat (see REQUEST_ERRORS). */
   readonly answerLost?: true;
+  /**
+   * WeChat's `msgid`, read as digits from the answer's text: a template msgid may be above 2^53, where a
+   * JSON number loses its last digits and a delivery report naming it would match nothing.
+   */
+  readonly msgid?: string;
 }
+
+const MSGID = /"msgid"\s*:\s*"?(\d{1,20})\b/;
 
 /**
  * Reads an HTTP answer of the WeChat API. WeChat answers errors with HTTP 200 and an errcode; a 5xx, a
@@ -28,7 +35,9 @@ export function interpretAnswer(status: number, text: string, okWithoutErrcode =
   }
   const body = json as Record<string, unknown>;
   if (typeof body.errcode === 'number') {
-    return { errcode: body.errcode, errmsg: typeof body.errmsg === 'string' ? body.errmsg : '', json: body };
+    const errmsg = typeof body.errmsg === 'string' ? body.errmsg : '';
+    const msgid = body.msgid === undefined ? undefined : MSGID.exec(text)?.[1];
+    return { errcode: body.errcode, errmsg, json: body, ...(msgid === undefined ? {} : { msgid }) };
   }
   if (okWithoutErrcode && status < 300) return { errcode: 0, errmsg: 'ok', json: body };
   return { errcode: null, errmsg: `http ${status}: the answer has no errcode` };

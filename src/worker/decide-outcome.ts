@@ -34,7 +34,7 @@ export interface SendReport {
   readonly durationMs: number;
   readonly at: Date;
   /** WeChat's msgid, when its answer carried one (a template send). */
-  readonly msgid?: number;
+  readonly msgid?: string;
 }
 
 /**
@@ -61,7 +61,7 @@ export function decideOutcome(
     errmsg: report.errmsg,
     durationMs: report.durationMs,
   };
-  const msgid = report.msgid === undefined ? null : String(report.msgid);
+  const msgid = report.msgid ?? null;
   switch (verdict.action) {
     case 'answer_lost': {
       const plan = retry(message, report, verdict, policy, base, random);

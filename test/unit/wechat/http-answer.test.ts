@@ -9,6 +9,14 @@ describe('interpretAnswer', () => {
     });
   });
 
+  it('keeps every digit of a msgid above 2^53, which a JSON number would round', () => {
+    const answer = interpretAnswer(200, '{"errcode":0,"errmsg":"ok","msgid":2851286548066189313}');
+    expect(answer.msgid).toBe('2851286548066189313');
+    expect(String(answer.json?.msgid)).not.toBe('2851286548066189313');
+    expect(interpretAnswer(200, '{"errcode":0,"errmsg":"ok","msgid":200000001}').msgid).toBe('200000001');
+    expect(interpretAnswer(200, '{"errcode":0,"errmsg":"ok"}').msgid).toBeUndefined();
+  });
+
   it('has no usable answer for a 5xx, whatever its body says', () => {
     expect(interpretAnswer(502, '{"errcode":0}')).toEqual({ errcode: null, errmsg: 'http 502' });
   });

@@ -78,11 +78,11 @@ describe('judged sender', () => {
 
   it('sends a template message with the client_msg_id it is given', async () => {
     const { client, calls } = aClient(() =>
-      Promise.resolve({ errcode: 0, errmsg: 'ok', durationMs: 1, msgid: 9 }),
+      Promise.resolve({ errcode: 0, errmsg: 'ok', durationMs: 1, msgid: '9' }),
     );
     const judged = await createJudgedSender(client, silentLogger).sendTemplate(APP_ID, 'o1', TEMPLATE, 'key');
     expect(judged.verdict).toEqual({ action: 'ok', reason: 'ok' });
-    expect(judged.result.msgid).toBe(9);
+    expect(judged.result.msgid).toBe('9');
     expect(calls).toEqual([['template', APP_ID, 'o1', TEMPLATE, 'key']]);
   });
 
