@@ -150,7 +150,7 @@ describe('Guarantees, and how they are kept', () => {
       const SEQUENCES = 40;
       const FOLLOWERS = 3;
       const STEPS = 3;
-      // Long enough that the 120 clicks (6 s beside a CPU hog on a busy machine) end well before it.
+      // Long enough that the 120 clicks (6 s beside a CPU hog on a busy machine) and their enrollments end before it.
       const OFFSET_MS = 6000;
       const trials = await mapLimit(
         Array.from({ length: SEQUENCES }, (_, i) => i),
@@ -173,18 +173,32 @@ describe('Guarantees, and how they are kept', () => {
           };
         },
       );
-      const clicksStarted = Date.now();
       await mapLimit(
         trials.flatMap((t) => t.openids.map((openid) => ({ openid, key: t.key }))),
         16,
         ({ openid, key }) => world.sim.click(openid, key),
       );
-      // The steps fall due OFFSET_MS after each click was processed: pause around the middle of that.
-      const dueAt = (clicksStarted + Date.now()) / 2 + OFFSET_MS;
-      expect(dueAt - Date.now()).toBeGreaterThan(500);
+      // The webhook answers a click once it is recorded and enrolls right after: on a loaded machine that
+      // may take seconds. Wait for every enrollment's steps, then pause each sequence at its steps' due time.
+      const dueOf = new Map<string, number>();
+      await waitFor(
+        async () => {
+          const timelines = await mapLimit(trials, 8, async (t) => {
+            const followers = await Promise.all(t.openids.map((o) => world.api.follower(APP_ID, o)));
+            return { t, messages: followers.flatMap((f) => f.messages) };
+          });
+          const missing = timelines.filter((x) => x.messages.length < FOLLOWERS * STEPS).length;
+          if (missing > 0) throw new Error(`${missing} sequences still enrolling`);
+          for (const { t, messages } of timelines)
+            dueOf.set(t.id, Math.min(...messages.map((m) => Date.parse(m.dueAt as string))));
+          return true;
+        },
+        'every click to enroll its follower',
+        { timeoutMs: 60_000, intervalMs: 250 },
+      );
       const answers = await Promise.all(
         trials.map((t) =>
-          at(dueAt + jitter(100), async () => {
+          at(dueOf.get(t.id)! + jitter(100), async () => {
             const res = await world.api(`/v1/sequences/${t.id}/pause`, { method: 'POST' });
             expect(res.status).toBe(200);
             return res.body.cancelledSteps as number;
@@ -195,7 +209,11 @@ describe('Guarantees, and how they are kept', () => {
       const expected = answers.reduce((n, cancelled) => n + FOLLOWERS * STEPS - cancelled, 0);
       const pausers = new Set(trials.flatMap((t) => t.openids));
       await waitFor(
-        async () => (await world.sim.messages()).filter((m) => pausers.has(m.openid)).length >= expected,
+        async () => {
+          const n = (await world.sim.messages()).filter((m) => pausers.has(m.openid)).length;
+          if (n < expected) throw new Error(`received ${n} of ${expected}`);
+          return true;
+        },
         `the simulator to receive the ${expected} steps not cancelled`,
         { timeoutMs: 60_000, intervalMs: 250 },
       );

@@ -191,7 +191,7 @@ describe('what the admin page reads', () => {
     expect(
       (await call('POST', '/v1/sequences/validate', { ...seq, steps: [{ ...seq.steps[0], offsetMs: 0 }] }))
         .body,
-    ).toEqual({ ok: true });
+    ).toEqual({ ok: true, warnings: [] });
     expect((await h.db.pool.query('SELECT count(*)::int AS n FROM sequences')).rows[0].n).toBe(0);
   });
 

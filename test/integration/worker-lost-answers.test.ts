@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Service } from '../../src/main/start-service';
 import { APP_ID, createHarness, type Harness, waitFor } from '../helpers/harness';
-import { aMessageRequest, aTemplateMessage, aTextMessage } from '../helpers/builders';
+import { aMessageRequest, aSimTemplate, aTemplateMessage, aTextMessage } from '../helpers/builders';
 import { type RowState, settledRow } from '../helpers/message-rows';
 
 /** The service gives up on WeChat's answer after this long; the simulator answers later than that. */
@@ -14,22 +14,25 @@ let h: Harness;
 let service: Service;
 
 beforeAll(async () => {
-  h = await createHarness({
-    WECHAT_ACCOUNTS: JSON.stringify([
-      { appId: APP_ID, secret: 'test-secret', sendRatePerSecond: 5000, windowPolicy: 'none' },
-      {
-        appId: AT_LEAST_ONCE_APP_ID,
-        secret: 'test-secret-2',
-        sendRatePerSecond: 5000,
-        windowPolicy: 'none',
-        atLeastOnce: true,
-      },
-    ]),
-    WECHAT_TIMEOUT_MS: String(WECHAT_TIMEOUT_MS),
-    RETRY_BASE_DELAY_MS: '100',
-    RETRY_MAX_DELAY_MS: '400',
-    RETRY_MAX_ATTEMPTS: '3',
-  });
+  h = await createHarness(
+    {
+      WECHAT_ACCOUNTS: JSON.stringify([
+        { appId: APP_ID, secret: 'test-secret', sendRatePerSecond: 5000, windowPolicy: 'none' },
+        {
+          appId: AT_LEAST_ONCE_APP_ID,
+          secret: 'test-secret-2',
+          sendRatePerSecond: 5000,
+          windowPolicy: 'none',
+          atLeastOnce: true,
+        },
+      ]),
+      WECHAT_TIMEOUT_MS: String(WECHAT_TIMEOUT_MS),
+      RETRY_BASE_DELAY_MS: '100',
+      RETRY_MAX_DELAY_MS: '400',
+      RETRY_MAX_ATTEMPTS: '3',
+    },
+    { templates: [aSimTemplate()] },
+  );
   service = await h.start();
 });
 afterAll(() => h.close());
