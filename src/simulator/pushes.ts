@@ -63,6 +63,8 @@ export interface Pusher {
 
 /** WeChat gives up on a webhook after 5 s (reference/wechat.md §5.3). */
 const WEBHOOK_TIMEOUT_MS = 5000;
+/** Deliveries of one follower push left unanswered before WeChat gives up on it (§5.3). */
+const PUSH_ATTEMPTS = 3;
 /** Why a delivery got no answer, e.g. `ECONNREFUSED` or `UND_ERR_HEADERS_TIMEOUT` (WeChat's 5 s). */
 function describeFailure(err: unknown): string {
   const e = err as { code?: string; message?: string } | null;
@@ -196,6 +198,18 @@ export function createPusher(opts: PusherOptions): Pusher {
     }
   }
 
+  /**
+   * Delivers a follower's push as WeChat does (reference/wechat.md §5.3: "微信服务器在五秒内收不到响应会断掉连接，
+   * 并且重新发起请求，总共重试三次"): a push left unanswered (timeout, connection refused or cut) is sent
+   * again, three times in all; an answer, whatever its status, ends it. Every attempt is returned.
+   */
+  async function deliverWithRetries(url: string, wire: WirePush): Promise<PushDelivery[]> {
+    const attempts: PushDelivery[] = [];
+    do attempts.push(await deliver(url, wire));
+    while (attempts.at(-1)!.status === 0 && attempts.length < PUSH_ATTEMPTS);
+    return attempts;
+  }
+
   /** Pushes an event WeChat sends on its own after a send (a delivery report): once, its answer logged. */
   async function pushSendReport(appId: string, openid: string, event: readonly PushField[]): Promise<void> {
     const channel = channels.get(appId);
@@ -230,9 +244,12 @@ export function createPusher(opts: PusherOptions): Pusher {
       const url = `${opts.webhookBaseUrl}${path}`;
       const pushes: PushDelivery[] = [];
       if (request.concurrent) {
-        pushes.push(...(await Promise.all(Array.from({ length: request.repeat }, () => deliver(url, wire)))));
+        const each = await Promise.all(
+          Array.from({ length: request.repeat }, () => deliverWithRetries(url, wire)),
+        );
+        pushes.push(...each.flat());
       } else {
-        for (let i = 0; i < request.repeat; i += 1) pushes.push(await deliver(url, wire));
+        for (let i = 0; i < request.repeat; i += 1) pushes.push(...(await deliverWithRetries(url, wire)));
       }
       opts.logger.debug({ appId: request.appId, action, statuses: pushes.map((p) => p.status) }, 'pushed');
       return {

@@ -296,7 +296,7 @@ describe('wechat client', () => {
     expect(result).toEqual({
       errcode: 0,
       errmsg: 'ok',
-      msgid: expect.any(Number) as number,
+      msgid: expect.stringMatching(/^\d+$/) as string,
       durationMs: expect.any(Number) as number,
     });
     expect(sim.messages()).toEqual([
