@@ -171,7 +171,8 @@ describe('simulator as a follower: pushes to the webhook', () => {
       logger: silentLogger,
       webhookBaseUrl: `http://127.0.0.1:${await closedPort()}`,
     });
-    const [delivery, ...retries] = (await deaf.push('click', 'o1', { appId: PLAIN_XML.appId, key: 'K' })).pushes;
+    const [delivery, ...retries] = (await deaf.push('click', 'o1', { appId: PLAIN_XML.appId, key: 'K' }))
+      .pushes;
     expect(delivery).toMatchObject({ status: 0, body: '', error: expect.stringMatching(/ECONNREFUSED/) });
     // Unanswered, WeChat sends it again: three attempts in all (an answer, even a 500, ends it: above).
     expect(retries.map((r) => r.status)).toEqual([0, 0]);
