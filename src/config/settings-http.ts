@@ -58,7 +58,7 @@ export const httpSettings = group(
     HTTP_KEEP_ALIVE_TIMEOUT_MS:
       'an idle keep-alive connection is closed after this; keep it above the idle timeout of every client and load balancer that reuses connections (60 s is common), so that the client always closes first',
     HTTP_MAX_CONNECTIONS:
-      'open connections per listener; a request on a connection beyond it is answered `503 overloaded` with `Retry-After: 1` and the connection closed. Keep it below the open-file limit (`ulimit -n`) minus about 100 for Postgres, RabbitMQ and WeChat',
+      'open connections per listener; a connection beyond it closes the one idle the longest (keep-alive, between requests), or, when none is idle, its request is answered `503 overloaded` with `Retry-After: 1` and the connection closed. Keep it below the open-file limit (`ulimit -n`) minus about 100 for Postgres, RabbitMQ and WeChat',
     HTTP_BODY_LIMIT_BYTES: 'the largest JSON body (413 above)',
     WEBHOOK_BODY_LIMIT_BYTES: 'the largest webhook push (413 above)',
     WEBHOOK_MAX_SKEW_S:

@@ -54,6 +54,12 @@ function sendAndWait(baseUrl: string, chunk: string, waitMs: number): Promise<En
   });
 }
 
+/** Polls `condition` every 20 ms until it holds or `ms` pass. */
+async function waitUntil(condition: () => boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+}
+
 const slowBody = (path: string, extraHeaders = '') =>
   `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 200\r\n` +
   `${extraHeaders}\r\n{"appId":"${APP_ID}",`;
@@ -188,6 +194,75 @@ describe('the connection cap', () => {
     );
     expect(status).toBe(200);
     await release(held.slice(1));
+  });
+
+  /** A keep-alive connection that has had one request answered and now waits, idle. */
+  const idleKeepAlive = async (baseUrl: string) => {
+    const { hostname, port } = new URL(baseUrl);
+    const socket = connect(Number(port), hostname);
+    const state = { received: '', closed: false };
+    socket.on('error', () => undefined);
+    socket.on('data', (d: Buffer) => (state.received += d.toString()));
+    socket.on('close', () => (state.closed = true));
+    socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+    const deadline = Date.now() + 10_000;
+    while (!state.received.includes('"ok"') && !state.closed && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(state.received).toMatch(/^HTTP\/1\.1 200 /);
+    return { socket, state };
+  };
+
+  it('makes room by closing the connection idle the longest: idle keep-alive connections never shut a new request out', async () => {
+    const service = await capped(2);
+    const oldest = await idleKeepAlive(service.url!);
+    const newer = await idleKeepAlive(service.url!);
+    const third = await sendAndWait(
+      service.url!,
+      'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+      5000,
+    );
+    expect(third.received).toMatch(/^HTTP\/1\.1 200 /);
+    await waitUntil(() => oldest.state.closed, 5000);
+    expect({ oldest: oldest.state.closed, newer: newer.state.closed }).toEqual({
+      oldest: true,
+      newer: false,
+    });
+    newer.socket.destroy();
+  });
+
+  it('never closes a busy connection to make room: one opened and not yet used is not idle', async () => {
+    const service = await capped(2);
+    const kept = await idleKeepAlive(service.url!);
+    const [fresh] = await hold(service.url!, 1);
+    // The idle one makes room for this one; then the two left are busy, and the next is refused.
+    const admitted = await sendAndWait(service.url!, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n', 1000);
+    expect(admitted.received).toMatch(/^HTTP\/1\.1 200 /);
+    expect(kept.state.closed).toBe(true);
+    const [busy] = await hold(service.url!, 1);
+    const refused = await sendAndWait(service.url!, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n', 5000);
+    expect(refused.received).toMatch(/^HTTP\/1\.1 503 /);
+    expect(fresh.destroyed || busy.destroyed).toBe(false);
+    await release([fresh, busy]);
+  });
+
+  it('reads at most 1 MiB of a refused request: a larger body gets its 503 before it is all sent', async () => {
+    const service = await capped(1);
+    const held = await hold(service.url!, 1);
+    const { hostname, port } = new URL(service.url!);
+    const socket = connect(Number(port), hostname);
+    let received = '';
+    socket.on('error', () => undefined);
+    socket.on('data', (d: Buffer) => (received += d.toString()));
+    // 8 MiB announced, 2 MiB sent, then nothing: a server that read to the end would never answer.
+    socket.write(
+      'POST /v1/messages/batch HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\n' +
+        `Content-Length: ${8 * 1024 * 1024}\r\n\r\n`,
+    );
+    socket.write(Buffer.alloc(2 * 1024 * 1024, 0x20));
+    await waitUntil(() => received.includes('\r\n\r\n'), 10_000);
+    expect(received).toMatch(/^HTTP\/1\.1 503 [^]*\r\nRetry-After: 1\r\n/);
+    socket.destroy();
+    await release(held);
   });
 
   it('never drops a request: a burst of keep-alive requests beyond the cap each gets its answer or a 503 with Retry-After', async () => {
