@@ -16,6 +16,9 @@ process.once('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
 
+/** Resolves once everything a child wrote is in its log file. */
+const logWritten = new WeakMap<ChildProcess, Promise<void>>();
+
 /** Starts `node dist/main/<program>.js` with exactly `env` (plus PATH), logging to LOG_DIR/<logName>.log. */
 export function startProgram(program: Program, env: Record<string, string>, logName: string): ChildProcess {
   const entry = path.join(ROOT, 'dist/main', `${program}.js`);
@@ -28,8 +31,15 @@ export function startProgram(program: Program, env: Record<string, string>, logN
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const log = createWriteStream(path.join(LOG_DIR, `${logName}.log`), { flags: 'a' });
-  child.stdout.pipe(log);
-  child.stderr.pipe(log);
+  // Both into one file, which is ended once both are (piped with `end`, the first to end would end it
+  // and lose what the other still had to say).
+  child.stdout.pipe(log, { end: false });
+  child.stderr.pipe(log, { end: false });
+  const ended = (stream: NodeJS.ReadableStream) => new Promise((r) => stream.once('end', r));
+  logWritten.set(
+    child,
+    Promise.all([ended(child.stdout), ended(child.stderr)]).then(() => new Promise<void>((r) => log.end(r))),
+  );
   running.add(child);
   child.once('exit', () => running.delete(child));
   return child;
@@ -43,6 +53,8 @@ export async function runProgram(
 ): Promise<void> {
   const child = startProgram(program, env, logName);
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  // The exit can come before the last of its output is in the file: a caller reads the file next.
+  await logWritten.get(child);
   if (code !== 0) throw new Error(`${program} exited with ${code} (see ${LOG_DIR}/${logName}.log)`);
 }
 
