@@ -316,7 +316,8 @@ describeFaults(`fault suite: ${N} messages per scenario, none lost, none sent tw
         WORKER_BATCH_SIZE: '25',
         RELAY_INTERVAL_MS: '100',
       };
-      const [a, b] = [await h.start(worker), await h.start(worker)];
+      // Started together: one after the other on a loaded machine, the first could drain them all alone.
+      const [a, b] = await Promise.all([h.start(worker), h.start(worker)]);
       await settle(() => counter.counts().size >= N, scaledMs(30_000, 3));
       // Both took part, and between them every message got its two wake-ups.
       const delivered = async (s: Service) =>

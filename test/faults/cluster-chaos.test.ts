@@ -142,17 +142,18 @@ describeCluster(`RabbitMQ cluster: ${N} messages per scenario, none lost, none s
       expect(declared.length).toBeGreaterThan(3);
       const counter = createReceivedCounter(h!);
       const startedAt = Date.now();
-      const fromMs = scaledMs(8000, 0.5);
+      // Long enough that the levels still hold them when the CLI sees it on a loaded machine: scheduling,
+      // then a CLI call (seconds of CPU each) after the next statistics emission (every 5 s).
+      const fromMs = scaledMs(15_000, 1);
       const tags = await scheduleTagged(h!, service, N, { fromMs, toMs: fromMs + scaledMs(3000, 0.4) });
       await waitUntilQueued(h!);
-      // Queue lengths reach the CLI with the next statistics emission (every 5 s).
       let waiting: QueueInfo[] = [];
       const levelsHolding = async () => {
         const queues = await queuesOf(h!.prefix, cluster.nodes[1]);
         waiting = queues.filter((q) => q.name.includes('.delay.') && q.messages > 0);
         return waiting.length > 0;
       };
-      expect(await waitFor(levelsHolding, 7000, 500)).toBe(true);
+      expect(await waitFor(levelsHolding, 12_000, 500)).toBe(true);
       const leaders = cluster.nodes.map((n) => waiting.filter((q) => q.leader === n.name).length);
       const victim = cluster.nodes[leaders.indexOf(Math.max(...leaders))];
       const killedAt = Date.now();

@@ -256,7 +256,12 @@ function createCluster(nodes: readonly ClusterNode[]): RabbitCluster {
     async waitUntilHealthy() {
       const deadline = Date.now() + STARTUP_MS;
       for (;;) {
-        const running = await Promise.all(nodes.map((n) => runningNodes(n).catch(() => [])));
+        // A node still booting has no amqp port yet: asking the CLI (a second of CPU a call, which the
+        // booting node needs) only once every port is open.
+        const open = await Promise.all(nodes.map((n) => listening(n.amqpPort)));
+        const running = open.every(Boolean)
+          ? await Promise.all(nodes.map((n) => runningNodes(n).catch(() => [])))
+          : open.map((o, i) => (o ? ['?'] : [`${nodes[i].name} not listening`]));
         if (running.every((r) => r.length === nodes.length)) return;
         if (Date.now() > deadline) throw new Error(`cluster not healthy: ${JSON.stringify(running)}`);
         await new Promise((r) => setTimeout(r, 1000));
