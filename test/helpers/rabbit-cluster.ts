@@ -134,7 +134,12 @@ function runs(pid: number, name: string): boolean {
 }
 
 async function killPid(pid: number, name: string): Promise<void> {
-  if (runs(pid, name)) process.kill(pid, 'SIGKILL');
+  try {
+    if (runs(pid, name)) process.kill(pid, 'SIGKILL');
+  } catch (err) {
+    // Gone between the look and the kill (a node's helper processes exit with it).
+    if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+  }
   const deadline = Date.now() + 10_000;
   while (runs(pid, name) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
 }
