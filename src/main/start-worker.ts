@@ -18,13 +18,10 @@ import { createWechatClient } from '../wechat/client';
 import { createJudgedSender } from '../wechat/judged-sender';
 import { createServiceTokens } from '../accounts/service-tokens';
 import type { SecretBox } from '../accounts/secret-box';
-import { processStalePushes } from '../webhook/process-push';
+import { processStalePushes, STALE_PUSH_AFTER_MS } from '../webhook/process-push';
 import { RETENTION_SKEW_WINDOWS } from '../webhook/url-uses';
 import { createPruner, type Pruner } from '../retention/pruner';
 import { loggableError } from '../loggable-error';
-
-/** A push recorded but unprocessed this long (its api process died after answering) is processed by a worker. */
-const STALE_PUSH_AFTER_MS = 10_000;
 
 export interface Worker {
   readonly consumer: DueConsumer;

@@ -18,6 +18,8 @@ export interface StoredPush {
   readonly appId: string;
   readonly fields: Record<string, string> | null;
   readonly receivedAt: Date;
+  /** How long ago it was recorded, by the database's clock, when it was taken. */
+  readonly ageMs: number;
   readonly requestId: string | null;
 }
 
@@ -71,9 +73,12 @@ export async function takeUnprocessedPushes(
     app_id: string;
     fields: Record<string, string> | null;
     received_at: Date;
+    age_ms: number;
     request_id: string | null;
   }>(
-    `SELECT id, app_id, fields, received_at, request_id FROM webhook_pushes
+    `SELECT id, app_id, fields, received_at, request_id,
+            (extract(epoch FROM clock_timestamp() - received_at) * 1000)::float8 AS age_ms
+       FROM webhook_pushes
       WHERE id = ANY($1::bigint[]) AND processed_at IS NULL ORDER BY id FOR UPDATE SKIP LOCKED`,
     [ids],
   );
@@ -82,6 +87,7 @@ export async function takeUnprocessedPushes(
     appId: r.app_id,
     fields: r.fields,
     receivedAt: r.received_at,
+    ageMs: r.age_ms,
     requestId: r.request_id,
   }));
 }

@@ -33,6 +33,14 @@ export interface ProcessDeps {
 /** Who the ledger names as having cancelled what a push ends. */
 const ACTOR = 'webhook';
 
+/**
+ * A push recorded this long ago and still not processed is taken by the worker's sweep of stale pushes.
+ * A delivery report that finds no sent message while younger than this is left for that sweep: WeChat
+ * may push it before the worker has recorded the send's msgid (the send is answered first), and by the
+ * sweep the send is recorded. A report still unmatched then (a template another system sent) is done.
+ */
+export const STALE_PUSH_AFTER_MS = 10_000;
+
 /** A taken push with what it means; `push` null when there is nothing to do (erased, unknown account). */
 interface Taken {
   readonly row: StoredPush;
@@ -50,7 +58,7 @@ interface Taken {
  * scheduled in the round's transaction (`insertScheduled`); their wake-ups are published after commit
  * (`publishScheduled`; the outbox covers a crash in between). Returns each push's outcome: `<interaction>:<steps scheduled>`,
  * with ` exited:<enrollments ended>` when it ended some; `unsubscribed:<messages cancelled>`;
- * `template_report:<report>:<messages matched>`; `ignored`.
+ * `template_report:<report>:<messages matched>` (`…:later` for a report left to the sweep); `ignored`.
  */
 export async function processPushes(
   deps: ProcessDeps,
@@ -62,11 +70,13 @@ export async function processPushes(
     const { scheduled, later } = await withTransaction(deps.pool, async (client) => {
       const rows = await takeUnprocessedPushes(client, remaining);
       const [round = [], ...rest] = rounds(rows.map((row) => read(deps.accounts, row)));
-      const steps = await applyRound(deps, client, round, outcomes);
-      if (round.length > 0)
+      const deferred = new Set<number>();
+      const steps = await applyRound(deps, client, round, outcomes, deferred);
+      const done = round.filter((t) => !deferred.has(t.row.id));
+      if (done.length > 0)
         await markPushesProcessed(
           client,
-          round.map((t) => ({ id: t.row.id, outcome: outcomes.get(t.row.id) ?? null })),
+          done.map((t) => ({ id: t.row.id, outcome: outcomes.get(t.row.id) ?? null })),
         );
       return { scheduled: await insertScheduled(client, steps), later: rest.flat().map((t) => t.row.id) };
     });
@@ -107,6 +117,7 @@ async function applyRound(
   client: PoolClient,
   round: readonly Taken[],
   outcomes: Map<number, string | null>,
+  deferred: Set<number>,
 ): Promise<NewMessage[]> {
   const interacting: { t: Taken; push: Push; meaning: PushMeaning }[] = [];
   const leaving: { t: Taken; push: Push }[] = [];
@@ -181,7 +192,9 @@ async function applyRound(
       msgid,
       report,
     });
-    outcomes.set(t.row.id, `template_report:${report}:${matched ? 1 : 0}`);
+    const early = !matched && t.row.ageMs < STALE_PUSH_AFTER_MS;
+    if (early) deferred.add(t.row.id);
+    outcomes.set(t.row.id, `template_report:${report}:${early ? 'later' : matched ? 1 : 0}`);
   }
   return steps.flat();
 }

@@ -167,10 +167,14 @@ describe('WeChat errcodes and what the service does', () => {
     await world.sim.setTemplateReports({ status: 'failed:freq limit', count: 1 });
     const reported = await fallbackStep(sequence);
     expect(reported).toMatchObject({ status: 'sent', channel: 'template' });
-    const undelivered = await waitFor(async () => {
-      const m = await world.api.message(reported.id);
-      return m.deliveryReport !== null ? m : undefined;
-    }, 'the delivery report to be recorded on the message');
+    const undelivered = await waitFor(
+      async () => {
+        const m = await world.api.message(reported.id);
+        return m.deliveryReport !== null ? m : undefined;
+      },
+      'the delivery report to be recorded on the message',
+      { timeoutMs: 30_000 },
+    );
     expect(undelivered).toMatchObject({ status: 'sent', deliveryReport: 'failed_freq_limit' });
 
     await world.sim.setTemplateReports({ status: 'success', count: 1 });
@@ -178,6 +182,8 @@ describe('WeChat errcodes and what the service does', () => {
     await waitFor(
       async () => (await world.api.message(delivered.id)).deliveryReport === 'delivered',
       'the success report to be recorded',
+      // A report pushed before the send was recorded lands with the sweep of stale pushes (10 s).
+      { timeoutMs: 30_000 },
     );
 
     const step = await resultsWhen(
@@ -190,5 +196,5 @@ describe('WeChat errcodes and what the service does', () => {
       failed: { template_banned: 1, content_blocked: 1 },
       delivery: { failed_freq_limit: 1, delivered: 1 },
     });
-  });
+  }, 120_000);
 });

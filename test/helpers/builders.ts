@@ -10,6 +10,7 @@ import type { SecretBox } from '../../src/accounts/secret-box';
 import type { NewStoredAccount } from '../../src/store/accounts';
 import type { Channel } from '../../src/store/message-status';
 import type { NewMessage } from '../../src/store/message-store';
+import type { Outcome } from '../../src/store/record-outcomes';
 import {
   accountCreateSchema,
   type AccountCreateBody,
@@ -168,4 +169,19 @@ export const aStoredAccount = (
 export const aNoticeMessage = (templateId = 'NOTICE-TPL-0001'): NoticeMessage => ({
   template_id: templateId,
   data: { thing1: { value: 'Your course starts' } },
+});
+
+/** The outcome of a claimed message WeChat accepted (a template send's with WeChat's `msgid`). */
+export const aSentOutcome = (id: string, msgid: string | null = null): Outcome => ({
+  id,
+  status: 'sent',
+  reason: null,
+  nextDueAt: null,
+  at: new Date(),
+  attempt: 1,
+  errcode: 0,
+  errmsg: 'ok',
+  durationMs: 3,
+  label: 'sent',
+  msgid,
 });

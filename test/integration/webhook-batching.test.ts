@@ -1,11 +1,19 @@
 import type { Pool } from '../../src/db/pool';
 import type { Service } from '../../src/main/start-service';
-import { type ProcessDeps, processPushes } from '../../src/webhook/process-push';
+import { findMessage } from '../../src/store/message-store';
+import { recordOutcomes } from '../../src/store/record-outcomes';
+import {
+  type ProcessDeps,
+  processPushes,
+  processStalePushes,
+  STALE_PUSH_AFTER_MS,
+} from '../../src/webhook/process-push';
 import { createPushRecorder, type PushToRecord, recordPushes } from '../../src/webhook/record-push';
 import { toPush } from '../../src/wechat/push';
-import { aTextMessage } from '../helpers/builders';
+import { aNewMessage, aSentOutcome, aTemplateMessage, aTextMessage } from '../helpers/builders';
 import { APP_ID, createHarness, type Harness } from '../helpers/harness';
 import { silentLogger } from '../helpers/logger';
+import { seedMessages } from '../helpers/seed';
 
 const ACCOUNT = { appId: APP_ID, secret: 'test-secret', token: 'batchtoken', windowPolicy: 'official' };
 
@@ -178,5 +186,45 @@ describe('processing pushes together', () => {
       `SELECT status FROM scheduled_messages WHERE openid = '' OR openid LIKE 'order-%' ORDER BY status`,
     );
     expect(steps.rows.map((r) => r.status)).toEqual(['cancelled', 'queued']);
+  });
+});
+
+describe('a template delivery report', () => {
+  const reportOf = (openid: string, msgid: string) =>
+    aPush(openid, 'TEMPLATESENDJOBFINISH', { MsgID: msgid, Status: 'success' });
+  const backdate = (ids: number[]) =>
+    h.db.pool.query(
+      `UPDATE webhook_pushes SET received_at = received_at - $2 * interval '1 millisecond' WHERE id = ANY($1)`,
+      [ids, STALE_PUSH_AFTER_MS + 1000],
+    );
+
+  it('pushed before the worker recorded the send waits for the sweep of stale pushes, and lands then', async () => {
+    const openid = 'report-early';
+    const [id] = await seedMessages(
+      h.db.pool,
+      [aNewMessage({ appId: APP_ID, openid, channel: 'template', payload: aTemplateMessage() })],
+      { status: 'sending', attempts: 1 },
+    );
+    // WeChat answers the send, then pushes the report: here the push is processed first.
+    const [push] = await record([reportOf(openid, '300000001')]);
+    expect(Object.fromEntries(await processPushes(deps, [push]))).toEqual({
+      [push]: 'template_report:delivered:later',
+    });
+    expect(await unprocessed([push])).toBe(1);
+
+    await recordOutcomes(service.pool, [aSentOutcome(id, '300000001')]);
+    await backdate([push]);
+    expect(await processStalePushes(deps, STALE_PUSH_AFTER_MS, 10)).toBe(1);
+    expect(await unprocessed([push])).toBe(0);
+    expect(await findMessage(h.db.pool, id)).toMatchObject({ status: 'sent', deliveryReport: 'delivered' });
+  });
+
+  it('for a send the service never made is done once the sweep found nothing either', async () => {
+    const [push] = await record([reportOf('report-foreign', '300000002')]);
+    await backdate([push]);
+    expect(Object.fromEntries(await processPushes(deps, [push]))).toEqual({
+      [push]: 'template_report:delivered:0',
+    });
+    expect(await unprocessed([push])).toBe(0);
   });
 });

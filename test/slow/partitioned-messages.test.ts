@@ -5,7 +5,7 @@ import { claimDue } from '../../src/store/claim-due';
 import { insertMessages } from '../../src/store/insert-messages';
 import { appendCancellation } from '../../src/store/ledger';
 import { recordOutcomes } from '../../src/store/record-outcomes';
-import { aNewMessage, APP_ID } from '../helpers/builders';
+import { aNewMessage, APP_ID, aSentOutcome } from '../helpers/builders';
 import { createTestDb, type TestDb } from '../helpers/db';
 
 /**
@@ -188,18 +188,7 @@ describe('scheduled_messages partitioned by the due day in the id (docs/scaling.
     const { claimed } = await claimDue(db.pool, finished, 0, [APP_ID]);
     await recordOutcomes(
       db.pool,
-      claimed.map((m) => ({
-        id: m.id,
-        status: 'sent',
-        reason: null,
-        nextDueAt: null,
-        at: new Date(),
-        attempt: 1,
-        errcode: 0,
-        errmsg: 'ok',
-        durationMs: 3,
-        label: 'sent',
-      })),
+      claimed.map((m) => aSentOutcome(m.id)),
     );
     const later = await insertDueAt([now - 1000]);
     const yesterday = partitionOf(today - DAY_MS);

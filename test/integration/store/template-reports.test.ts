@@ -1,8 +1,8 @@
 import { withTransaction } from '../../../src/db/pool';
 import { findMessage } from '../../../src/store/message-store';
-import { type Outcome, recordOutcomes } from '../../../src/store/record-outcomes';
+import { recordOutcomes } from '../../../src/store/record-outcomes';
 import { recordTemplateReport } from '../../../src/store/template-reports';
-import { aNewMessage, anAppId, anOpenid, aTemplateMessage } from '../../helpers/builders';
+import { aNewMessage, anAppId, anOpenid, aSentOutcome, aTemplateMessage } from '../../helpers/builders';
 import { createTestDb, type TestDb } from '../../helpers/db';
 import { seedMessages } from '../../helpers/seed';
 
@@ -21,20 +21,7 @@ async function aSentTemplate(msgid: string) {
     [aNewMessage({ appId, openid, channel: 'template', payload: aTemplateMessage() })],
     { status: 'sending', attempts: 1 },
   );
-  const sent: Outcome = {
-    id,
-    status: 'sent',
-    reason: null,
-    nextDueAt: null,
-    at: new Date(),
-    attempt: 1,
-    errcode: 0,
-    errmsg: 'ok',
-    durationMs: 5,
-    label: 'sent',
-    msgid,
-  };
-  await recordOutcomes(db.pool, [sent]);
+  await recordOutcomes(db.pool, [aSentOutcome(id, msgid)]);
   return { id, appId, openid };
 }
 
