@@ -3,6 +3,7 @@ import type { Pool } from './db/pool';
 import { readAtScrape, registerHealthGauges } from './metrics-health';
 import { countMessagesIn } from './store/message-counts';
 import { MESSAGE_STATUS } from './store/message-status';
+import { horizonPumpLagSeconds } from './store/horizon-pump';
 import { countOwedWakeUps, oldestOwedWakeUpAgeSeconds, OWED_ENTRIES_COUNTED } from './store/wake-up-outbox';
 
 /** Seconds: 10 ms … 10 min, for lateness (sent − due) and WeChat call durations. */
@@ -55,6 +56,8 @@ export function createMetrics(opts: {
    * scrape). Default 0: every entry.
    */
   outboxOwedAfterMs?: number;
+  /** PUBLISH_HORIZON, for `wechat_drip_horizon_pump_lag_seconds` (not registered when off or not given). */
+  publishHorizonMs?: number | null;
 }): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -95,7 +98,9 @@ export function createMetrics(opts: {
   });
   new Gauge({
     name: 'wechat_drip_queued_messages',
-    help: 'Messages waiting in the delay transport (status queued), by the transport of this process.',
+    help:
+      'Messages waiting to fall due (status queued): in the delay transport of this process, or in Postgres ' +
+      'beyond the publishing horizon.',
     labelNames: ['transport'],
     registers: [registry],
     async collect() {
@@ -103,6 +108,20 @@ export function createMetrics(opts: {
       if (count !== null) this.set({ transport: opts.transportMode }, count);
     },
   });
+  const horizonMs = opts.publishHorizonMs;
+  if (horizonMs != null) {
+    new Gauge({
+      name: 'wechat_drip_horizon_pump_lag_seconds',
+      help:
+        'How far the horizon pump is behind: the end of the publishing horizon (now + PUBLISH_HORIZON) minus ' +
+        'the due time of the earliest message still waiting in Postgres for its wake-up; 0 when it keeps up.',
+      registers: [registry],
+      async collect() {
+        const seconds = await readAtScrape(() => horizonPumpLagSeconds(opts.pool, horizonMs));
+        if (seconds !== null) this.set(seconds);
+      },
+    });
+  }
   registerHealthGauges(registry, opts);
 
   return {

@@ -12,6 +12,12 @@ import { loggableError } from '../loggable-error';
 export interface Publisher {
   readonly transport: DelayTransport;
   /**
+   * The publishing horizon (PUBLISH_HORIZON), in ms: a message due further ahead is only written to
+   * Postgres when scheduled, and the horizon pump publishes its wake-up as it comes within the horizon.
+   * Null: every wake-up is published when its message is scheduled.
+   */
+  readonly horizonMs: number | null;
+  /**
    * Publishes a wake-up for `dueAt` and resolves once the broker confirmed it (and did not return it).
    * `reason` labels the metric: schedule, relay, early (re-delay of an early arrival), retry, paused.
    */
@@ -41,6 +47,7 @@ export function createPublisher(deps: {
   names: BrokerNames;
   transport: DelayTransport;
   publishTimeoutMs: number;
+  horizonMs: number | null;
   logger: Logger;
   metrics?: Pick<Metrics, 'published'>;
 }): Publisher {
@@ -108,6 +115,7 @@ export function createPublisher(deps: {
 
   return {
     transport,
+    horizonMs: deps.horizonMs,
     async publishWakeUp(wakeUp, reason = 'schedule') {
       const route = transport.route(wakeUp.dueAt - Date.now());
       await publish(route.exchange, route.routingKey, wakeUp, {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { durationOrOff } from './duration';
 import { group, int, setting } from './setting';
 
 /** DELAY_MODE's values: how wake-ups are delayed. */
@@ -53,6 +54,7 @@ export const storeSettings = group(
     }),
     MAX_SCHEDULE_AHEAD_DAYS: setting('maxScheduleAheadDays', int(1, 3650).prefault('400'), { unit: 'days' }),
     PUBLISH_TIMEOUT_MS: setting('publishTimeoutMs', int(100).prefault('10000'), { unit: 'ms' }),
+    PUBLISH_HORIZON: setting('publishHorizonMs', durationOrOff(1000).prefault('1h')),
   },
   {
     DATABASE_URL: 'the Postgres connection string',
@@ -68,5 +70,7 @@ export const storeSettings = group(
     PLUGIN_MAX_DELAY_MS: 'plugin transport: the longest single `x-delay` (1 day); longer waits are chained',
     MAX_SCHEDULE_AHEAD_DAYS: 'the furthest `sendAt` accepted',
     PUBLISH_TIMEOUT_MS: 'how long a publish waits for the broker’s confirm',
+    PUBLISH_HORIZON:
+      'a message due further ahead is only written to Postgres when scheduled; a worker’s horizon pump publishes its wake-up as it comes within this (`1h`, `30m`, …; `off` publishes every wake-up at once) — [the publishing horizon](guarantees.md#the-publishing-horizon)',
   },
 );

@@ -25,6 +25,7 @@ export async function openCliContext(config: Config, logger: Logger, name: strin
     names,
     transport,
     publishTimeoutMs: CLI_PUBLISH_TIMEOUT_MS,
+    horizonMs: config.publishHorizonMs,
     logger,
   });
   await publisher.waitUntilReady(CLI_PUBLISH_TIMEOUT_MS);

@@ -21,6 +21,7 @@ import { listen, type Listening } from '../http/listen';
 import type { Logger } from '../logger';
 import { createMetrics, type Metrics } from '../metrics';
 import type { Relay } from '../scheduling/relay';
+import type { HorizonPump } from '../scheduling/horizon-pump';
 import { createScheduleWriter } from '../scheduling/schedule-writer';
 import { createPushProcessor } from '../webhook/push-processor';
 import { startWorker } from './start-worker';
@@ -40,6 +41,8 @@ export interface Service {
   readonly publisher: Publisher;
   readonly transport: DelayTransport;
   readonly relay: Relay | null;
+  /** The worker's horizon pump; null in an api process. */
+  readonly pump: HorizonPump | null;
   readonly consumer: DueConsumer | null;
   readonly metrics: Metrics;
   readonly accounts: AccountRegistry;
@@ -86,12 +89,14 @@ export async function startService(
     transportMode: transport.mode,
     isBrokerConnected: () => connection.isConnected(),
     outboxOwedAfterMs: config.relayPendingAfterMs,
+    publishHorizonMs: config.publishHorizonMs,
   });
   const publisher = createPublisher({
     connection,
     names,
     transport,
     publishTimeoutMs: config.publishTimeoutMs,
+    horizonMs: config.publishHorizonMs,
     logger,
     metrics,
   });
@@ -195,6 +200,7 @@ export async function startService(
     publisher,
     transport,
     relay: worker?.relay ?? null,
+    pump: worker?.pump ?? null,
     consumer: worker?.consumer ?? null,
     metrics,
     accounts,

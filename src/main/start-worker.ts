@@ -21,11 +21,13 @@ import type { SecretBox } from '../accounts/secret-box';
 import { processStalePushes, STALE_PUSH_AFTER_MS } from '../webhook/process-push';
 import { RETENTION_SKEW_WINDOWS } from '../webhook/url-uses';
 import { createPruner, type Pruner } from '../retention/pruner';
+import { createHorizonPump, type HorizonPump } from '../scheduling/horizon-pump';
 import { loggableError } from '../loggable-error';
 
 export interface Worker {
   readonly consumer: DueConsumer;
   readonly relay: Relay;
+  readonly pump: HorizonPump;
   /** The retention pruner; null when RETENTION_FINISHED_AFTER is off. */
   readonly pruner: Pruner | null;
   /** Stops the relay and the consumer (finishing the batches in hand), then closes the WeChat client. */
@@ -133,6 +135,13 @@ export function startWorker(deps: {
       ),
   });
   relay.start();
+  const pump = createHorizonPump({
+    pool,
+    publisher,
+    logger,
+    options: { intervalMs: config.relayIntervalMs, batchSize: config.relayBatchSize },
+  });
+  pump.start();
   const retentionMs = config.retentionFinishedAfterMs;
   const pruner =
     retentionMs === null
@@ -164,9 +173,11 @@ export function startWorker(deps: {
   return {
     consumer: started,
     relay,
+    pump,
     pruner,
     async stop() {
       await pruner?.stop();
+      await pump.stop();
       await relay.stop();
       gate.close();
       await started.stop();

@@ -4,7 +4,7 @@ import type { Metrics } from '../metrics';
 import { compactLedgerStep } from '../store/compact-ledger';
 import { oldestFinishedAgeMs, pruneFinishedMessages, pruneProcessedPushes } from '../store/prune-finished';
 import { releaseRetentionLock, tryRetentionLock } from '../store/retention-lock';
-import { repeatPasses } from '../scheduling/repeat-passes';
+import { passJob, type PassJob } from '../scheduling/repeat-passes';
 
 /**
  * After a full batch (the pruner is behind), it waits this many times as long as the batch took before the
@@ -41,13 +41,8 @@ export interface PruneCounts {
   ledger: number;
 }
 
-export interface Pruner {
-  /** One full run; null when another process holds the pruner's lock. Exposed for tests and benches. */
-  runOnce(): Promise<PruneCounts | null>;
-  start(): void;
-  /** Stops after the batch in hand. */
-  stop(): Promise<void>;
-}
+/** The pruner; a run returns what it deleted, null when another process holds the pruner's lock. It stops after the batch in hand. */
+export type Pruner = PassJob<PruneCounts | null>;
 
 /**
  * The retention pruner, run by every worker, one process at a time (an advisory lock held for the run on
@@ -133,19 +128,14 @@ export function createPruner(deps: {
     }
   }
 
-  const passes = repeatPasses({
+  return passJob({
     intervalMs: options.intervalMs,
     logger,
     what: 'retention run',
     pass: runOnce,
-  });
-  return {
-    runOnce,
-    start: passes.start,
-    async stop() {
+    onStop: () => {
       stopped = true;
       wake?.();
-      await passes.stop();
     },
-  };
+  });
 }

@@ -22,7 +22,7 @@ type DispatchDeps = { pool: Pool; publisher: Publisher; logger: Logger };
 export async function dispatch(
   deps: DispatchDeps,
   rows: readonly Dispatchable[],
-  reason: 'schedule' | 'relay' = 'schedule',
+  reason: 'schedule' | 'relay' | 'pump' = 'schedule',
   outboxIds: readonly number[] = [],
 ): Promise<{ queued: number; failed: number }> {
   const wakeUps = groupWakeUps(rows.map((r) => ({ id: r.id, dueAt: r.dueAt.getTime() })));
@@ -46,8 +46,11 @@ export async function dispatch(
   return { queued: confirmed.length, failed };
 }
 
-/** Publishes the wake-ups of freshly inserted rows and clears their outbox entry (see dispatch). */
+/**
+ * Publishes the wake-ups of freshly inserted rows due within the publishing horizon and clears their
+ * outbox entry (see dispatch); the horizon pump publishes the others' later.
+ */
 export function dispatchInserted(deps: DispatchDeps, inserted: Inserted): Promise<unknown> {
-  if (inserted.created.length === 0 || inserted.outboxId === null) return Promise.resolve();
-  return dispatch(deps, inserted.created, 'schedule', [inserted.outboxId]);
+  if (inserted.toPublish.length === 0 || inserted.outboxId === null) return Promise.resolve();
+  return dispatch(deps, inserted.toPublish, 'schedule', [inserted.outboxId]);
 }

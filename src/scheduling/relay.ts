@@ -2,7 +2,7 @@ import type { Publisher } from '../broker/publisher';
 import type { Pool } from '../db/pool';
 import type { Logger } from '../logger';
 import { dispatch, type Dispatchable } from './dispatch';
-import { repeatPasses } from './repeat-passes';
+import { passJob, type PassJob } from './repeat-passes';
 import { leaseForRelay } from '../store/relay-lease';
 import { sweepStuckSending } from '../store/sweep-stuck-sending';
 import { leaseOutbox } from '../store/wake-up-outbox';
@@ -33,12 +33,8 @@ export interface RelayOptions {
   readonly recoveryWindowMs?: number;
 }
 
-export interface Relay {
-  /** One full pass; returns how many wake-ups it published. Exposed for tests and the CLI. */
-  runOnce(): Promise<number>;
-  start(): void;
-  stop(): Promise<void>;
-}
+/** The relay; a pass returns how many wake-ups it published. */
+export type Relay = PassJob<number>;
 
 /** Outbox entries leased per round-trip: a single request's entry names one message, a batch's hundreds. */
 const OUTBOX_ENTRIES_PER_LEASE = 20;
@@ -61,7 +57,6 @@ export function createRelay(deps: {
   alsoRun?: () => Promise<unknown>;
 }): Relay {
   const { pool, logger, options } = deps;
-  let stopped = false;
   const graceMs = options.recoveryGraceMs ?? RECOVERY_GRACE_MS;
   const windowMs = options.recoveryWindowMs ?? RECOVERY_WINDOW_MS;
 
@@ -74,20 +69,20 @@ export function createRelay(deps: {
   }
 
   /** The outbox loop: entries past `pendingAfterMs`, 20 a round-trip, until none is left or one fails. */
-  async function publishOwed(): Promise<number> {
+  async function publishOwed(isStopped: () => boolean): Promise<number> {
     let published = 0;
     for (;;) {
       const owed = await leaseOutbox(pool, options.pendingAfterMs, OUTBOX_ENTRIES_PER_LEASE);
       if (owed.entryIds.length === 0) break;
       const { queued, failed } = await dispatch(deps, owed.rows, 'relay', owed.entryIds);
       published += queued;
-      if (failed > 0 || owed.entryIds.length < OUTBOX_ENTRIES_PER_LEASE || stopped) break;
+      if (failed > 0 || owed.entryIds.length < OUTBOX_ENTRIES_PER_LEASE || isStopped()) break;
     }
     return published;
   }
 
   /** The safety nets: `requeued` stuck sends, overdue (or stranded) `queued` rows, `batchSize` at a time. */
-  async function republishLost(requeued: readonly Dispatchable[]): Promise<number> {
+  async function republishLost(requeued: readonly Dispatchable[], isStopped: () => boolean): Promise<number> {
     let published = 0;
     const rows = [...requeued];
     for (;;) {
@@ -101,29 +96,21 @@ export function createRelay(deps: {
       if (rows.length === 0) break;
       const { queued, failed } = await dispatch(deps, rows, 'relay');
       published += queued;
-      if (failed > 0 || rows.length < options.batchSize || stopped) break;
+      if (failed > 0 || rows.length < options.batchSize || isStopped()) break;
       rows.length = 0;
     }
     return published;
   }
 
-  async function runOnce(): Promise<number> {
+  async function pass(isStopped: () => boolean): Promise<number> {
     await deps.alsoRun?.();
     const swept = await sweepStuckSending(pool, options.sendingTimeoutMs, options.atLeastOnceAppIds);
     if (swept.unknown > 0)
       logger.warn({ count: swept.unknown }, 'sends timed out in `sending`; marked unknown');
-    const published = (await publishOwed()) + (await republishLost(swept.requeued));
+    const published = (await publishOwed(isStopped)) + (await republishLost(swept.requeued, isStopped));
     if (published > 0) logger.info({ published }, 'relay published wake-ups');
     return published;
   }
 
-  const passes = repeatPasses({ intervalMs: options.intervalMs, logger, what: 'relay pass', pass: runOnce });
-  return {
-    runOnce,
-    start: passes.start,
-    async stop() {
-      stopped = true;
-      await passes.stop();
-    },
-  };
+  return passJob({ intervalMs: options.intervalMs, logger, what: 'relay pass', pass });
 }

@@ -46,3 +46,43 @@ export function repeatPasses(opts: {
     },
   };
 }
+
+/** A background job run pass after pass, which a test or the CLI may also run once. */
+export interface PassJob<T> {
+  /** One full pass. */
+  runOnce(): Promise<T>;
+  start(): void;
+  /** No pass starts after this (`onStop` is called first); resolves once the pass in hand has ended. */
+  stop(): Promise<void>;
+}
+
+/**
+ * `repeatPasses` of `pass`, as a PassJob. `pass` is given `isStopped`, for one that works in rounds to
+ * end after the round in hand; `onStop` wakes one that waits between rounds.
+ */
+export function passJob<T>(opts: {
+  intervalMs: number;
+  logger: Logger;
+  what: string;
+  pass: (isStopped: () => boolean) => Promise<T>;
+  onStop?: () => void;
+}): PassJob<T> {
+  let stopped = false;
+  const isStopped = () => stopped;
+  const runOnce = () => opts.pass(isStopped);
+  const passes = repeatPasses({
+    intervalMs: opts.intervalMs,
+    logger: opts.logger,
+    what: opts.what,
+    pass: runOnce,
+  });
+  return {
+    runOnce,
+    start: passes.start,
+    async stop() {
+      stopped = true;
+      opts.onStop?.();
+      await passes.stop();
+    },
+  };
+}

@@ -57,7 +57,7 @@ async function replace(
 ): Promise<Message> {
   const scheduled = await withTransaction(deps.pool, async (tx) => {
     await cancel(tx);
-    return insertScheduled(tx, [replacement]);
+    return insertScheduled(deps, tx, [replacement]);
   });
   await publishScheduled(deps, scheduled);
   return scheduled.results[0].message;

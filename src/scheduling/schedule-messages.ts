@@ -54,7 +54,7 @@ export async function scheduleMessages(
 ): Promise<ScheduleResult[]> {
   const { inserted, published } = deps.writer
     ? await deps.writer.write(messages)
-    : await insertMessages(deps.pool, messages).then((rows) => ({
+    : await insertMessages(deps.pool, messages, deps.publisher.horizonMs).then((rows) => ({
         inserted: rows,
         published: dispatchInserted(deps, rows),
       }));
@@ -68,8 +68,12 @@ export async function scheduleMessages(
  * replace, an enrollment, a processed push). A conflict is thrown, which rolls the whole transaction
  * back. Once `tx` commits, give the result to `publishScheduled`.
  */
-export async function insertScheduled(tx: PoolClient, messages: readonly NewMessage[]): Promise<Scheduled> {
-  const inserted = await insertMessages(tx, messages);
+export async function insertScheduled(
+  deps: Pick<ScheduleDeps, 'publisher'>,
+  tx: PoolClient,
+  messages: readonly NewMessage[],
+): Promise<Scheduled> {
+  const inserted = await insertMessages(tx, messages, deps.publisher.horizonMs);
   const results = matchResults(messages, inserted).map((r) => {
     if (!r.ok) throw r.error;
     return r;

@@ -35,7 +35,7 @@ export function createScheduleWriter(
     maxConcurrent: opts.concurrency,
     weight: (messages) => messages.length,
     run: async (batches) => {
-      const inserted = await insertMessages(deps.pool, batches.flat());
+      const inserted = await insertMessages(deps.pool, batches.flat(), deps.publisher.horizonMs);
       const written: Written = { inserted, published: dispatchInserted(deps, inserted) };
       return batches.map(() => written);
     },

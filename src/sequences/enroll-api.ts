@@ -76,7 +76,7 @@ export async function enrollThroughApi(
         ? stepsOf({ appId: sequence.appId, openid: v.openid, at, requestId }, sequence, id, v.rendered)
         : [];
     });
-    return { ids: enrolled, scheduled: await insertScheduled(tx, steps) };
+    return { ids: enrolled, scheduled: await insertScheduled(deps, tx, steps) };
   });
   await publishScheduled(deps, scheduled);
   const results = scheduled.results;

@@ -59,7 +59,7 @@ export async function postFollowerEvent(
     };
     await saveFollowerEventAnswer(client, recorded.id, view);
     if (exited.length > 0) deps.metrics.cancelled.inc({ scope: 'enrollment' }, exited.length);
-    return { result: { view, created: true }, scheduled: await insertScheduled(client, steps) };
+    return { result: { view, created: true }, scheduled: await insertScheduled(deps, client, steps) };
   });
   if (scheduled) await publishScheduled(deps, scheduled);
   return result;

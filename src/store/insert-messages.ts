@@ -33,25 +33,34 @@ const INSERT_COLUMNS: readonly (readonly [
 
 /**
  * One statement: the rows, inserted `queued` (a repeated idempotency key is skipped), and one outbox entry
- * naming the rows it inserted (none when it inserted none), so that rows and the wake-ups they are owed
- * commit together. Returns what the database added to each row.
+ * naming the rows it inserted due within the publishing horizon (none when there are none), so that rows
+ * and the wake-ups they are owed commit together. A row due beyond the horizon ($N ms ahead; null: no
+ * horizon) is marked `awaiting_pump` instead: the horizon pump owes it its wake-up. Returns what the
+ * database added to each row.
  */
+const HORIZON_PARAM = `$${INSERT_COLUMNS.length + 1}`;
 const INSERT_SQL = `WITH inserted AS (
-  INSERT INTO scheduled_messages (${INSERT_COLUMNS.map(([column]) => column).join(', ')}, status)
-  SELECT *, '${MESSAGE_STATUS.queued}' FROM unnest(${INSERT_COLUMNS.map(([, arrayOf], i) => `$${i + 1}::${arrayOf}[]`).join(', ')})
+  INSERT INTO scheduled_messages (${INSERT_COLUMNS.map(([column]) => column).join(', ')}, status, awaiting_pump)
+  SELECT *, '${MESSAGE_STATUS.queued}',
+         COALESCE(p.due_at > now() + ${HORIZON_PARAM}::float8 * interval '1 millisecond', false)
+    FROM unnest(${INSERT_COLUMNS.map(([, arrayOf], i) => `$${i + 1}::${arrayOf}[]`).join(', ')})
+      AS p(${INSERT_COLUMNS.map(([column]) => column).join(', ')})
   ON CONFLICT (app_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-  RETURNING id, created_at, updated_at
+  RETURNING id, created_at, updated_at, awaiting_pump
 ), outbox AS (
-  INSERT INTO wake_up_outbox (message_ids) SELECT array_agg(id) FROM inserted HAVING count(*) > 0
+  INSERT INTO wake_up_outbox (message_ids)
+  SELECT array_agg(id) FROM inserted WHERE NOT awaiting_pump HAVING count(*) > 0
   RETURNING id
 )
 SELECT inserted.*, (SELECT id FROM outbox) AS outbox_id FROM inserted`;
 
 export interface Inserted {
   readonly created: Message[];
+  /** The created rows due within the publishing horizon: their wake-ups are owed by `outboxId`. */
+  readonly toPublish: Message[];
   /** Rows whose (app_id, idempotency_key) existed already: not inserted, read back as they are. */
   readonly existing: Message[];
-  /** The outbox entry owing the created rows their wake-ups; null when nothing was created. */
+  /** The outbox entry owing `toPublish` their wake-ups; null when there is none to publish. */
   readonly outboxId: number | null;
 }
 
@@ -80,31 +89,32 @@ function createdMessage(m: NewMessage, row: { created_at: Date; updated_at: Date
 }
 
 /**
- * Inserts messages and their outbox entry in one statement (the caller publishes their wake-ups and then
- * clears the entry). A row whose (app_id, idempotency_key) exists already is not inserted; the row with
- * that key is returned in `existing` instead (the caller compares request hashes).
+ * Inserts messages and the outbox entry of those due within `horizonMs` in one statement (the caller
+ * publishes their wake-ups and then clears the entry); `horizonMs` null publishes every one. A row whose
+ * (app_id, idempotency_key) exists already is not inserted; the row with that key is returned in
+ * `existing` instead (the caller compares request hashes).
  */
 export async function insertMessages(
   db: Pool | PoolClient,
   messages: readonly NewMessage[],
+  horizonMs: number | null,
 ): Promise<Inserted> {
-  if (messages.length === 0) return { created: [], existing: [], outboxId: null };
+  if (messages.length === 0) return { created: [], toPublish: [], existing: [], outboxId: null };
   const { rows } = await db.query<{
     id: string;
     created_at: Date;
     updated_at: Date;
+    awaiting_pump: boolean;
     outbox_id: number | null;
-  }>(
-    INSERT_SQL,
-    INSERT_COLUMNS.map(([, , value]) => messages.map(value)),
-  );
+  }>(INSERT_SQL, [...INSERT_COLUMNS.map(([, , value]) => messages.map(value)), horizonMs]);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const created = messages.flatMap((m) => {
     const row = byId.get(m.id);
     return row ? [createdMessage(m, row)] : [];
   });
+  const toPublish = created.filter((m) => byId.get(m.id)?.awaiting_pump === false);
   const outboxId = rows[0]?.outbox_id ?? null;
-  if (created.length === messages.length) return { created, existing: [], outboxId };
+  if (created.length === messages.length) return { created, toPublish, existing: [], outboxId };
   const keyed = messages.filter((m) => m.idempotencyKey !== null);
   const found = await db.query<MessageRow>(
     `SELECT ${COLUMNS} FROM scheduled_messages
@@ -112,5 +122,5 @@ export async function insertMessages(
     [keyed.map((m) => m.appId), keyed.map((m) => m.idempotencyKey)],
   );
   // A row another input of this same statement created counts as existing for the inputs that repeat its key.
-  return { created, existing: found.rows.map(toMessage), outboxId };
+  return { created, toPublish, existing: found.rows.map(toMessage), outboxId };
 }

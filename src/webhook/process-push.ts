@@ -78,7 +78,10 @@ export async function processPushes(
           client,
           done.map((t) => ({ id: t.row.id, outcome: outcomes.get(t.row.id) ?? null })),
         );
-      return { scheduled: await insertScheduled(client, steps), later: rest.flat().map((t) => t.row.id) };
+      return {
+        scheduled: await insertScheduled(deps, client, steps),
+        later: rest.flat().map((t) => t.row.id),
+      };
     });
     await publishScheduled(deps, scheduled);
     remaining = later;

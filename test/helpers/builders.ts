@@ -11,6 +11,7 @@ import type { NewStoredAccount } from '../../src/store/accounts';
 import type { Channel } from '../../src/store/message-status';
 import type { NewMessage } from '../../src/store/message-store';
 import type { Outcome } from '../../src/store/record-outcomes';
+import type { RelayOptions } from '../../src/scheduling/relay';
 import {
   accountCreateSchema,
   type AccountCreateBody,
@@ -184,4 +185,15 @@ export const aSentOutcome = (id: string, msgid: string | null = null): Outcome =
   durationMs: 3,
   label: 'sent',
   msgid,
+});
+
+/** The relay's options with the production thresholds (overdue sweep at 5 min). */
+export const aRelayOptions = (overrides: Partial<RelayOptions> = {}): RelayOptions => ({
+  intervalMs: 1000,
+  pendingAfterMs: 5000,
+  overdueAfterMs: 300_000,
+  batchSize: 500,
+  sendingTimeoutMs: 300_000,
+  atLeastOnceAppIds: [],
+  ...overrides,
 });

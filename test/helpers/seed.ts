@@ -23,7 +23,7 @@ export async function seedMessages(
   messages: readonly NewMessage[],
   state: SeedState = {},
 ): Promise<string[]> {
-  const { created, outboxId } = await insertMessages(pool, messages);
+  const { created, outboxId } = await insertMessages(pool, messages, null);
   const ids = created.map((m) => m.id);
   // A row given a state has had its wake-up published long ago.
   if (state.status !== undefined && outboxId !== null) await clearOutbox(pool, [outboxId]);

@@ -33,6 +33,7 @@ async function withTransport(
     names,
     transport,
     publishTimeoutMs: 5000,
+    horizonMs: null,
     logger: silentLogger,
   });
   const arrivals = new Map<string, number[]>();

@@ -60,6 +60,7 @@ describe('/metrics', () => {
     expect(text).toContain('wechat_drip_transport_info{mode="levels"} 1');
     expect(text).toMatch(/wechat_drip_outbox_backlog_messages \d+/);
     expect(text).toMatch(/wechat_drip_outbox_oldest_age_seconds [\d.e-]+/);
+    expect(text).toMatch(/wechat_drip_horizon_pump_lag_seconds 0\n/);
     expect(text).toContain('process_cpu_seconds_total');
     await expect(promtoolCheck(text)).resolves.toBeDefined();
   });

@@ -35,6 +35,7 @@ function aBroker() {
   const broker = { down: false, published: [] as string[], publishes: 0 };
   const publisher = {
     reconnectedAt: null,
+    horizonMs: null,
     publishWakeUp: (w: WakeUp) => {
       broker.publishes++;
       if (broker.down) return Promise.reject(new Error('RabbitMQ is not connected'));
@@ -266,7 +267,9 @@ describe("scheduling in a producer's transaction", () => {
     const { broker, publisher } = aBroker();
     const messages = [aNewMessage(), aNewMessage()];
 
-    const scheduled = await withTransaction(db.pool, (tx) => insertScheduled(tx, messages));
+    const scheduled = await withTransaction(db.pool, (tx) =>
+      insertScheduled(depsWith(aBroker().publisher), tx, messages),
+    );
 
     expect(broker.publishes).toBe(0);
     expect(await countOwedWakeUps(db.pool)).toBe(2);
@@ -285,8 +288,8 @@ describe("scheduling in a producer's transaction", () => {
     const [before, changed] = [aNewMessage(), { ...original, id: randomUUID(), requestHash: 'h2' }];
 
     const written = withTransaction(db.pool, async (tx) => {
-      await insertScheduled(tx, [before]);
-      return insertScheduled(tx, [changed]);
+      await insertScheduled(depsWith(aBroker().publisher), tx, [before]);
+      return insertScheduled(depsWith(aBroker().publisher), tx, [changed]);
     });
 
     await expect(written).rejects.toMatchObject({ code: 'idempotency_key_reused' });

@@ -3,7 +3,7 @@ import type { WakeUp } from '../../src/broker/wake-up';
 import { createRelay, type Relay } from '../../src/scheduling/relay';
 import { createTestDb, type TestDb } from '../helpers/db';
 import { silentLogger } from '../helpers/logger';
-import { aNewMessage } from '../helpers/builders';
+import { aNewMessage, aRelayOptions } from '../helpers/builders';
 import { seedMessages } from '../helpers/seed';
 
 // A broker restart can strand wake-ups in the delay levels for minutes (RabbitMQ's at-least-once
@@ -31,14 +31,7 @@ function relayAfterReconnect(reconnectedSecondsAgo: number | null): { relay: Rel
     pool: db.pool,
     publisher,
     logger: silentLogger,
-    options: {
-      intervalMs: 1000,
-      pendingAfterMs: 5000,
-      overdueAfterMs: 300_000,
-      batchSize: 500,
-      sendingTimeoutMs: 300_000,
-      atLeastOnceAppIds: [],
-    },
+    options: aRelayOptions(),
   });
   return { relay, published };
 }

@@ -1,5 +1,4 @@
 import { listMigrations, migrate } from '../../src/db/migrate';
-import { insertMessages } from '../../src/store/insert-messages';
 import { aNewMessage, aTextMessage } from '../helpers/builders';
 import { createHarness, type Harness, waitFor } from '../helpers/harness';
 import { silentLogger } from '../helpers/logger';
@@ -35,17 +34,23 @@ async function resetTo(version: number): Promise<void> {
 describe('migration 0023 (pending retired)', () => {
   it('moves leftover pending rows into the outbox, forbids the status, and the rows are delivered once', async () => {
     await resetTo(RETIRE_PENDING);
+    // As the protocol before 0008 left them: `pending`, no outbox entry, their api gone an hour ago. Written
+    // with that schema's columns (the store's insert writes today's).
     const messages = ['left-1', 'left-2', 'left-3'].map((tag) =>
       aNewMessage({ payload: aTextMessage(tag), dueAt: new Date(Date.now() - 60_000) }),
     );
-    const { created } = await insertMessages(h.db.pool, messages);
-    const ids = created.map((m) => m.id);
-    // As the protocol before 0008 left them: `pending`, no outbox entry, their api gone an hour ago.
-    await h.db.pool.query('DELETE FROM wake_up_outbox');
+    const ids = messages.map((m) => m.id);
     await h.db.pool.query(
-      `UPDATE scheduled_messages SET status = 'pending', updated_at = now() - interval '1 hour',
-         created_at = now() - interval '1 hour' WHERE id = ANY($1::uuid[])`,
-      [ids],
+      `INSERT INTO scheduled_messages (id, app_id, openid, channel, payload, due_at, status, created_at, updated_at)
+       SELECT id, app_id, openid, 'custom', payload, now() - interval '1 minute', 'pending',
+              now() - interval '1 hour', now() - interval '1 hour'
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[]) AS m(id, app_id, openid, payload)`,
+      [
+        ids,
+        messages.map((m) => m.appId),
+        messages.map((m) => m.openid),
+        messages.map((m) => JSON.stringify(m.payload)),
+      ],
     );
 
     // 0023 runs first; later migrations may follow it.

@@ -40,6 +40,7 @@ const SERVICE_METRICS: Record<string, readonly string[]> = {
   wechat_drip_wechat_request_duration_seconds: ['endpoint', 'outcome'],
   wechat_drip_outbox_backlog_messages: [],
   wechat_drip_outbox_oldest_age_seconds: [],
+  wechat_drip_horizon_pump_lag_seconds: [],
   wechat_drip_queued_messages: ['transport'],
   wechat_drip_transport_info: ['mode'],
   wechat_drip_postgres_up: [],
@@ -602,6 +603,7 @@ describe('the Grafana dashboard and its provisioning', () => {
       pool: pool as unknown as Parameters<typeof createMetrics>[0]['pool'],
       transportMode: 'plugin',
       isBrokerConnected: () => true,
+      publishHorizonMs: 3_600_000,
     });
     for (const [name, labels] of Object.entries(SERVICE_METRICS)) {
       const metric = registry.getSingleMetric(name) as unknown as { labelNames?: string[] } | undefined;

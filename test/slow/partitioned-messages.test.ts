@@ -165,9 +165,9 @@ describe('scheduled_messages partitioned by the due day in the id (docs/scaling.
   });
 
   it('the live insert cannot run (its ON CONFLICT needs the unique index); the key table keeps a repeated key to one row', async () => {
-    await expect(insertMessages(db.pool, [aNewMessage({ idempotencyKey: 'live-key' })])).rejects.toThrow(
-      /no unique or exclusion constraint matching the ON CONFLICT/,
-    );
+    await expect(
+      insertMessages(db.pool, [aNewMessage({ idempotencyKey: 'live-key' })], null),
+    ).rejects.toThrow(/no unique or exclusion constraint matching the ON CONFLICT/);
     const at = now + 3_600_000;
     const first = await insertDueAt([at, at], ['k-1', 'k-1']);
     const again = await insertDueAt([at], ['k-1']);

@@ -30,7 +30,7 @@ describe('insertMessages', () => {
       step: { sequenceId: randomUUID(), enrollmentId: randomUUID(), index: 7 },
     });
 
-    const { created, existing } = await insertMessages(db.pool, [message]);
+    const { created, existing } = await insertMessages(db.pool, [message], null);
 
     expect(created.map((m) => m.id)).toEqual([message.id]);
     expect(existing).toEqual([]);
@@ -65,22 +65,22 @@ describe('insertMessages', () => {
   it('appends one outbox entry naming the rows it created, in the same statement, and none when it created none', async () => {
     const messages = [aNewMessage(), aNewMessage()];
 
-    const { created, outboxId } = await insertMessages(db.pool, messages);
+    const { created, outboxId } = await insertMessages(db.pool, messages, null);
 
     const { rows } = await db.pool.query<{ message_ids: string[] }>(
       'SELECT message_ids FROM wake_up_outbox WHERE id = $1',
       [outboxId],
     );
     expect(rows.map((r) => [...r.message_ids].sort())).toEqual([created.map((m) => m.id).sort()]);
-    expect((await insertMessages(db.pool, [])).outboxId).toBeNull();
+    expect((await insertMessages(db.pool, [], null)).outboxId).toBeNull();
   });
 
   it('returns a message whose idempotency key exists already as existing, and inserts nothing for it', async () => {
     const first = aNewMessage({ idempotencyKey: `idem-${randomUUID()}` });
-    await insertMessages(db.pool, [first]);
+    await insertMessages(db.pool, [first], null);
 
     const again = { ...first, id: randomUUID() };
-    const { created, existing } = await insertMessages(db.pool, [again]);
+    const { created, existing } = await insertMessages(db.pool, [again], null);
 
     expect(created).toEqual([]);
     expect(existing.map((m) => m.id)).toEqual([first.id]);
@@ -94,7 +94,7 @@ describe('insertMessages', () => {
 describe('findMessage', () => {
   it('reads an open message that a ledger row covers as cancelled, and leaves the row itself open', async () => {
     const message = aNewMessage({ cancelKey: `key-${randomUUID()}` });
-    await insertMessages(db.pool, [message]);
+    await insertMessages(db.pool, [message], null);
     await appendCancellation(db.pool, {
       appId: APP_ID,
       scope: 'cancel_key',
@@ -112,7 +112,7 @@ describe('findMessage', () => {
 
   it('reads a message no cancellation covers with its own status, and an unknown id as null', async () => {
     const message = aNewMessage();
-    await insertMessages(db.pool, [message]);
+    await insertMessages(db.pool, [message], null);
 
     expect(await findMessage(db.pool, message.id)).toMatchObject({ id: message.id, status: 'queued' });
     expect(await findMessage(db.pool, randomUUID())).toBeNull();
