@@ -263,6 +263,47 @@ describeFaults(`fault suite: ${N} messages per scenario, none lost, none sent tw
   );
 
   it(
+    'the horizon pump killed (its worker SIGKILLed) while it publishes rows entering the horizon: each sent once',
+    async () => {
+      // A 1 s horizon and 25-row batches: the messages, due 3–5 s ahead, wait in Postgres and enter the
+      // horizon over two seconds, so the pump is mid-way through them when its worker is killed.
+      const horizon = { PUBLISH_HORIZON: '1s', RELAY_BATCH_SIZE: '25', RELAY_INTERVAL_MS: '100' };
+      h = await createPrivateHarness({ ROLE: 'api', ...horizon });
+      const api = await h.start();
+      const counter = createReceivedCounter(h);
+      const startedAt = Date.now();
+      const tags = await scheduleTagged(h, api, N, { fromMs: 3000, toMs: 5000 });
+      const awaiting = () => countRows(h!, `awaiting_pump AND status = 'queued'`);
+      expect(await awaiting()).toBe(N);
+      const env = {
+        ...h.env,
+        ...horizon,
+        ROLE: 'worker',
+        DATABASE_URL: withSearchPath(h.env.DATABASE_URL, h.db.schema),
+        RELAY_PENDING_AFTER_MS: '500',
+      };
+      const first = spawnRole('worker', env);
+      let second: ReturnType<typeof spawnRole> | null = null;
+      let left = N;
+      try {
+        expect(await waitFor(async () => (left = await awaiting()) < N * 0.9, scaledMs(20_000, 2), 5)).toBe(
+          true,
+        );
+        await stopChild(first, 'SIGKILL');
+        second = spawnRole('worker', env);
+        await settle(() => counter.counts().size >= N, scaledMs(30_000, 3));
+        await settle(async () => (await countRows(h!, `status IN ('queued', 'sending')`)) === 0, 10_000);
+      } finally {
+        await stopChild(first, 'SIGKILL');
+        if (second) await stopChild(second);
+      }
+      const t = tally('horizon pump SIGKILLed mid-pump', tags, counter.counts(), startedAt);
+      await verdict(h, { ...t, note: `${N - left} of ${N} pumped before the kill` });
+    },
+    scaledMs(90_000, 8),
+  );
+
+  it(
     'a worker killed with SIGKILL mid-burst of template messages and restarted: each received once, none unknown',
     async () => {
       h = await createPrivateHarness({ ROLE: 'api' }, { templates: [CHAOS_TEMPLATE] });
