@@ -201,13 +201,17 @@ describe('a service with a short publishing horizon', () => {
       );
       expect(row.rows[0].awaiting_pump).toBe(true);
 
-      expect(await waitFor(() => h.simulator.messages().length >= 1, 20_000)).toBe(true);
-      const sent = await h.db.pool.query<{ status: string; sent_at: Date; awaiting_pump: boolean }>(
-        'SELECT status, sent_at, awaiting_pump FROM scheduled_messages WHERE id = $1',
-        [id],
-      );
-      expect(sent.rows[0]).toMatchObject({ status: 'sent', awaiting_pump: false });
-      expect(sent.rows[0].sent_at.getTime()).toBeGreaterThanOrEqual(sendAt.getTime() - 50);
+      const read = () =>
+        h.db.pool
+          .query<{ status: string; sent_at: Date; awaiting_pump: boolean }>(
+            'SELECT status, sent_at, awaiting_pump FROM scheduled_messages WHERE id = $1',
+            [id],
+          )
+          .then((r) => r.rows[0]);
+      expect(await waitFor(async () => (await read()).status === 'sent', 20_000)).toBe(true);
+      const sent = await read();
+      expect(sent).toMatchObject({ status: 'sent', awaiting_pump: false });
+      expect(sent.sent_at.getTime()).toBeGreaterThanOrEqual(sendAt.getTime() - 50);
       expect(h.simulator.messages()).toHaveLength(1);
     } finally {
       await h.close();
