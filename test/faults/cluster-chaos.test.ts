@@ -19,6 +19,7 @@ import { healPartition, partition, partitionUnavailable } from '../helpers/parti
 import {
   clusterUnavailable,
   type ClusterNode,
+  listening,
   type RabbitCluster,
   startRabbitCluster,
 } from '../helpers/rabbit-cluster';
@@ -51,7 +52,7 @@ beforeAll(async () => {
 afterEach(async () => {
   await h?.close();
   h = undefined;
-});
+}, 60_000);
 afterAll(async () => {
   await cluster?.close();
   if (unavailable) return;
@@ -270,9 +271,19 @@ describeCluster(`RabbitMQ cluster: ${N} messages per scenario, none lost, none s
       } finally {
         await healPartition();
       }
+      // pause_minority resumes the paused node once it sees the majority again, usually within seconds;
+      // once in seven runs here it was still not listening two minutes later. Then it is restarted, as its
+      // supervisor or an operator would, and the report says so: what is counted is the service's part.
+      let note = '';
+      const resumed = await waitFor(() => listening(c3.amqpPort), 60_000, 1000);
+      if (!resumed) {
+        note = `${c3.name} did not resume by itself within 60 s of the heal: restarted`;
+        await cluster.kill(c3);
+        await cluster.start(c3);
+      }
       await cluster.waitUntilHealthy();
       await settle(() => counter.counts().size >= N, scaledMs(60_000, 6));
-      await verdict('one node partitioned away', tags, counter.counts(), startedAt, [cutAt]);
+      await verdict('one node partitioned away', tags, counter.counts(), startedAt, [cutAt], note);
     },
     scaledMs(300_000, 15),
   );

@@ -186,7 +186,7 @@ async function newNode(tag: string, distIp: string, pluginDir = ''): Promise<Clu
 }
 
 /** True once something accepts TCP connections on 127.0.0.1:`port`. */
-function listening(port: number): Promise<boolean> {
+export function listening(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
     const answer = (open: boolean) => {
