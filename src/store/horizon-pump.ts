@@ -1,5 +1,6 @@
 import { type Pool, withTransaction } from '../db/pool';
 import { MESSAGE_STATUS } from './message-status';
+import type { RelayRow } from './relay-lease';
 
 /** The advisory lock that keeps the horizon pump to one process at a time (per schema, as the pruner's). */
 const PUMP_LOCK_KEY = `hashtext('wechat-drip-horizon-pump:' || current_schema())`;
@@ -7,7 +8,7 @@ const PUMP_LOCK_KEY = `hashtext('wechat-drip-horizon-pump:' || current_schema())
 /** Rows the pump moved into the outbox: their wake-ups are owed by `outboxId`. */
 export interface PumpedBatch {
   readonly outboxId: number | null;
-  readonly rows: { readonly id: string; readonly dueAt: Date }[];
+  readonly rows: RelayRow[];
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import { aMessageRequest } from './support/builders';
 import { call } from './support/http';
+import { metricValue } from './support/metrics';
 import { waitFor } from './support/wait-for';
 import { anAccount, startWorld, type World } from './support/world';
 
@@ -26,11 +27,7 @@ afterAll(() => world?.close(), 30_000);
 afterEach(() => world.sim.clearFaults());
 
 /** The value of one series on the service's /metrics (name and labels as printed), or undefined. */
-async function metric(series: string): Promise<number | undefined> {
-  const { text } = await call(`${world.opsUrl}/metrics`);
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-}
+const metric = (series: string) => metricValue(world.opsUrl, series);
 
 describe('Operating it: the signals the alerts read', () => {
   it('a healthy process reads Postgres and RabbitMQ as up, and no account as paused', async () => {

@@ -7,7 +7,7 @@
  */
 import { anOpenid, aMessageRequest, aTextMessage } from './support/builders';
 import { untilReceived, untilStatus } from './support/expectations';
-import { call } from './support/http';
+import { metricSum, metricValue } from './support/metrics';
 import { startWorld, type World } from './support/world';
 
 let world: World;
@@ -20,20 +20,9 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => world?.close(), 30_000);
 
-/** The sum over transports of wechat_drip_wakeups_published_total for one reason (0 when absent). */
-async function published(reason: string): Promise<number> {
-  const { text } = await call(`${world.opsUrl}/metrics`);
-  return text
-    .split('\n')
-    .filter((l) => l.startsWith('wechat_drip_wakeups_published_total{') && l.includes(`reason="${reason}"`))
-    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
-}
-
-async function gauge(name: string): Promise<number | undefined> {
-  const { text } = await call(`${world.opsUrl}/metrics`);
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
-  return line === undefined ? undefined : Number(line.slice(name.length + 1));
-}
+/** The wake-ups published for one reason, summed over transports (0 when none). */
+const published = (reason: string) =>
+  metricSum(world.opsUrl, 'wechat_drip_wakeups_published_total', 'reason', reason);
 
 describe('The publishing horizon', () => {
   it('a message due beyond it is published by the pump as it comes within it, and goes out on time', async () => {
@@ -57,7 +46,7 @@ describe('The publishing horizon', () => {
     expect(Date.parse(sent.sentAt!) - Date.parse(far.dueAt)).toBeLessThan(2000);
     expect(await published('pump')).toBe(pumpBefore + 1);
     expect(await published('schedule')).toBe(scheduleBefore + 1);
-    expect(await gauge('wechat_drip_horizon_pump_lag_seconds')).toBe(0);
+    expect(await metricValue(world.opsUrl, 'wechat_drip_horizon_pump_lag_seconds')).toBe(0);
     expect((await world.api.message(near.id)).status).toBe('sent');
   }, 30_000);
 

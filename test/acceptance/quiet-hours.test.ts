@@ -7,7 +7,7 @@ import {
   aWindowPolicy,
 } from './support/builders';
 import { expectRejected, untilReceived } from './support/expectations';
-import { call } from './support/http';
+import { metricSum } from './support/metrics';
 import { waitFor } from './support/wait-for';
 import { anAccount, APP_ID, startWorld, type World } from './support/world';
 
@@ -116,9 +116,9 @@ describe('Quiet hours', () => {
     const [received] = await world.sim.messages(openid);
     expect(received.receivedAt).toBeGreaterThanOrEqual(end);
     // Its wake-up was re-delayed for the quiet hours (the metric's reason says why).
-    const { text } = await call(`${world.opsUrl}/metrics`);
-    const moves = /wechat_drip_wakeups_published_total\{[^}]*reason="quiet_hours"[^}]*\} (\d+)/.exec(text);
-    expect(Number(moves?.[1] ?? 0)).toBeGreaterThanOrEqual(1);
+    expect(
+      await metricSum(world.opsUrl, 'wechat_drip_wakeups_published_total', 'reason', 'quiet_hours'),
+    ).toBeGreaterThanOrEqual(1);
   });
 
   it('a step whose window closes before quiet hours end, without a fallback, is skipped quiet_hours at once (the save warned)', async () => {
