@@ -54,13 +54,36 @@ export function createDueConsumer(deps: {
   const hold = createHold({ maxHoldMs: deps.maxHoldMs, release: (d) => batcher.add(d) });
 
   async function consumeOn(channel: AmqpChannel): Promise<void> {
+    let tag: string | null = null;
     const { consumerTag } = await channel.consume(names.due, (msg) => {
-      if (!msg) return; // consumer cancelled by the broker; the reconnect re-establishes it
+      if (!msg) return void cancelledByBroker(channel, tag);
       const delivery = createDelivery(channel, msg, logger);
       if (!started) return delivery.nack(true); // arrived while stopping: hand it back
       hold.add(delivery);
     });
+    tag = consumerTag;
     if (current?.channel === channel) current.consumerTag = consumerTag;
+  }
+
+  /**
+   * The broker cancelled our consumer on an open channel: the due queue was deleted, or (RabbitMQ 4.3+) a
+   * delivery was held unacknowledged past its consumer timeout, and the broker took back what we held. No
+   * reconnect follows, so subscribe again here (declaring the queue first, in case it was deleted). What we
+   * still hold is handled as usual: a copy the broker redelivers is settled by its claim, not sent twice.
+   */
+  async function cancelledByBroker(channel: AmqpChannel, tag: string | null): Promise<void> {
+    if (current?.channel !== channel || current.consumerTag !== tag) return;
+    current.consumerTag = null;
+    if (!started || paused) return;
+    logger.warn({ consumerTag: tag }, 'consumer cancelled by the broker; subscribing again');
+    try {
+      await declareCore(channel, names);
+      if (current?.channel === channel && !current.consumerTag && started && !paused)
+        await consumeOn(channel);
+    } catch (err) {
+      // A failed declare or consume closes the channel; its reconnect subscribes again.
+      logger.warn({ err: loggableError(err) }, 'subscribing again after a broker cancel failed');
+    }
   }
 
   const wrapper = connection.createChannel({

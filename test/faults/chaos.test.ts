@@ -370,6 +370,53 @@ describeFaults(`fault suite: ${N} messages per scenario, none lost, none sent tw
     scaledMs(90_000, 8),
   );
 
+  /**
+   * Has the private node cancel every consumer of `queue` as RabbitMQ 4.3 does to a consumer that held a
+   * delivery past its consumer timeout: the consumer is removed on the broker and the client is sent a
+   * `basic.cancel`, while its channel stays open. Returns how many it cancelled.
+   */
+  async function cancelConsumersOf(queue: string): Promise<number> {
+    const field = (k: string) => `proplists:get_value(${k}, C)`;
+    const cancel = `{'basic.cancel', ${field('consumer_tag')}, true}`;
+    const out = await rabbitCtl([
+      'eval',
+      `length([begin rabbit_channel:do(${field('channel_pid')}, ${cancel}),
+                     rabbit_channel:send_command(${field('channel_pid')}, ${cancel}) end
+               || C <- rabbit_amqqueue:consumers_all(<<"/">>),
+                  element(4, ${field('queue_name')}) =:= <<"${queue}">>]).`,
+    ]);
+    return Number(out.trim());
+  }
+
+  it(
+    "the worker's consumer cancelled by the broker three times mid-burst (RabbitMQ 4.3 consumer timeout): it subscribes again, each sent once",
+    async () => {
+      h = await createPrivateHarness();
+      const service = await h.start();
+      const counter = createReceivedCounter(h);
+      const startedAt = Date.now();
+      const due = `${h.prefix}.due`;
+      const tags = await scheduleTagged(h, service, N, { fromMs: 1000, toMs: scaledMs(4000, 0.5) });
+      const gaps: number[] = [];
+      for (let i = 1; i <= 3; i++) {
+        expect(await waitFor(() => counter.counts().size >= (N * i) / 5, scaledMs(20_000, 2), 10)).toBe(true);
+        // Deliveries are in hand (held until due, or in a batch being sent) when the cancel comes.
+        expect(await cancelConsumersOf(due)).toBe(1);
+        const cancelledAt = Date.now();
+        const consumers = async () =>
+          (await rabbitCtl(['list_consumers', '-q', 'queue_name'])).split('\n').filter((q) => q === due)
+            .length;
+        expect(await waitFor(async () => (await consumers()) === 1, 10_000, 20)).toBe(true);
+        gaps.push(Date.now() - cancelledAt);
+      }
+      await settle(() => counter.counts().size >= N, scaledMs(45_000, 4));
+      const t = tally('consumer cancelled by the broker ×3', tags, counter.counts(), startedAt);
+      await verdict(h, { ...t, note: `subscribed again after ${gaps.map((g) => `${g} ms`).join(', ')}` });
+      expect(await countRows(h, `status <> 'sent'`)).toBe(0);
+    },
+    scaledMs(120_000, 10),
+  );
+
   it(
     'Postgres restarted mid-burst: the worker holds its work, recovers, and loses nothing',
     async () => {
