@@ -9,6 +9,9 @@ CHAOS_MESSAGES ?= 10000
 # How many of `make test`'s three parts run at once (TEST_JOBS=1: one after another).
 TEST_JOBS ?= 3
 COMPOSE := docker compose -p wechat-drip -f docker/compose.yaml
+# Plugin-mode tests and the bench's plugin row: start the broker with the delayed-message plugin when this
+# machine has one, and export its URL (scripts/plugin-broker.sh; without one they skip and say so).
+WITH_PLUGIN_BROKER = eval "$$(scripts/plugin-broker.sh)";
 
 .PHONY: help install build migrate run demo batch-check spine-check bench bench-retention up down logs test test-fast test-unit test-integration test-slow test-faults test-acceptance test-e2e chaos lint typecheck clean \
   ci-static ci-suites ci-faults
@@ -52,7 +55,7 @@ spine-check: ## Against a running `make run`: 1,000 messages, 100 cancelled, 900
 
 bench: build ## Benchmark against BullMQ and pg-boss (about 100 min); writes docs/BENCHMARKS.md, or test-artifacts/bench/ for a partial run (BENCH_SCALE=0.05: a quick look)
 	npx tsc -p tsconfig.bench.json
-	node --enable-source-maps dist-bench/bench/run.js
+	$(WITH_PLUGIN_BROKER) node --enable-source-maps dist-bench/bench/run.js
 
 bench-retention: build ## Issue 16: a burst with and without pruning 5,000,000 finished rows, interleaved pairs (about 20 min); prints the table
 	npx tsc -p tsconfig.bench.json
@@ -80,19 +83,19 @@ test-unit: install ## Unit tests only (no services)
 	npx jest --selectProjects unit
 
 test-integration: build ## Integration tests (real Postgres + RabbitMQ; never stops them), three files at a time
-	npx jest --selectProjects integration
+	$(WITH_PLUGIN_BROKER) npx jest --selectProjects integration
 
 test-fast: build ## The developer's loop (under a minute): unit + integration tests in parallel; no lint, slow, fault, acceptance or browser tests
 	npm run test:fast
 
 test-slow: build ## Measurements and tool validations: the 1,000-message end-to-end run, NDJSON memory, docker/ checks
-	npx jest --selectProjects slow --runInBand
+	$(WITH_PLUGIN_BROKER) npx jest --selectProjects slow --runInBand
 
 test-faults: build ## The fault suite at 500 messages per scenario (on private Postgres and RabbitMQ servers of its own)
-	npx jest --selectProjects faults --runInBand
+	$(WITH_PLUGIN_BROKER) npx jest --selectProjects faults --runInBand
 
 test-acceptance: build ## Acceptance tests: the promises of the README and docs/, against the built service and simulator
-	npx jest --selectProjects acceptance --runInBand
+	$(WITH_PLUGIN_BROKER) npx jest --selectProjects acceptance --runInBand
 
 test-e2e: install ## Browser tests of the admin app (installs Chromium, builds admin/ when needed)
 	npx jest --selectProjects e2e --runInBand
@@ -102,13 +105,13 @@ test-e2e: install ## Browser tests of the admin app (installs Chromium, builds a
 chaos: build ## Fault suite: RabbitMQ (and a 3-node cluster), Postgres, worker, api and WeChat faults at 10,000 messages each; lost = duplicates = 0
 	@mkdir -p test-artifacts
 	@rm -f test-artifacts/chaos-report.txt test-artifacts/cluster-chaos-report.txt
-	CHAOS_MESSAGES=$(CHAOS_MESSAGES) npx jest --selectProjects faults --runInBand; \
+	$(WITH_PLUGIN_BROKER) CHAOS_MESSAGES=$(CHAOS_MESSAGES) npx jest --selectProjects faults --runInBand; \
 	  status=$$?; echo; cat test-artifacts/chaos-report.txt test-artifacts/cluster-chaos-report.txt 2>/dev/null; exit $$status
 
 test: install ## Everything CI runs: lint, typecheck, build, then every jest project, the independent parts at once
 	@rm -rf $(JEST_RESULTS) && mkdir -p $(JEST_RESULTS)
-	node scripts/service-stamps.js > test-artifacts/service-stamps.json
-	@$(MAKE) --no-print-directory --keep-going -j$(TEST_JOBS) --output-sync=target ci-static ci-suites ci-faults; status=$$?; \
+	@$(WITH_PLUGIN_BROKER) node scripts/service-stamps.js > test-artifacts/service-stamps.json; \
+	  $(MAKE) --no-print-directory --keep-going -j$(TEST_JOBS) --output-sync=target ci-static ci-suites ci-faults; status=$$?; \
 	  npx jest --selectProjects services --json --outputFile=$(JEST_RESULTS)/services.json || status=1; \
 	  exit $$status
 

@@ -4,6 +4,7 @@
 //   rabbitmq: the process listening on RABBITMQ_URL's port, its start time (clock ticks since boot, from
 //   /proc) and the inode of that listening socket (`rabbitmqctl stop_app` / `start_app` keeps the Erlang
 //   VM but closes and reopens the socket).
+//   pluginRabbitmq: the same for RABBITMQ_PLUGIN_URL's broker (the plugin-mode tests'), when it is set.
 // `make test` writes it before the suite; test/services/ compares it with a reading after the suite.
 //   node scripts/service-stamps.js [DATABASE_URL] [RABBITMQ_URL]
 const { execFileSync } = require('node:child_process');
@@ -28,9 +29,11 @@ async function postgres() {
   }
 }
 
+const pluginUrl = process.env.RABBITMQ_PLUGIN_URL || '';
+
 /** The listener of the broker's port on this machine: its owner's pid and start time, and its inode. */
-function rabbitmq() {
-  const { hostname, port } = new URL(rabbitUrl);
+function rabbitmq(url) {
+  const { hostname, port } = new URL(url);
   if (!['127.0.0.1', 'localhost', '::1'].includes(hostname))
     return { error: `${hostname} is not this machine` };
   try {
@@ -48,5 +51,6 @@ function rabbitmq() {
 }
 
 postgres().then((pg) => {
-  console.log(JSON.stringify({ postgres: pg, rabbitmq: rabbitmq() }));
+  const plugin = pluginUrl ? { pluginRabbitmq: rabbitmq(pluginUrl) } : {};
+  console.log(JSON.stringify({ postgres: pg, rabbitmq: rabbitmq(rabbitUrl), ...plugin }));
 });

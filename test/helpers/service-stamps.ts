@@ -5,15 +5,38 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 const SCRIPT = path.resolve(__dirname, '../../scripts/service-stamps.js');
 
-/** When a Postgres and a RabbitMQ last started, as scripts/service-stamps.js reads them. */
+/** When a RabbitMQ node last started, and its listening socket's inode. */
+interface BrokerStamp {
+  readonly pid?: number;
+  readonly startedAtTicks?: number;
+  readonly listenerInode?: number;
+  readonly error?: string;
+}
+
+/**
+ * When a Postgres and a RabbitMQ last started, as scripts/service-stamps.js reads them, and the plugin
+ * broker (RABBITMQ_PLUGIN_URL) when one was given.
+ */
 export interface ServiceStamps {
   readonly postgres: { readonly startedAt?: string; readonly error?: string };
-  readonly rabbitmq: {
-    readonly pid?: number;
-    readonly startedAtTicks?: number;
-    readonly listenerInode?: number;
-    readonly error?: string;
-  };
+  readonly rabbitmq: BrokerStamp;
+  readonly pluginRabbitmq?: BrokerStamp;
+}
+
+/** What changed about one broker between two readings, or null when nothing did (or it was not read). */
+function brokerChange(
+  name: string,
+  mq0: BrokerStamp | undefined,
+  mq1: BrokerStamp | undefined,
+): string | null {
+  if (mq0?.pid === undefined) return null;
+  if (mq1?.pid !== mq0.pid || mq1.startedAtTicks !== mq0.startedAtTicks) {
+    return `${name} was restarted or stopped: pid ${mq0.pid} before, ${mq1?.pid ?? mq1?.error} after`;
+  }
+  if (mq1.listenerInode !== mq0.listenerInode) {
+    return `${name}'s broker was stopped and started (stop_app / start_app): its listening socket was reopened`;
+  }
+  return null;
 }
 
 /** The stamps of the servers at `databaseUrl` and `rabbitUrl` (by default the ones the tests use). */
@@ -23,7 +46,7 @@ export async function readServiceStamps(databaseUrl = '', rabbitUrl = ''): Promi
 }
 
 /**
- * What restarted between two readings, one sentence each; empty when both servers are the ones read
+ * What restarted between two readings, one sentence each; empty when the servers are the ones read
  * before. A server that could not be read before is not judged (it is not one this machine runs).
  */
 export function restartedServices(before: ServiceStamps, after: ServiceStamps): string[] {
@@ -34,15 +57,10 @@ export function restartedServices(before: ServiceStamps, after: ServiceStamps): 
       `Postgres was restarted or stopped: started ${pg0.startedAt} before, ${pg1.startedAt ?? pg1.error} after`,
     );
   }
-  const [mq0, mq1] = [before.rabbitmq, after.rabbitmq];
-  if (mq0.pid !== undefined) {
-    if (mq1.pid !== mq0.pid || mq1.startedAtTicks !== mq0.startedAtTicks) {
-      changes.push(`RabbitMQ was restarted or stopped: pid ${mq0.pid} before, ${mq1.pid ?? mq1.error} after`);
-    } else if (mq1.listenerInode !== mq0.listenerInode) {
-      changes.push(
-        `RabbitMQ's broker was stopped and started (stop_app / start_app): its listening socket was reopened`,
-      );
-    }
-  }
+  for (const change of [
+    brokerChange('RabbitMQ', before.rabbitmq, after.rabbitmq),
+    brokerChange('The plugin broker (RABBITMQ_PLUGIN_URL)', before.pluginRabbitmq, after.pluginRabbitmq),
+  ])
+    if (change) changes.push(change);
   return changes;
 }

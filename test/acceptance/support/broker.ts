@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import amqplib from 'amqplib';
 
 export const RABBITMQ_URL = process.env.RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+/** A broker with the delayed-message plugin (`make test` starts one when it can); empty when none. */
+export const PLUGIN_RABBITMQ_URL = process.env.RABBITMQ_PLUGIN_URL ?? '';
 
 /** A BROKER_PREFIX of one test file's own. */
 export function randomBrokerPrefix(): string {
@@ -14,24 +16,24 @@ export function randomBrokerPrefix(): string {
  * never declared is harmless.
  */
 export async function deleteBrokerObjects(
+  url: string,
   prefix: string,
-  levelsUnitMs: number,
-  levelsCount: number,
+  levels: { unitMs: number; count: number },
 ): Promise<void> {
-  const connection = await amqplib.connect(RABBITMQ_URL);
+  const connection = await amqplib.connect(url);
   connection.on('error', () => undefined);
   try {
     const channel = await connection.createChannel();
     channel.on('error', () => undefined);
-    const levels = Array.from(
-      { length: levelsCount },
-      (_, l) => `${prefix}.delay.${levelsUnitMs}ms.${String(l).padStart(2, '0')}`,
+    const levelQueues = Array.from(
+      { length: levels.count },
+      (_, l) => `${prefix}.delay.${levels.unitMs}ms.${String(l).padStart(2, '0')}`,
     );
-    for (const q of [`${prefix}.due`, `${prefix}.dead`, `${prefix}.unroutable`, ...levels]) {
+    for (const q of [`${prefix}.due`, `${prefix}.dead`, `${prefix}.unroutable`, ...levelQueues]) {
       await channel.deleteQueue(q);
     }
     const exchanges = [`${prefix}.dead`, `${prefix}.unroutable`, `${prefix}.delivery`, `${prefix}.delayed`];
-    for (const e of [...exchanges, ...levels]) await channel.deleteExchange(e);
+    for (const e of [...exchanges, ...levelQueues]) await channel.deleteExchange(e);
     await channel.close();
   } finally {
     await connection.close().catch(() => undefined);

@@ -43,6 +43,8 @@ export interface WorldOptions {
   readonly workers?: number;
   /** Added to the simulator's environment. */
   readonly simEnv?: Record<string, string>;
+  /** RABBITMQ_URL of the service. Default: the machine's broker (RABBITMQ_URL, else 127.0.0.1:5672). */
+  readonly rabbitmqUrl?: string;
 }
 
 /** One test file's running system: database, broker prefix, simulator and service, all its own. */
@@ -113,7 +115,7 @@ export async function startWorld(opts: WorldOptions): Promise<World> {
     // Used only when a world configures the third-party platform: the simulator's authorization page.
     WECHAT_COMPONENT_LOGIN_PAGE_URL: `${simUrl}/cgi-bin/componentloginpage`,
     DATABASE_URL: database.url,
-    RABBITMQ_URL,
+    RABBITMQ_URL: opts.rabbitmqUrl ?? RABBITMQ_URL,
     BROKER_PREFIX: prefix,
     HTTP_HOST: '127.0.0.1',
     HTTP_PORT: String(apiPort),
@@ -145,7 +147,10 @@ export async function startWorld(opts: WorldOptions): Promise<World> {
     closed = true;
     for (const child of [service, ...workers, simulator]) if (child) await stopProgram(child);
     await database.drop();
-    await deleteBrokerObjects(prefix, Number(env.LEVELS_UNIT_MS ?? 100), Number(env.LEVELS_COUNT ?? 26));
+    await deleteBrokerObjects(env.RABBITMQ_URL, prefix, {
+      unitMs: Number(env.LEVELS_UNIT_MS ?? 100),
+      count: Number(env.LEVELS_COUNT ?? 26),
+    });
   };
 
   try {
