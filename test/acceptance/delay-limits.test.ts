@@ -34,43 +34,46 @@ async function transportOf(world: World): Promise<string> {
   return ready.body.checks.transport.detail ?? '';
 }
 
-describe('a wait longer than the levels hold', () => {
-  let world: World;
-  beforeAll(async () => {
-    world = await startWorld({
-      name: 'delay-limits-levels',
-      env: { DELAY_MODE: 'levels', LEVELS_COUNT: '6' },
-      enforceWindow: false,
-    });
-  }, 60_000);
-  afterAll(() => world?.close(), 30_000);
-
-  it('is clamped to 630 ms a hop and re-delayed until due: sent once, on time', async () => {
-    expect(await transportOf(world)).toMatch(/^levels/);
-    await expectChainedOnTime(world, 2500, 3);
-  }, 40_000);
-});
-
 if (!PLUGIN_RABBITMQ_URL) {
   console.info('plugin-mode acceptance test skipped: set RABBITMQ_PLUGIN_URL to a broker with the plugin');
 }
-(PLUGIN_RABBITMQ_URL ? describe : describe.skip)(
-  'a wait longer than PLUGIN_MAX_DELAY_MS (plugin mode)',
-  () => {
+
+describe('Delay transports: which one', () => {
+  describe('levels mode: a wait longer than the levels hold', () => {
     let world: World;
     beforeAll(async () => {
       world = await startWorld({
-        name: 'delay-limits-plugin',
-        rabbitmqUrl: PLUGIN_RABBITMQ_URL,
-        env: { DELAY_MODE: 'auto', PLUGIN_MAX_DELAY_MS: '1000' },
+        name: 'delay-limits-levels',
+        env: { DELAY_MODE: 'levels', LEVELS_COUNT: '6' },
         enforceWindow: false,
       });
     }, 60_000);
     afterAll(() => world?.close(), 30_000);
 
-    it('is found by DELAY_MODE=auto, clamped to 1 s a hop and re-delayed until due: sent once, on time', async () => {
-      expect(await transportOf(world)).toMatch(/^plugin/);
-      await expectChainedOnTime(world, 3000, 2);
+    it('is clamped to 630 ms a hop and re-delayed until due: sent once, on time', async () => {
+      expect(await transportOf(world)).toMatch(/^levels/);
+      await expectChainedOnTime(world, 2500, 3);
     }, 40_000);
-  },
-);
+  });
+
+  (PLUGIN_RABBITMQ_URL ? describe : describe.skip)(
+    'a wait longer than PLUGIN_MAX_DELAY_MS (plugin mode)',
+    () => {
+      let world: World;
+      beforeAll(async () => {
+        world = await startWorld({
+          name: 'delay-limits-plugin',
+          rabbitmqUrl: PLUGIN_RABBITMQ_URL,
+          env: { DELAY_MODE: 'auto', PLUGIN_MAX_DELAY_MS: '1000' },
+          enforceWindow: false,
+        });
+      }, 60_000);
+      afterAll(() => world?.close(), 30_000);
+
+      it('is found by DELAY_MODE=auto, clamped to 1 s a hop and re-delayed until due: sent once, on time', async () => {
+        expect(await transportOf(world)).toMatch(/^plugin/);
+        await expectChainedOnTime(world, 3000, 2);
+      }, 40_000);
+    },
+  );
+});
