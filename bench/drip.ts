@@ -46,6 +46,8 @@ export interface DripSystem extends SystemUnderTest {
 export interface DripOptions {
   readonly account?: Record<string, unknown>;
   readonly apiPort?: number;
+  /** Added to every process's environment (e.g. PUBLISH_HORIZON). */
+  readonly env?: Record<string, string>;
 }
 
 function line(env: BenchEnv, m: BenchMessage): Record<string, unknown> {
@@ -116,6 +118,7 @@ export function createDripSystem(
     // Every process has an ops listener; several run on this machine, so each takes a free port.
     OPS_PORT: '0',
     ...DRIP_TUNING,
+    ...opts.env,
   });
 
   function entry(name: string): string {

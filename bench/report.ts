@@ -4,6 +4,7 @@ import { renderSurgeTable, type SurgeResult } from './follower-surge';
 import type { BacklogResult, BurstResult, SteadyResult, ThroughputResult } from './scenarios';
 import type { SingleRequestsResult } from './single-requests';
 import type { UnitCostsResult } from './unit-costs';
+import type { HorizonBurstResult } from './horizon-burst';
 import { renderUnitCostsTable } from './unit-report';
 import { median } from './tally';
 
@@ -27,6 +28,8 @@ export interface SystemResults {
   surge?: SurgeResult[];
   /** Scenario 9 (wechat-drip in levels mode only), one per run. */
   units?: UnitCostsResult[];
+  /** Scenario 10 (wechat-drip in levels mode only), one per run. */
+  horizon?: HorizonBurstResult[];
 }
 
 const fmt = (n: number, digits = 0) =>
@@ -208,7 +211,7 @@ export function renderTables(all: readonly SystemResults[]): string {
     const grown = (s: SystemResults, pick: (g: Footprint) => number) =>
       mb(med(s.backlogs, (b) => pick(b.growth)));
     parts.push(
-      '### 5. Backlog (pending messages due a day ahead; growth of each store while it filled)',
+      `### 5. Backlog (${fmt(med(withBacklog[0].backlogs, (b) => b.count ?? NaN))} pending messages due over ${fmt(med(withBacklog[0].backlogs, (b) => b.days ?? 1))} days from a day ahead; growth of each store while it filled)`,
       table(
         [
           'system',
@@ -219,6 +222,7 @@ export function renderTables(all: readonly SystemResults[]): string {
           'Postgres disk',
           'burst sends/s empty → with backlog',
           'burst p99 empty → with backlog',
+          'steady p99 empty → with backlog',
         ],
         withBacklog.map((s) => [
           s.name,
@@ -229,6 +233,7 @@ export function renderTables(all: readonly SystemResults[]): string {
           grown(s, (g) => g.postgresDisk),
           `${fmt(med(s.backlogs, (b) => b.before.sendsPerSecond))} → ${fmt(med(s.backlogs, (b) => b.after.sendsPerSecond))}`,
           `${fmt(med(s.backlogs, (b) => b.before.lateness.p99))} → ${fmt(med(s.backlogs, (b) => b.after.lateness.p99))} ms`,
+          `${fmt(med(s.backlogs, (b) => b.steadyBefore?.lateness.p99))} → ${fmt(med(s.backlogs, (b) => b.steadyAfter?.lateness.p99))} ms`,
         ]),
       ),
     );
@@ -256,7 +261,8 @@ export function renderTables(all: readonly SystemResults[]): string {
   const lostOrDup = (s: SystemResults) => {
     const tallies = [
       ...s.runs.flatMap((r) => [r.burst, r.steady, r.fastSteady]),
-      ...s.backlogs.flatMap((b) => [b.before, b.after]),
+      ...s.backlogs.flatMap((b) => [b.before, b.after, b.steadyBefore, b.steadyAfter]),
+      ...(s.horizon ?? []).flatMap((h) => [h.published, h.entering]),
     ].filter((t) => t !== undefined);
     return {
       checked: tallies.reduce((n, t) => n + t.expected, 0),
@@ -282,6 +288,42 @@ export function renderTables(all: readonly SystemResults[]): string {
   );
   for (const s of all.filter((r) => r.surge?.length)) parts.push(renderSurgeTable(s.name, s.surge ?? []));
   for (const s of all.filter((r) => r.units?.length)) parts.push(renderUnitCostsTable(s.name, s.units ?? []));
+  for (const s of all.filter((r) => r.horizon?.length))
+    parts.push(renderHorizonTable(s.name, s.horizon ?? []));
   parts.push('### Settings', all.map((s) => `- **${s.name}**: ${s.settings}`).join('\n'));
   return parts.join('\n\n');
+}
+
+/** Scenario 10: the burst published at schedule time against the same burst entering the horizon at once. */
+function renderHorizonTable(name: string, runs: readonly HorizonBurstResult[]): string {
+  const h = runs[0];
+  const row = (what: string, pick: (r: HorizonBurstResult) => BurstResult, pump: string) => [
+    what,
+    fmt(med(runs, (r) => pick(r).expected)),
+    `${fmt(med(runs, (r) => pick(r).sendsPerSecond))}/s`,
+    `${fmt(med(runs, (r) => pick(r).lateness.p50))} ms`,
+    `${fmt(med(runs, (r) => pick(r).lateness.p99))} ms`,
+    `${fmt(med(runs, (r) => pick(r).lateness.max))} ms`,
+    pump,
+    fmt(runs.reduce((n, r) => n + pick(r).lost + pick(r).duplicates, 0)),
+  ];
+  const ratio = med(runs, (r) => r.entering.sendsPerSecond / r.published.sendsPerSecond);
+  return [
+    `### 10. A burst entering the publishing horizon at one instant (${name}, medians of ${runs.length})`,
+    table(
+      ['burst', 'messages', 'sends/s', 'lateness p50', 'p99', 'max', 'horizon pump', 'lost + duplicates'],
+      [
+        row('wake-ups published as scheduled (default horizon)', (r) => r.published, '–'),
+        row(
+          `all scheduled beyond a ${fmt(h.horizonSeconds)} s horizon, entering it together`,
+          (r) => r.entering,
+          `all rows in ${fmt(
+            med(runs, (r) => r.pumpSeconds),
+            1,
+          )} s`,
+        ),
+      ],
+    ),
+    `Sends/s entering ÷ published: ${fmt(ratio, 2)}.`,
+  ].join('\n\n');
 }

@@ -13,6 +13,7 @@ import { describeMachine } from './machine';
 import { renderTables, type SystemResults } from './report';
 import { reportTarget, type ReportTarget } from './report-target';
 import { backlog, burst, scheduleThroughput, steady, type Scenario } from './scenarios';
+import { BURST_HORIZON_MS, horizonBurst } from './horizon-burst';
 import { benchEnvOf, readSettings, type BenchSettings, type ScenarioKey } from './settings';
 import { singleRequests } from './single-requests';
 import { unitCosts } from './unit-costs';
@@ -207,6 +208,23 @@ async function main(): Promise<void> {
     ) {
       const scenario: Scenario = { system: drip, sim, env, sizes: settings.sizes, tag: `u${run}`, log };
       (levels.units ??= []).push(await withSystem(drip, () => unitCosts(scenario, drip)));
+    }
+    // A burst entering the publishing horizon at one instant (scenario 10): wechat-drip in levels mode only.
+    for (
+      let run = 1;
+      levels && drip && isDrip(drip) && settings.scenarios.includes('horizon') && run <= settings.runs;
+      run++
+    ) {
+      const pumped = createDripSystem(env, 'levels', env.rabbitmqUrl, {
+        env: { PUBLISH_HORIZON: `${BURST_HORIZON_MS / 1000}s` },
+      });
+      const rate = levels.runs[0]?.throughput?.perSecond ?? UNMEASURED_RATE;
+      const count = settings.sizes.burst;
+      const scenario: Scenario = { system: drip, sim, env, sizes: settings.sizes, tag: `h${run}`, log };
+      log(`horizon burst ${run}/${settings.runs}`);
+      (levels.horizon ??= []).push(
+        await horizonBurst(scenario, { published: drip, pumped }, count, leadFor(count, rate), withSystem),
+      );
     }
   } finally {
     await sim.stop();

@@ -14,6 +14,8 @@ export interface Sizes {
   readonly fastSteadyRate: number;
   readonly steadySeconds: number;
   readonly backlog: number;
+  /** The backlog's messages fall due over this many days, from a day ahead. */
+  readonly backlogDays: number;
   /** The burst run before and after the backlog fills. */
   readonly backlogBurst: number;
   /** Scenario 7: messages scheduled one per call, and calls in flight at once. */
@@ -325,26 +327,47 @@ export interface BacklogResult {
   readonly growth: Footprint;
   readonly before: BurstResult;
   readonly after: BurstResult;
+  /** The steady scenario before and after the backlog fills (absent in older results). */
+  readonly steadyBefore?: SteadyResult;
+  readonly steadyAfter?: SteadyResult;
+  /** Pending messages, and the days over which they fall due (absent in older results: 1 day). */
+  readonly count?: number;
+  readonly days?: number;
 }
 
 /**
- * Scenario 5: a `backlogBurst` burst, then `backlog` messages due a day ahead, the stores' growth, and
- * the same burst again on top of the backlog.
+ * Scenario 5: a `backlogBurst` burst and the steady scenario, then `backlog` messages due over
+ * `backlogDays` days from a day ahead, the stores' growth, and the same burst and steady run again on top
+ * of the backlog.
  */
 export async function backlog(s: Scenario, leadMs: (count: number) => number): Promise<BacklogResult> {
-  const { backlogBurst } = s.sizes;
+  const { backlogBurst, backlogDays, steadyRate, steadySeconds } = s.sizes;
+  const count = s.sizes.backlog;
+  const steadyLead = leadMs(steadyRate * steadySeconds) + 10_000;
   const before = await burst(s, backlogBurst, leadMs(backlogBurst));
+  const steadyBefore = await steady({ ...s, tag: `${s.tag}-s0` }, steadyLead);
   const empty = await readFootprint(s.env);
-  const dueAt = Date.now() + DAY_MS;
+  const from = Date.now() + DAY_MS;
+  const spreadMs = backlogDays * DAY_MS;
   const fill = await scheduleAll(
     s,
-    s.sizes.backlog,
-    (i) => message(s, 10_000_000 + i, dueAt + (i % 3_600_000)),
+    count,
+    (i) => message(s, 10_000_000 + i, from + Math.floor((i * spreadMs) / count)),
     s.system.schedule,
     false,
   );
-  s.log(`  backlog of ${s.sizes.backlog} filled at ${Math.round(fill.perSecond)}/s`);
+  s.log(`  backlog of ${count} over ${backlogDays} days filled at ${Math.round(fill.perSecond)}/s`);
   const full = await readFootprint(s.env);
   const after = await burst(s, backlogBurst, leadMs(backlogBurst), 20_000_000);
-  return { fillPerSecond: fill.perSecond, growth: growth(empty, full), before, after };
+  const steadyAfter = await steady({ ...s, tag: `${s.tag}-s1` }, steadyLead);
+  return {
+    fillPerSecond: fill.perSecond,
+    growth: growth(empty, full),
+    before,
+    after,
+    steadyBefore,
+    steadyAfter,
+    count,
+    days: backlogDays,
+  };
 }

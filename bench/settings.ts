@@ -12,6 +12,7 @@ export const SCENARIO_KEYS = [
   'single',
   'surge',
   'units',
+  'horizon',
 ] as const;
 export type ScenarioKey = (typeof SCENARIO_KEYS)[number];
 
@@ -63,7 +64,8 @@ function commaList(
  * quick smoke run; BENCH_RUNS (3) runs of scenarios 1–4; BENCH_BACKLOG_RUNS (1) of the backlog, which
  * is the slowest; BENCH_WORKERS (2) worker processes per system; BENCH_SYSTEMS a comma list of SYSTEM_KEYS;
  * BENCH_SCENARIOS a comma list of SCENARIO_KEYS (all by default); BENCH_SINGLE_CONCURRENCY (50) calls in
- * flight in the single-requests scenario.
+ * flight in the single-requests scenario; BENCH_BACKLOG (1,000,000 × BENCH_SCALE) pending messages in the
+ * backlog scenario, due over BENCH_BACKLOG_DAYS (30) days from a day ahead.
  */
 export function readSettings(env: Record<string, string | undefined>): BenchSettings {
   const scale = positive(env, 'BENCH_SCALE', 1);
@@ -76,7 +78,8 @@ export function readSettings(env: Record<string, string | undefined>): BenchSett
     steadyRate: 500,
     fastSteadyRate: 2000,
     steadySeconds: Math.max(10, Math.round(120 * scale)),
-    backlog: count(1_000_000),
+    backlog: Math.round(positive(env, 'BENCH_BACKLOG', count(1_000_000))),
+    backlogDays: positive(env, 'BENCH_BACKLOG_DAYS', 30),
     backlogBurst: count(20_000),
     single: count(20_000),
     singleConcurrency: Math.round(positive(env, 'BENCH_SINGLE_CONCURRENCY', 50)),
@@ -103,10 +106,10 @@ export function readSettings(env: Record<string, string | undefined>): BenchSett
     secret: 'bench-secret',
     describe: () =>
       `Sizes: schedule ${sizes.schedule.toLocaleString('en-US')}, burst ${sizes.burst.toLocaleString('en-US')}, ` +
-      `steady ${sizes.steadyRate}/s and ${sizes.fastSteadyRate}/s for ${sizes.steadySeconds} s, backlog ${sizes.backlog.toLocaleString('en-US')} ` +
-      `(bursts of ${sizes.backlogBurst.toLocaleString('en-US')} before and after), single requests ` +
+      `steady ${sizes.steadyRate}/s and ${sizes.fastSteadyRate}/s for ${sizes.steadySeconds} s, backlog ${sizes.backlog.toLocaleString('en-US')} over ${sizes.backlogDays} days ` +
+      `(bursts of ${sizes.backlogBurst.toLocaleString('en-US')} and the steady scenario before and after), single requests ` +
       `${sizes.single.toLocaleString('en-US')} (${sizes.singleConcurrency} in flight); ${runs} runs of ` +
-      `${scenarios.length === SCENARIO_KEYS.length ? 'scenarios 1–4, 3b, 7, 8 and 9' : scenarios.join(', ')} ` +
+      `${scenarios.length === SCENARIO_KEYS.length ? 'scenarios 1–4, 3b, 7, 8, 9 and 10' : scenarios.join(', ')} ` +
       `(medians shown), ${backlogRuns} of the backlog; ${workers} worker processes per system; producers send ` +
       `chunks of ${sizes.chunk} with ${sizes.concurrency} in flight.`,
   };

@@ -12,7 +12,7 @@ describe('reportTarget: where make bench writes its tables', () => {
   it('a complete run (the defaults, or every scenario and system listed) replaces the published tables in docs/', () => {
     expect(reportTarget({}, ROOT)).toMatchObject({ ...published, published: true, partialBecause: [] });
     const everything = {
-      BENCH_SCENARIOS: 'units,surge,single,steady-2000,steady,burst,schedule',
+      BENCH_SCENARIOS: 'horizon,units,surge,single,steady-2000,steady,burst,schedule',
       BENCH_SYSTEMS: 'drip-levels, drip-plugin, bullmq, pg-boss',
       BENCH_SCALE: '1',
       BENCH_RUNS: '3',
@@ -26,6 +26,8 @@ describe('reportTarget: where make bench writes its tables', () => {
     ['BENCH_SCALE', '0.05'],
     ['BENCH_RUNS', '0'],
     ['BENCH_BACKLOG_RUNS', '0'],
+    ['BENCH_BACKLOG', '10000000'],
+    ['BENCH_BACKLOG_DAYS', '1'],
   ])('a partial run (%s=%s) writes to test-artifacts/bench/ and names why', (name, value) => {
     const target = reportTarget({ [name]: value }, ROOT);
     expect(target).toMatchObject({ ...aside, published: false, partialBecause: [`${name}=${value}`] });
