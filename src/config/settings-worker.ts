@@ -21,6 +21,7 @@ export const workerSettings = group(
     RELAY_PENDING_AFTER_MS: setting('relayPendingAfterMs', int(0).prefault('5000'), { unit: 'ms' }),
     RELAY_OVERDUE_AFTER_MS: setting('relayOverdueAfterMs', int(1000).prefault('300000'), { unit: 'ms' }),
     RELAY_BATCH_SIZE: setting('relayBatchSize', int(1, 10000).prefault('500')),
+    HORIZON_PUMP_BATCH_SIZE: setting('horizonPumpBatchSize', int(1, 50_000).prefault('5000')),
     RETENTION_FINISHED_AFTER: setting('retentionFinishedAfterMs', durationOrOff(1000).prefault('30d')),
     RETENTION_BATCH: setting('retentionBatch', int(1, 100_000).prefault('1000')),
     RETENTION_INTERVAL: setting('retentionIntervalMs', duration(100).prefault('60s')),
@@ -46,6 +47,8 @@ export const workerSettings = group(
     RELAY_OVERDUE_AFTER_MS:
       'a `queued` row overdue by more than this gets a new wake-up (a wake-up lost with a broker node)',
     RELAY_BATCH_SIZE: 'rows per relay round',
+    HORIZON_PUMP_BATCH_SIZE:
+      'rows the [horizon pump](guarantees.md#the-publishing-horizon) moves into the outbox in one transaction and publishes together; a crash republishes at most one such batch',
     RETENTION_FINISHED_AFTER:
       'finished messages (with their attempts), processed pushes and ledger rows covering nothing open are deleted this long after they finished (`30d`, `12h`, `90s`, or ms; `0` / `off` keeps everything); a message’s `idempotencyKey` is remembered as long as the message — [retention](operations.md#retention-what-is-deleted-and-when)',
     RETENTION_BATCH: 'rows the pruner deletes per transaction',

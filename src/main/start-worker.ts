@@ -139,7 +139,7 @@ export function startWorker(deps: {
     pool,
     publisher,
     logger,
-    options: { intervalMs: config.relayIntervalMs, batchSize: config.relayBatchSize },
+    options: { intervalMs: config.relayIntervalMs, batchSize: config.horizonPumpBatchSize },
   });
   pump.start();
   const retentionMs = config.retentionFinishedAfterMs;

@@ -267,7 +267,7 @@ describeFaults(`fault suite: ${N} messages per scenario, none lost, none sent tw
     async () => {
       // A 1 s horizon and 25-row batches: the messages, due 3–5 s ahead, wait in Postgres and enter the
       // horizon over two seconds, so the pump is mid-way through them when its worker is killed.
-      const horizon = { PUBLISH_HORIZON: '1s', RELAY_BATCH_SIZE: '25', RELAY_INTERVAL_MS: '100' };
+      const horizon = { PUBLISH_HORIZON: '1s', HORIZON_PUMP_BATCH_SIZE: '25', RELAY_INTERVAL_MS: '100' };
       h = await createPrivateHarness({ ROLE: 'api', ...horizon });
       const api = await h.start();
       const counter = createReceivedCounter(h);
