@@ -48,6 +48,8 @@ export interface DripOptions {
   readonly apiPort?: number;
   /** Added to every process's environment (e.g. PUBLISH_HORIZON). */
   readonly env?: Record<string, string>;
+  /** The node of `rabbitmqUrl` for `rabbitmqctl -n`, when not this machine's default one. */
+  readonly rabbitmqNode?: string;
 }
 
 function line(env: BenchEnv, m: BenchMessage): Record<string, unknown> {
@@ -175,6 +177,7 @@ export function createDripSystem(
 
   return {
     name: `wechat-drip (${mode})`,
+    rabbitmqNode: opts.rabbitmqNode,
     settings:
       `1 api + ${env.workers} worker processes; prefetch ${DRIP_TUNING.WORKER_PREFETCH}, claim batches of ` +
       `${DRIP_TUNING.WORKER_BATCH_SIZE} × ${DRIP_TUNING.WORKER_CONCURRENT_BATCHES} in flight per worker ` +

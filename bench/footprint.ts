@@ -21,14 +21,22 @@ async function orNaN(read: () => Promise<number>): Promise<number> {
   }
 }
 
-async function rabbitmqMemory(): Promise<number> {
-  const { stdout } = await run('rabbitmqctl', ['status', '--formatter', 'json'], { maxBuffer: 8 << 20 });
+/** `rabbitmqctl` for `node` (this machine's default node when empty). */
+const ctlArgs = (node: string, args: string[]) => (node ? ['-n', node, ...args] : args);
+
+async function rabbitmqMemory(node: string): Promise<number> {
+  const { stdout } = await run('rabbitmqctl', ctlArgs(node, ['status', '--formatter', 'json']), {
+    maxBuffer: 8 << 20,
+  });
   const status = JSON.parse(stdout) as { memory?: { total?: { rss?: number; erlang?: number } } };
   return status.memory?.total?.rss ?? status.memory?.total?.erlang ?? NaN;
 }
 
-async function rabbitmqDisk(): Promise<number> {
-  const { stdout: dir } = await run('rabbitmqctl', ['eval', 'io:format("~s", [rabbit_mnesia:dir()]).']);
+async function rabbitmqDisk(node: string): Promise<number> {
+  const { stdout: dir } = await run(
+    'rabbitmqctl',
+    ctlArgs(node, ['eval', 'io:format("~s", [rabbit_mnesia:dir()]).']),
+  );
   const { stdout } = await run('du', ['-sb', dir.trim().replace(/ok$/, '')]);
   return Number(stdout.split('\t')[0]);
 }
@@ -58,11 +66,17 @@ async function postgresDisk(databaseUrl: string): Promise<number> {
   }
 }
 
-/** Reads all four numbers (RabbitMQ through rabbitmqctl on this machine). */
-export async function readFootprint(env: { databaseUrl: string; redisUrl: string }): Promise<Footprint> {
+/**
+ * Reads all four numbers (RabbitMQ through rabbitmqctl on this machine: the node `rabbitmqNode`, e.g. the
+ * plugin broker's, else the default one).
+ */
+export async function readFootprint(
+  env: { databaseUrl: string; redisUrl: string },
+  rabbitmqNode = '',
+): Promise<Footprint> {
   return {
-    rabbitmqMemory: await orNaN(rabbitmqMemory),
-    rabbitmqDisk: await orNaN(rabbitmqDisk),
+    rabbitmqMemory: await orNaN(() => rabbitmqMemory(rabbitmqNode)),
+    rabbitmqDisk: await orNaN(() => rabbitmqDisk(rabbitmqNode)),
     redisMemory: await orNaN(() => redisMemory(env.redisUrl)),
     postgresDisk: await orNaN(() => postgresDisk(env.databaseUrl)),
   };

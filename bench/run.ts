@@ -133,7 +133,8 @@ async function main(): Promise<void> {
   // Loaded on demand: a run of one system does not load the others' libraries.
   const candidates: Record<string, () => Promise<SystemUnderTest>> = {
     'drip-levels': async () => createDripSystem(env, 'levels', env.rabbitmqUrl),
-    'drip-plugin': async () => createDripSystem(env, 'plugin', settings.pluginUrl),
+    'drip-plugin': async () =>
+      createDripSystem(env, 'plugin', settings.pluginUrl, { rabbitmqNode: settings.pluginNode }),
     bullmq: async () => (await import('./peers/bullmq.js')).createBullmqSystem(env),
     'pg-boss': async () => (await import('./peers/pg-boss.js')).createPgBossSystem(env),
   };

@@ -346,7 +346,7 @@ export async function backlog(s: Scenario, leadMs: (count: number) => number): P
   const steadyLead = leadMs(steadyRate * steadySeconds) + 10_000;
   const before = await burst(s, backlogBurst, leadMs(backlogBurst));
   const steadyBefore = await steady({ ...s, tag: `${s.tag}-s0` }, steadyLead);
-  const empty = await readFootprint(s.env);
+  const empty = await readFootprint(s.env, s.system.rabbitmqNode);
   const from = Date.now() + DAY_MS;
   const spreadMs = backlogDays * DAY_MS;
   const fill = await scheduleAll(
@@ -357,7 +357,7 @@ export async function backlog(s: Scenario, leadMs: (count: number) => number): P
     false,
   );
   s.log(`  backlog of ${count} over ${backlogDays} days filled at ${Math.round(fill.perSecond)}/s`);
-  const full = await readFootprint(s.env);
+  const full = await readFootprint(s.env, s.system.rabbitmqNode);
   const after = await burst(s, backlogBurst, leadMs(backlogBurst), 20_000_000);
   const steadyAfter = await steady({ ...s, tag: `${s.tag}-s1` }, steadyLead);
   return {

@@ -27,6 +27,8 @@ export interface BenchSettings {
   readonly rabbitmqUrl: string;
   /** A broker with the delayed-message plugin; '' runs no plugin-mode system. */
   readonly pluginUrl: string;
+  /** That broker's node, whose memory and disk the backlog reads (`rabbitmqctl -n`). */
+  readonly pluginNode: string;
   readonly redisUrl: string;
   readonly simPort: number;
   readonly appId: string;
@@ -100,6 +102,7 @@ export function readSettings(env: Record<string, string | undefined>): BenchSett
     databaseUrl: env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
     rabbitmqUrl: env.RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
     pluginUrl: env.RABBITMQ_PLUGIN_URL ?? '',
+    pluginNode: env.RABBITMQ_PLUGIN_NODE ?? 'plugin@localhost',
     redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     simPort: Math.round(positive(env, 'BENCH_SIM_PORT', 4170)),
     appId: 'wxbench0000000001',

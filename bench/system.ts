@@ -33,6 +33,8 @@ export interface SystemUnderTest {
   readonly name: string;
   /** Its tuning, stated in the report: concurrency, batch sizes, pools. */
   readonly settings: string;
+  /** The RabbitMQ node it uses, for `rabbitmqctl -n`, when not this machine's default node. */
+  readonly rabbitmqNode?: string;
   /**
    * Starts from empty (its own fresh queue / schema / keys) with `env.workers` worker processes consuming.
    * Resolves once the workers are ready to take due messages.
