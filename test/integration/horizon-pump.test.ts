@@ -182,6 +182,36 @@ describe('the horizon pump', () => {
 });
 
 describe('a service with a short publishing horizon', () => {
+  it('pumps HORIZON_PUMP_BATCH_SIZE rows per batch: five messages due together get three wake-ups', async () => {
+    const h = await createHarness({
+      PUBLISH_HORIZON: '2s',
+      RELAY_INTERVAL_MS: '200',
+      HORIZON_PUMP_BATCH_SIZE: '2',
+    });
+    try {
+      const service = await h.start();
+      const sendAt = new Date(Date.now() + 4000).toISOString();
+      const lines = Array.from({ length: 5 }, () =>
+        JSON.stringify(aMessageRequest({ sendAt, openid: `batch-${randomUUID()}` })),
+      );
+      const res = await h.api(service, '/v1/messages/batch', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-ndjson' },
+        body: lines.join('\n'),
+      });
+      expect(res.status).toBe(200);
+      const pumped = async () =>
+        (await service.metrics.published.get()).values
+          .filter((v) => v.labels.reason === 'pump')
+          .reduce((n, v) => n + v.value, 0);
+      expect(await waitFor(() => h.simulator.messages().length === 5, 20_000)).toBe(true);
+      // Rows due together share a wake-up within a batch, never across: 2 + 2 + 1.
+      expect(await pumped()).toBe(3);
+    } finally {
+      await h.close();
+    }
+  }, 40_000);
+
   it('sends a message scheduled beyond it on time, its wake-up published by the pump', async () => {
     const h = await createHarness({ PUBLISH_HORIZON: '2s', RELAY_INTERVAL_MS: '200' });
     try {
