@@ -1,8 +1,8 @@
 /**
  * Issue 16's retention measurement (`make bench-retention`): what pruning a backlog of finished rows
  * costs a burst. wechat-drip (levels) with RETENTION_PAIRS pairs of the same burst (RETENTION_BURST
- * messages due at one instant), one with the pruner working through RETENTION_ROWS finished messages
- * (one attempt each, finished 40 days ago, inserted with generate_series) and one without, interleaved
+ * messages due at one instant), one with the pruner dropping the partitions of RETENTION_ROWS finished
+ * messages (one attempt each, finished 40 days ago, inserted with generate_series) and one without, interleaved
  * (the order alternates) so that the machine's other load falls on both alike. Prints each pair and the
  * medians; writes nothing (the numbers go into docs/BENCHMARKS.md by hand).
  */
@@ -10,6 +10,8 @@ import { createPool, type Pool } from '../src/db/pool';
 import { createLogger } from '../src/logger';
 import { createMetrics } from '../src/metrics';
 import { createPruner } from '../src/retention/pruner';
+import { ensureMessagePartitions } from '../src/store/message-partitions';
+import { messageIdSql } from '../test/helpers/message-rows';
 import { withSearchPath } from '../test/helpers/services';
 import { createDripSystem } from './drip';
 import { burst, type BurstResult } from './scenarios';
@@ -27,22 +29,29 @@ const median = (xs: number[]) => {
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 
-/** `rows` sent messages, each with one attempt, finished 40 days ago, in chunks (one statement each). */
+/**
+ * `rows` sent messages, each with one attempt, due and finished 40 days ago (one ms apart, in that day's
+ * partitions), in chunks (one statement each).
+ */
 async function fill(pool: Pool, appId: string, rows: number): Promise<void> {
   const started = performance.now();
+  const first = Date.now() - 40 * DAY_MS;
+  await ensureMessagePartitions(pool, [new Date(first), new Date(first + rows)], DAY_MS);
   for (let from = 0; from < rows; from += FILL_CHUNK) {
     const n = Math.min(FILL_CHUNK, rows - from);
     await pool.query(
       `WITH m AS (
-         INSERT INTO scheduled_messages (app_id, openid, channel, payload, due_at, intended_at, status, attempts,
-                                         created_at, updated_at, sent_at)
-         SELECT $1, 'o-old-' || (i % 100000), 'custom', '{"msgtype":"text","text":{"content":"old"}}',
-                t, t, 'sent', 1, t, t, t
-         FROM generate_series(1, $2::int) i, LATERAL (SELECT now() - interval '40 days' + i * interval '1 ms') x(t)
-         RETURNING id, updated_at)
-       INSERT INTO delivery_attempts (message_id, attempt, duration_ms, outcome, created_at)
-       SELECT id, 1, 5, 'sent', updated_at FROM m`,
-      [appId, n],
+         INSERT INTO scheduled_messages (id, due_slot, app_id, openid, channel, payload, due_at, intended_at,
+                                         status, attempts, created_at, updated_at, sent_at)
+         SELECT id, message_slot(id), $1, 'o-old-' || (i % 100000), 'custom',
+                '{"msgtype":"text","text":{"content":"old"}}', t, t, 'sent', 1, t, t, t
+         FROM (SELECT i, t, ${messageIdSql('t')} AS id
+                 FROM generate_series($3::int + 1, $3::int + $2::int) i,
+                      LATERAL (SELECT $4::timestamptz + i * interval '1 ms') x(t)) r
+         RETURNING id, due_slot, updated_at)
+       INSERT INTO delivery_attempts (message_id, attempt, duration_ms, outcome, created_at, due_slot)
+       SELECT id, 1, 5, 'sent', updated_at, due_slot FROM m`,
+      [appId, n, from, new Date(first).toISOString()],
     );
     log(`  filled ${from + n} of ${rows}`);
   }

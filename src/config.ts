@@ -3,6 +3,9 @@ import { envSchema, FIELDS, type SettingFields } from './config/env-schema';
 import { parseEnv } from './env';
 import { type PlatformConfig, platformConfig } from './config/platform';
 
+/** How many partitions of the message table PUBLISH_HORIZON may span: each one ahead is kept ready. */
+const MAX_PARTITIONS_AHEAD = 48;
+
 // The types of Config's fields, where the rest of the service has always imported them from.
 export type { PushMode, WechatAccount } from './config/accounts';
 export type { DelayMode, Role } from './config/env-schema';
@@ -48,6 +51,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (e.ROLE !== 'worker' && e.OPS_PORT !== 0 && e.OPS_PORT === e.HTTP_PORT) {
     problems.push('OPS_PORT: must differ from HTTP_PORT (the ops routes stay off the public port)');
+  }
+  // The day partitions a process keeps ready ahead (src/store/message-partitions.ts) must stay few.
+  if (e.PUBLISH_HORIZON / e.MESSAGE_PARTITION > MAX_PARTITIONS_AHEAD) {
+    problems.push(
+      `PUBLISH_HORIZON: must not span more than ${MAX_PARTITIONS_AHEAD} partitions of MESSAGE_PARTITION`,
+    );
   }
   // Renamed: failing loudly beats a worker silently moving its health port to the default.
   if (env.WORKER_HTTP_PORT !== undefined && env.WORKER_HTTP_PORT !== '') {

@@ -41,6 +41,7 @@ export interface Metrics {
   readonly authorizationCodes: Counter<'by' | 'result'>;
   readonly windowChecks: Counter<'verdict'>;
   readonly retentionPruned: Counter<'table'>;
+  readonly retentionPartitionsDropped: Counter;
   readonly retentionLastRun: Gauge;
   readonly retentionLag: Gauge;
 }
@@ -179,6 +180,11 @@ export function createMetrics(opts: {
     ),
     windowChecks: counter('window_checks', 'Contact-window checks at claim time, by verdict.', ['verdict']),
     retentionPruned: counter('retention_pruned', 'Rows the retention pruner deleted, by table.', ['table']),
+    retentionPartitionsDropped: counter(
+      'retention_partitions_dropped',
+      'Partitions of scheduled_messages (with their delivery_attempts) the retention pruner dropped.',
+      [],
+    ),
     retentionLastRun: new Gauge({
       name: 'wechat_drip_retention_last_run_timestamp_seconds',
       help: 'When this process last finished a retention run (Unix time); only the process holding the lock runs.',

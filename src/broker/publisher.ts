@@ -14,9 +14,8 @@ export interface Publisher {
   /**
    * The publishing horizon (PUBLISH_HORIZON), in ms: a message due further ahead is only written to
    * Postgres when scheduled, and the horizon pump publishes its wake-up as it comes within the horizon.
-   * Null: every wake-up is published when its message is scheduled.
    */
-  readonly horizonMs: number | null;
+  readonly horizonMs: number;
   /**
    * Publishes a wake-up for `dueAt` and resolves once the broker confirmed it (and did not return it).
    * `reason` labels the metric: schedule, relay, early (re-delay of an early arrival), retry, paused.
@@ -47,7 +46,7 @@ export function createPublisher(deps: {
   names: BrokerNames;
   transport: DelayTransport;
   publishTimeoutMs: number;
-  horizonMs: number | null;
+  horizonMs: number;
   logger: Logger;
   metrics?: Pick<Metrics, 'published'>;
 }): Publisher {

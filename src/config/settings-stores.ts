@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { durationOrOff } from './duration';
+import { duration } from './duration';
 import { group, int, setting } from './setting';
 
 /** DELAY_MODE's values: how wake-ups are delayed. */
@@ -54,7 +54,8 @@ export const storeSettings = group(
     }),
     MAX_SCHEDULE_AHEAD_DAYS: setting('maxScheduleAheadDays', int(1, 3650).prefault('400'), { unit: 'days' }),
     PUBLISH_TIMEOUT_MS: setting('publishTimeoutMs', int(100).prefault('10000'), { unit: 'ms' }),
-    PUBLISH_HORIZON: setting('publishHorizonMs', durationOrOff(1000).prefault('1h')),
+    PUBLISH_HORIZON: setting('publishHorizonMs', duration(1000).prefault('1h')),
+    MESSAGE_PARTITION: setting('messagePartitionMs', duration(1000).prefault('1d')),
   },
   {
     DATABASE_URL: 'the Postgres connection string',
@@ -71,6 +72,8 @@ export const storeSettings = group(
     MAX_SCHEDULE_AHEAD_DAYS: 'the furthest `sendAt` accepted',
     PUBLISH_TIMEOUT_MS: 'how long a publish waits for the broker’s confirm',
     PUBLISH_HORIZON:
-      'a message due further ahead is only written to Postgres when scheduled; a worker’s horizon pump publishes its wake-up as it comes within this (`1h`, `30m`, …; `off` publishes every wake-up at once) — [the publishing horizon](guarantees.md#the-publishing-horizon)',
+      'a message due further ahead is only written to Postgres when scheduled; a worker’s horizon pump publishes its wake-up as it comes within this (`1h`, `30m`, …) — [the publishing horizon](guarantees.md#the-publishing-horizon)',
+    MESSAGE_PARTITION:
+      'the span of due times in one partition of the message table; retention drops a partition whole once its last message finished `RETENTION_FINISHED_AFTER` ago (`1d`; shorter only to try retention out) — [partitions](operations.md#partitions-of-the-message-table)',
   },
 );

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { randomUUID } from 'node:crypto';
+import { newMessageId } from '../store/message-id';
 import { NotFoundError, ValidationError } from '../errors';
 import {
   changeSequenceStatus,
@@ -143,7 +143,7 @@ export function createSequenceRouter(deps: V1Deps): Router {
     // Through the normal path (outbox, broker, claim, window check), not part of the sequence's results.
     const [result] = await scheduleMessages(deps, [
       {
-        id: randomUUID(),
+        id: newMessageId(new Date()),
         appId: sequence.appId,
         openid: parsed.openid,
         channel: 'custom',

@@ -26,6 +26,7 @@ import { createScheduleWriter } from '../scheduling/schedule-writer';
 import { createPushProcessor } from '../webhook/push-processor';
 import { startWorker } from './start-worker';
 import { loggableError } from '../loggable-error';
+import { createPartitionKeeper } from '../scheduling/partition-keeper';
 
 /** How long start-up waits for the broker topology before serving anyway (schedules then wait in the outbox). */
 const PUBLISHER_READY_WAIT_MS = 10_000;
@@ -103,6 +104,19 @@ export async function startService(
   if (!(await publisher.waitUntilReady(PUBLISHER_READY_WAIT_MS))) {
     logger.warn('rabbitmq not reachable yet; accepting schedules, the relay publishes them once it is');
   }
+  // Before any work: the partitions new rows go to exist (the keeper keeps them ahead from here on). With
+  // Postgres unreachable the process starts all the same (not ready), and the keeper's passes try again.
+  const keeper = createPartitionKeeper({
+    pool,
+    logger,
+    options: { partitionMs: config.messagePartitionMs, horizonMs: config.publishHorizonMs },
+  });
+  await keeper
+    .runOnce()
+    .catch((err: unknown) =>
+      logger.warn({ err: loggableError(err) }, 'message partitions not checked yet; the keeper tries again'),
+    );
+  keeper.start();
   const background = new Set<Promise<unknown>>();
   const track = (work: Promise<unknown>) => {
     background.add(work);
@@ -181,6 +195,7 @@ export async function startService(
   } catch (err) {
     // A port taken (EADDRINUSE names it): release what is open, so that the caller can report and exit.
     await ops?.close();
+    await keeper.stop();
     await publisher.close();
     await connection.close();
     await accounts.stop();
@@ -209,6 +224,7 @@ export async function startService(
       stopping.abort();
       await publicServer?.close();
       await worker?.stop();
+      await keeper.stop();
       await Promise.allSettled([...background]);
       await publisher.close();
       await connection.close();

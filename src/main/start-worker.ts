@@ -139,7 +139,11 @@ export function startWorker(deps: {
     pool,
     publisher,
     logger,
-    options: { intervalMs: config.relayIntervalMs, batchSize: config.horizonPumpBatchSize },
+    options: {
+      intervalMs: config.relayIntervalMs,
+      batchSize: config.horizonPumpBatchSize,
+      partitionMs: config.messagePartitionMs,
+    },
   });
   pump.start();
   const retentionMs = config.retentionFinishedAfterMs;

@@ -2,7 +2,8 @@ import type { Pool, PoolClient } from '../db/pool';
 import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
 import { compactLedgerStep } from '../store/compact-ledger';
-import { oldestFinishedAgeMs, pruneFinishedMessages, pruneProcessedPushes } from '../store/prune-finished';
+import { dropFinishedPartitions } from '../store/message-partitions';
+import { oldestFinishedAgeMs, pruneProcessedPushes } from '../store/prune-finished';
 import { releaseRetentionLock, tryRetentionLock } from '../store/retention-lock';
 import { passJob, type PassJob } from '../scheduling/repeat-passes';
 
@@ -21,7 +22,10 @@ const PAUSE_FACTOR = 9;
 export const LEDGER_KEEP_AT_LEAST_MS = 60 * 60_000;
 
 export interface PrunerOptions {
-  /** Finished messages, processed pushes and spent ledger rows older than this are deleted. */
+  /**
+   * Partitions of messages all finished longer ago than this are dropped; processed pushes and spent ledger
+   * rows older than this are deleted.
+   */
   readonly finishedAfterMs: number;
   /** Rows per batch (each batch one short transaction). */
   readonly batchSize: number;
@@ -33,8 +37,9 @@ export interface PrunerOptions {
   readonly ledgerKeepAtLeastMs?: number;
 }
 
-/** What one run deleted, per table. */
+/** What one run deleted, per table (messages and attempts: in the partitions it dropped). */
 export interface PruneCounts {
+  partitions: number;
   messages: number;
   attempts: number;
   pushes: number;
@@ -46,7 +51,8 @@ export type Pruner = PassJob<PruneCounts | null>;
 
 /**
  * The retention pruner, run by every worker, one process at a time (an advisory lock held for the run on
- * one connection, on which every batch runs). Each table is drained in batches until a batch comes back
+ * one connection, on which every batch runs). Messages and their attempts go a partition at a time
+ * (src/store/message-partitions.ts); the other tables are drained in batches until a batch comes back
  * short, pausing between full ones (PAUSE_FACTOR).
  */
 export function createPruner(deps: {
@@ -85,13 +91,17 @@ export function createPruner(deps: {
 
   async function prune(client: PoolClient): Promise<PruneCounts> {
     const age = options.finishedAfterMs;
+    const dropped = await dropFinishedPartitions(client, age, () => stopped);
+    let messages = 0;
     let attempts = 0;
-    const messages = await drain('scheduled_messages', async () => {
-      const done = await pruneFinishedMessages(client, age, size);
-      attempts += done.attempts;
-      metrics.retentionPruned.inc({ table: 'delivery_attempts' }, done.attempts);
-      return { deleted: done.messages, more: done.messages === size };
-    });
+    for (const d of dropped) {
+      logger.info(d, 'retention dropped a partition');
+      messages += d.messages;
+      attempts += d.attempts;
+    }
+    metrics.retentionPruned.inc({ table: 'scheduled_messages' }, messages);
+    metrics.retentionPruned.inc({ table: 'delivery_attempts' }, attempts);
+    metrics.retentionPartitionsDropped.inc(dropped.length);
     const pushAge = Math.max(age, options.pushesKeepAtLeastMs);
     const pushes = await drain('webhook_pushes', async () => {
       const deleted = await pruneProcessedPushes(client, pushAge, size);
@@ -106,7 +116,7 @@ export function createPruner(deps: {
     });
     metrics.retentionLag.set(Math.max(0, (await oldestFinishedAgeMs(client)) - age) / 1000);
     metrics.retentionLastRun.setToCurrentTime();
-    return { messages, attempts, pushes, ledger };
+    return { partitions: dropped.length, messages, attempts, pushes, ledger };
   }
 
   async function runOnce(): Promise<PruneCounts | null> {

@@ -1,4 +1,5 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { newMessageId } from '../store/message-id';
 import { ValidationError } from '../errors';
 import { messageRequestSchema } from '../contract';
 import { type IssueDetail, parseInput } from '../validation';
@@ -44,13 +45,14 @@ export function parseScheduleRequest(input: unknown, ctx: ScheduleContext): NewM
   }
   if (details.length > 0) throw new ValidationError('invalid message request', details);
 
+  const dueAt = new Date(Math.max(requested, now));
   return {
-    id: randomUUID(),
+    id: newMessageId(dueAt),
     appId: r.appId,
     openid: r.openid,
     channel: r.channel,
     payload,
-    dueAt: new Date(Math.max(requested, now)),
+    dueAt,
     idempotencyKey: r.idempotencyKey ?? null,
     cancelKey: r.cancelKey ?? null,
     maxLatenessMs: r.maxLatenessMs ?? null,

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newMessageId } from '../store/message-id';
 import type { PoolClient } from '../db/pool';
 import { insertEnrollments } from '../store/enrollments';
 import type { NewMessage } from '../store/message-store';
@@ -108,7 +108,7 @@ export function stepsOf(
   ),
 ): NewMessage[] {
   return sequence.steps.map((step, index): NewMessage => ({
-    id: randomUUID(),
+    id: newMessageId(new Date(input.at.getTime() + step.offsetMs)),
     appId: input.appId,
     openid: input.openid,
     channel: 'custom',

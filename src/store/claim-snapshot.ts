@@ -2,6 +2,7 @@ import type { PoolClient } from '../db/pool';
 import type { ClaimSnapshot, PolicyClock, QuietHours } from '../policy/snapshot';
 import { LEDGER_COVERS } from './ledger';
 import { isOpenSql, type Channel } from './message-status';
+import { inPartitionsOf } from './message-partitions';
 
 /**
  * A time as epoch milliseconds (float8): the driver parses a number far faster than a timestamptz, and
@@ -31,7 +32,9 @@ WITH msg AS MATERIALIZED (
               WHEN m.fallback IS NOT NULL AND m.fallback_channel = 'notice' THEN m.fallback->>'template_id'
          END AS notice_template,
          ${MS('m.intended_at')} + m.max_lateness_ms AS stale_at, ${LEDGER_COVERS('m')} AS covered
-  FROM scheduled_messages m WHERE m.id = ANY($1::uuid[]) AND ${isOpenSql('m.status')}
+  FROM scheduled_messages m
+  WHERE m.id = ANY($1::uuid[]) AND ${inPartitionsOf('m', '$1::uuid[]', { awaitingPump: false })}
+    AND ${isOpenSql('m.status')}
   ORDER BY m.id FOR NO KEY UPDATE
 ), fol AS MATERIALIZED (
   SELECT f.app_id, f.openid, f.subscribed, ${MS('f.window_expires_at')} AS window_expires_at, f.window_remaining,

@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from '../db/pool';
 import { MESSAGE_STATUS } from './message-status';
-import { COLUMNS, type Message, type MessageRow, type NewMessage, toMessage } from './message-store';
+import { MESSAGE_COLUMNS, type Message, type MessageRow, type NewMessage, toMessage } from './message-store';
 
 /**
  * The columns insertMessages writes, each with its array type and its value: one list, so that a column
@@ -32,20 +32,32 @@ const INSERT_COLUMNS: readonly (readonly [
 ];
 
 /**
- * One statement: the rows, inserted `queued` (a repeated idempotency key is skipped), and one outbox entry
- * naming the rows it inserted due within the publishing horizon (none when there are none), so that rows
- * and the wake-ups they are owed commit together. A row due beyond the horizon ($N ms ahead; null: no
- * horizon) is marked `awaiting_pump` instead: the horizon pump owes it its wake-up. Returns what the
- * database added to each row.
+ * One statement: the idempotency keys first (a repeated key inserts nothing; a concurrent insert of the
+ * same key waits on the key's index, then does nothing), then the rows without a key or whose key was new,
+ * inserted `queued`, and one outbox entry naming those due within the publishing horizon (none when there
+ * are none), so that rows and the wake-ups they are owed commit together. A row due beyond the horizon
+ * ($N ms ahead) is marked `awaiting_pump` and goes to the later partition (due_slot infinity): the horizon
+ * pump owes it its wake-up and its day. Any other row goes to its day, the time its id carries. Returns what
+ * the database added to each row.
  */
+const COLUMN_LIST = INSERT_COLUMNS.map(([column]) => column).join(', ');
 const HORIZON_PARAM = `$${INSERT_COLUMNS.length + 1}`;
-const INSERT_SQL = `WITH inserted AS (
-  INSERT INTO scheduled_messages (${INSERT_COLUMNS.map(([column]) => column).join(', ')}, status, awaiting_pump)
-  SELECT *, '${MESSAGE_STATUS.queued}',
-         COALESCE(p.due_at > now() + ${HORIZON_PARAM}::float8 * interval '1 millisecond', false)
-    FROM unnest(${INSERT_COLUMNS.map(([, arrayOf], i) => `$${i + 1}::${arrayOf}[]`).join(', ')})
-      AS p(${INSERT_COLUMNS.map(([column]) => column).join(', ')})
-  ON CONFLICT (app_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+const param = (column: string) => `$${INSERT_COLUMNS.findIndex(([c]) => c === column) + 1}`;
+const INSERT_SQL = `WITH keyed AS (
+  INSERT INTO message_idempotency_keys (app_id, idempotency_key, message_id)
+  SELECT k.app_id, k.idempotency_key, k.id
+    FROM unnest(${param('id')}::uuid[], ${param('app_id')}::text[], ${param('idempotency_key')}::text[])
+      AS k(id, app_id, idempotency_key)
+   WHERE k.idempotency_key IS NOT NULL
+  ON CONFLICT DO NOTHING
+  RETURNING message_id
+), inserted AS (
+  INSERT INTO scheduled_messages (${COLUMN_LIST}, status, awaiting_pump, due_slot)
+  SELECT ${COLUMN_LIST}, '${MESSAGE_STATUS.queued}', far, CASE WHEN far THEN 'infinity' ELSE message_slot(id) END
+    FROM (SELECT *, COALESCE(p.due_at > now() + ${HORIZON_PARAM}::float8 * interval '1 millisecond', false) AS far
+            FROM unnest(${INSERT_COLUMNS.map(([, arrayOf], i) => `$${i + 1}::${arrayOf}[]`).join(', ')})
+              AS p(${COLUMN_LIST})) p
+   WHERE p.idempotency_key IS NULL OR p.id IN (SELECT message_id FROM keyed)
   RETURNING id, created_at, updated_at, awaiting_pump
 ), outbox AS (
   INSERT INTO wake_up_outbox (message_ids)
@@ -90,14 +102,14 @@ function createdMessage(m: NewMessage, row: { created_at: Date; updated_at: Date
 
 /**
  * Inserts messages and the outbox entry of those due within `horizonMs` in one statement (the caller
- * publishes their wake-ups and then clears the entry); `horizonMs` null publishes every one. A row whose
+ * publishes their wake-ups and then clears the entry). A row whose
  * (app_id, idempotency_key) exists already is not inserted; the row with that key is returned in
  * `existing` instead (the caller compares request hashes).
  */
 export async function insertMessages(
   db: Pool | PoolClient,
   messages: readonly NewMessage[],
-  horizonMs: number | null,
+  horizonMs: number,
 ): Promise<Inserted> {
   if (messages.length === 0) return { created: [], toPublish: [], existing: [], outboxId: null };
   const { rows } = await db.query<{
@@ -117,8 +129,9 @@ export async function insertMessages(
   if (created.length === messages.length) return { created, toPublish, existing: [], outboxId };
   const keyed = messages.filter((m) => m.idempotencyKey !== null);
   const found = await db.query<MessageRow>(
-    `SELECT ${COLUMNS} FROM scheduled_messages
-     WHERE (app_id, idempotency_key) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+    `SELECT ${MESSAGE_COLUMNS.map((c) => `m.${c}`).join(', ')} FROM message_idempotency_keys k
+       JOIN scheduled_messages m ON m.id = k.message_id
+      WHERE (k.app_id, k.idempotency_key) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
     [keyed.map((m) => m.appId), keyed.map((m) => m.idempotencyKey)],
   );
   // A row another input of this same statement created counts as existing for the inputs that repeat its key.

@@ -1,4 +1,5 @@
 import type { PoolClient, Pool } from '../db/pool';
+import { inPartitionsOf } from './message-partitions';
 import { isOpenSql, MESSAGE_STATUS } from './message-status';
 
 /**
@@ -72,7 +73,8 @@ export const CLAIM_LOCK_KEY = (appId: string) => `hashtext('wechat-drip-claim:' 
  * (the claim's shared ones, a cancellation by ids' exclusive ones): two transactions that lock in the same
  * order cannot each hold a lock the other waits for.
  */
-export const ACCOUNTS_OF_MESSAGES_IN_LOCK_ORDER = `(SELECT DISTINCT app_id FROM scheduled_messages WHERE id = ANY($1::uuid[]) ORDER BY app_id)`;
+export const ACCOUNTS_OF_MESSAGES_IN_LOCK_ORDER = `(SELECT DISTINCT app_id FROM scheduled_messages m
+  WHERE m.id = ANY($1::uuid[]) AND ${inPartitionsOf('m', '$1::uuid[]', { awaitingPump: true })} ORDER BY app_id)`;
 
 /**
  * Waits until every claim in flight for the account has committed, and keeps new ones waiting until the

@@ -2,6 +2,7 @@ import type { Pool, PoolClient } from '../db/pool';
 import { ledgerStatusSql } from './ledger';
 import type { Channel, MessageStatus } from './message-status';
 import type { DeliveryReport } from './template-reports';
+import { inPartitionsOf } from './message-partitions';
 
 /** A scheduled message as the rest of the code sees it; mapped from the row once, here. */
 export interface Message {
@@ -139,7 +140,8 @@ export async function findMessages(
   ids: readonly string[],
 ): Promise<Map<string, Message>> {
   const { rows } = await db.query<MessageRow>(
-    `SELECT ${LEDGER_VIEW_COLUMNS} FROM scheduled_messages m WHERE m.id = ANY($1::uuid[])`,
+    `SELECT ${LEDGER_VIEW_COLUMNS} FROM scheduled_messages m
+     WHERE m.id = ANY($1::uuid[]) AND ${inPartitionsOf('m', '$1::uuid[]', { awaitingPump: true })}`,
     [ids],
   );
   return new Map(rows.map((r) => [r.id, toMessage(r)]));
@@ -164,7 +166,8 @@ export async function listAttempts(db: Pool | PoolClient, messageId: string): Pr
     created_at: Date;
   }>(
     `SELECT attempt, errcode, errmsg, duration_ms, outcome, created_at
-     FROM delivery_attempts WHERE message_id = $1 ORDER BY id`,
+     FROM delivery_attempts a
+     WHERE a.message_id = $1 AND ${inPartitionsOf('a', 'ARRAY[$1::uuid]', { awaitingPump: false })} ORDER BY id`,
     [messageId],
   );
   return rows.map((r) => ({

@@ -1,5 +1,6 @@
 import type { Pool } from '../db/pool';
 import { MESSAGE_STATUS, type MessageStatus, sqlList } from './message-status';
+import { inPartitionsOf } from './message-partitions';
 
 /**
  * What one attempt came to, as recorded in delivery_attempts.outcome. `paused` (the account hit its quota
@@ -55,11 +56,11 @@ export async function recordOutcomes(pool: Pool, outcomes: readonly Outcome[]): 
            attempts = CASE WHEN o.label = '${ATTEMPT_OUTCOME.paused}' THEN m.attempts - 1 ELSE m.attempts END,
            template_msgid = COALESCE(o.msgid, m.template_msgid),
            updated_at = now()
-       FROM o WHERE m.id = o.id AND m.status IN (${sqlList([MESSAGE_STATUS.sending, MESSAGE_STATUS.unknown])})
+       FROM o WHERE m.id = o.id AND ${inPartitionsOf('m', '$1::uuid[]', { awaitingPump: false })} AND m.status IN (${sqlList([MESSAGE_STATUS.sending, MESSAGE_STATUS.unknown])})
        RETURNING m.id
      )
-     INSERT INTO delivery_attempts (message_id, attempt, errcode, errmsg, duration_ms, outcome, created_at)
-     SELECT id, attempt, errcode, errmsg, duration_ms, label, at FROM o`,
+     INSERT INTO delivery_attempts (message_id, attempt, errcode, errmsg, duration_ms, outcome, created_at, due_slot)
+     SELECT id, attempt, errcode, errmsg, duration_ms, label, at, COALESCE(message_slot(id), '-infinity') FROM o`,
     [
       outcomes.map((o) => o.id),
       outcomes.map((o) => o.status),

@@ -7,6 +7,9 @@ export interface RelayRow {
   readonly dueAt: Date;
 }
 
+/** Rows with a wake-up owed by the relay: not those awaiting the pump (the later partition, legacy rows). */
+const OWNED = `due_slot < 'infinity' AND NOT awaiting_pump`;
+
 /**
  * The relay's lease of `queued` rows whose wake-up may be gone ($1 overdueAfterMs, $2 limit, $3 recovery
  * since or null, $4 recovery grace ms). Index-driven (scheduled_messages_queued_due), so that a round reads
@@ -15,17 +18,17 @@ export interface RelayRow {
 export const RELAY_LEASE_SQL = `
 WITH lost AS (
   SELECT id FROM scheduled_messages
-  WHERE status = '${MESSAGE_STATUS.queued}' AND due_at < now() - $1 * interval '1 millisecond'
+  WHERE ${OWNED} AND status = '${MESSAGE_STATUS.queued}' AND due_at < now() - $1 * interval '1 millisecond'
     AND updated_at < now() - $1 * interval '1 millisecond'
   ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED
 ), stranded AS (
   SELECT id FROM scheduled_messages
-  WHERE $3::timestamptz IS NOT NULL AND status = '${MESSAGE_STATUS.queued}'
+  WHERE $3::timestamptz IS NOT NULL AND ${OWNED} AND status = '${MESSAGE_STATUS.queued}'
     AND due_at < now() - $4 * interval '1 millisecond' AND updated_at < $3::timestamptz
   ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED
 )
 UPDATE scheduled_messages SET updated_at = now()
-WHERE id IN (SELECT id FROM (SELECT id FROM lost UNION SELECT id FROM stranded) u LIMIT $2)
+WHERE ${OWNED} AND id IN (SELECT id FROM (SELECT id FROM lost UNION SELECT id FROM stranded) u LIMIT $2)
 RETURNING id, due_at`;
 
 /**

@@ -1,6 +1,7 @@
 import type { Pool, PoolClient } from '../db/pool';
 import { isOpenSql } from './message-status';
 import type { RelayRow } from './relay-lease';
+import { inPartitionsOf } from './message-partitions';
 
 /** Outbox entries the relay leased, and the open messages they owe a wake-up to. */
 export interface LeasedOutbox {
@@ -24,7 +25,9 @@ export async function leaseOutbox(pool: Pool, pendingAfterMs: number, limit: num
        RETURNING id, message_ids
      )
      SELECT l.id AS entry_id, m.id, m.due_at
-     FROM leased l LEFT JOIN scheduled_messages m ON m.id = ANY(l.message_ids) AND ${isOpenSql('m.status')}`,
+     FROM leased l LEFT JOIN scheduled_messages m
+       ON m.id = ANY(l.message_ids) AND ${inPartitionsOf('m', 'l.message_ids', { awaitingPump: false })}
+      AND ${isOpenSql('m.status')}`,
     [pendingAfterMs, limit],
   );
   return {

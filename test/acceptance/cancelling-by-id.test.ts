@@ -24,11 +24,12 @@ const cancelByIds = async (ids: readonly string[], reason = 'campaign stopped') 
 describe('Cancelling messages by id, in bulk', () => {
   it('cancels open messages of two accounts, answers each id in order, and the cancelled ones never arrive', async () => {
     const openid = anOpenid();
+    // Due once the first message has surely been sent, even on a busy machine.
     const mine = await world.api.schedule(
-      aMessageRequest({ openid, delayMs: 800, message: aTextMessage('a') }),
+      aMessageRequest({ openid, delayMs: 5000, message: aTextMessage('a') }),
     );
     const theirs = await world.api.schedule(
-      aMessageRequest({ appId: OTHER_APP, openid, delayMs: 800, message: aTextMessage('b') }),
+      aMessageRequest({ appId: OTHER_APP, openid, delayMs: 5000, message: aTextMessage('b') }),
     );
     const sent = await world.api.schedule(aMessageRequest({ openid, message: aTextMessage('sent first') }));
     await untilStatus(world.api, sent.id, 'sent');
@@ -51,9 +52,9 @@ describe('Cancelling messages by id, in bulk', () => {
     // Asking again changes nothing: each reads as already cancelled.
     expect(await cancelByIds([mine.id, theirs.id])).toMatchObject({ cancelled: 0, alreadyCancelled: 2 });
     // Past their due time, with a later message to each account as the marker that the worker got there.
-    await world.api.schedule(aMessageRequest({ openid, delayMs: 1200, message: aTextMessage('marker') }));
+    await world.api.schedule(aMessageRequest({ openid, delayMs: 5500, message: aTextMessage('marker') }));
     await world.api.schedule(
-      aMessageRequest({ appId: OTHER_APP, openid, delayMs: 1200, message: aTextMessage('marker 2') }),
+      aMessageRequest({ appId: OTHER_APP, openid, delayMs: 5500, message: aTextMessage('marker 2') }),
     );
     const otherSim = createSimulatorClient(world.sim.url, OTHER_APP);
     await untilReceived(world.sim, openid, 'marker');

@@ -4,7 +4,7 @@ import type { SimTemplate } from '../../src/simulator/templates';
  * claim lies (`aMessageRequest({ cancelKey: 'k' })`). Typed against the service's own types where the
  * service exports them, so a misplaced field is a compile error rather than a silently dropped value.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { sealSecrets } from '../../src/accounts/account';
 import type { SecretBox } from '../../src/accounts/secret-box';
 import type { NewStoredAccount } from '../../src/store/accounts';
@@ -19,6 +19,7 @@ import {
   type Trigger,
 } from '../../src/contract';
 import type { CustomMessage, NoticeMessage, TemplateMessage } from '../../src/wechat/message-schema';
+import { newMessageId } from '../../src/store/message-id';
 
 /** The account every harness configures (and its simulator knows). */
 export const APP_ID = 'wxtest0000000001';
@@ -120,7 +121,7 @@ export const aSequence = (overrides: Partial<SequenceRequest> = {}): SequenceReq
  * a message in the table without going through the API.
  */
 export const aNewMessage = (overrides: Partial<NewMessage> = {}): NewMessage => ({
-  id: randomUUID(),
+  id: newMessageId(overrides.dueAt ?? new Date()),
   appId: APP_ID,
   openid: anOpenid(),
   channel: 'custom',

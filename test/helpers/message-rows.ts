@@ -26,3 +26,11 @@ export async function settledRow(pool: Pool, id: string, timeoutMs = 10_000): Pr
   await waitFor(async () => final((await rowOf(pool, id)).row.status), timeoutMs);
   return rowOf(pool, id);
 }
+
+/**
+ * SQL: a new message id (newMessageId's layout, UUIDv7-shaped) carrying the time of the timestamptz
+ * expression `at`, for tests that write rows with plain SQL. Its partition: `message_slot(id)`.
+ */
+export const messageIdSql = (at: string): string =>
+  `(lpad(to_hex((extract(epoch FROM ${at}) * 1000)::bigint), 12, '0') || '7'
+    || substr(md5(random()::text), 1, 3) || '8' || substr(md5(random()::text), 1, 15))::uuid`;

@@ -3,6 +3,7 @@ import type { MessageStatus } from '../../src/store/message-status';
 import { insertMessages } from '../../src/store/insert-messages';
 import type { NewMessage } from '../../src/store/message-store';
 import { clearOutbox } from '../../src/store/wake-up-outbox';
+import { TEST_HORIZON_MS } from './db';
 
 /** What only time or a crash gives a row; set after the store has inserted it. */
 export interface SeedState {
@@ -23,7 +24,7 @@ export async function seedMessages(
   messages: readonly NewMessage[],
   state: SeedState = {},
 ): Promise<string[]> {
-  const { created, outboxId } = await insertMessages(pool, messages, null);
+  const { created, outboxId } = await insertMessages(pool, messages, TEST_HORIZON_MS);
   const ids = created.map((m) => m.id);
   // A row given a state has had its wake-up published long ago.
   if (state.status !== undefined && outboxId !== null) await clearOutbox(pool, [outboxId]);

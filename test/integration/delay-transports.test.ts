@@ -9,6 +9,7 @@ import { createLevelsTransport } from '../../src/broker/transports/levels';
 import { createPluginTransport } from '../../src/broker/transports/plugin';
 import type { DelayTransport } from '../../src/broker/transports/transport';
 import { deleteTopology, PLUGIN_RABBITMQ_URL, randomPrefix, TEST_RABBITMQ_URL } from '../helpers/broker';
+import { TEST_HORIZON_MS } from '../helpers/db';
 import { waitFor } from '../helpers/harness';
 import { silentLogger } from '../helpers/logger';
 
@@ -33,7 +34,7 @@ async function withTransport(
     names,
     transport,
     publishTimeoutMs: 5000,
-    horizonMs: null,
+    horizonMs: TEST_HORIZON_MS,
     logger: silentLogger,
   });
   const arrivals = new Map<string, number[]>();

@@ -10,6 +10,7 @@ import { aMessageRequest, aNewMessage, aRelayOptions } from '../helpers/builders
 import { createTestDb, type TestDb } from '../helpers/db';
 import { createHarness, waitFor } from '../helpers/harness';
 import { silentLogger } from '../helpers/logger';
+import { newMessageId } from '../../src/store/message-id';
 
 const HOUR = 3_600_000;
 
@@ -45,7 +46,7 @@ const aPump = (publisher: Publisher, batchSize = 500) =>
     pool: db.pool,
     publisher,
     logger: silentLogger,
-    options: { intervalMs: 1000, batchSize },
+    options: { intervalMs: 1000, batchSize, partitionMs: 86_400_000 },
   });
 
 const dueIn = (ms: number) => aNewMessage({ dueAt: new Date(Date.now() + ms) });
@@ -57,6 +58,17 @@ const awaiting = async (ids: string[]) =>
       [ids],
     )
   ).rows.map((r) => r.id);
+
+/** The partition a message's row is in. */
+const partitionOf = async (id: string) =>
+  (
+    await db.pool.query<{ p: string }>(
+      'SELECT tableoid::regclass::text AS p FROM scheduled_messages WHERE id = $1',
+      [id],
+    )
+  ).rows[0]?.p;
+const dayPartition = (at: Date) =>
+  `scheduled_messages_${at.toISOString().slice(0, 10).replace(/-/g, '')}t000000`;
 
 const outboxIds = async () =>
   (
@@ -74,15 +86,15 @@ describe('the publishing horizon at schedule time', () => {
     expect(await awaiting([near.id, far.id])).toEqual([far.id]);
   });
 
-  it('writes no outbox entry when every row is beyond it, and owes every row a wake-up when it is off', async () => {
-    const far = dueIn(2 * HOUR);
+  it('writes no outbox entry when every row is beyond it; a row beyond waits in the later partition, one within in its day', async () => {
+    const far = dueIn(30 * 24 * HOUR);
     const beyond = await insertMessages(db.pool, [far], HOUR);
     expect([beyond.toPublish, beyond.outboxId, await outboxIds()]).toEqual([[], null, []]);
+    const near = dueIn(10_000);
+    await insertMessages(db.pool, [near], HOUR);
 
-    const other = dueIn(30 * 24 * HOUR);
-    const off = await insertMessages(db.pool, [other], null);
-    expect(off.toPublish.map((m) => m.id)).toEqual([other.id]);
-    expect(await awaiting([other.id])).toEqual([]);
+    expect(await partitionOf(far.id)).toBe('scheduled_messages_later');
+    expect(await partitionOf(near.id)).toBe(dayPartition(near.dueAt));
   });
 });
 
@@ -98,13 +110,18 @@ describe('the horizon pump', () => {
     expect(broker.published).toEqual(byDue.slice(0, 3));
     expect(await awaiting(byDue)).toEqual(byDue.slice(3));
     expect(await outboxIds()).toEqual([]);
+    // Each moved into its day; the rest wait in the later partition.
+    for (const m of rows) {
+      const moved = byDue.slice(0, 3).includes(m.id);
+      expect(await partitionOf(m.id)).toBe(moved ? dayPartition(m.dueAt) : 'scheduled_messages_later');
+    }
 
     // Again: nothing new within it, nothing published twice.
     expect(await aPump(publisher, 2).runOnce()).toBe(0);
     expect(broker.published).toEqual(byDue.slice(0, 3));
   });
 
-  it('leaves a row that is no longer queued (sent, cancelled) alone', async () => {
+  it('publishes nothing for a row that is no longer queued (sent, cancelled), and moves it into its day all the same', async () => {
     const [sent, cancelled, open] = [dueIn(2 * HOUR), dueIn(2 * HOUR), dueIn(2 * HOUR)];
     await insertMessages(db.pool, [sent, cancelled, open], HOUR);
     await db.pool.query(`UPDATE scheduled_messages SET status = 'sent' WHERE id = $1`, [sent.id]);
@@ -113,13 +130,26 @@ describe('the horizon pump', () => {
     const { broker, publisher } = aBroker(3 * HOUR);
     expect(await aPump(publisher).runOnce()).toBe(1);
     expect(broker.published).toEqual([open.id]);
+    for (const m of [sent, cancelled, open]) expect(await partitionOf(m.id)).toBe(dayPartition(m.dueAt));
+  });
+
+  it('a row it reaches days late (the workers were down) moves into its day, created for it', async () => {
+    const threeDaysAgo = new Date(Date.now() - 3 * 24 * HOUR);
+    const late = aNewMessage({ id: newMessageId(threeDaysAgo, threeDaysAgo.getTime()), dueAt: threeDaysAgo });
+    await insertMessages(db.pool, [{ ...late, dueAt: new Date(Date.now() + 2 * HOUR) }], HOUR);
+    await db.pool.query(`UPDATE scheduled_messages SET due_at = $2 WHERE id = $1`, [late.id, threeDaysAgo]);
+
+    const { broker, publisher } = aBroker(HOUR);
+    expect(await aPump(publisher).runOnce()).toBe(1);
+    expect(broker.published).toEqual([late.id]);
+    expect(await partitionOf(late.id)).toBe(dayPartition(threeDaysAgo));
   });
 
   it('killed between moving a batch and publishing it: the relay publishes that batch, once', async () => {
     const rows = [dueIn(2 * HOUR), dueIn(2 * HOUR + 1000)];
     await insertMessages(db.pool, rows, HOUR);
     // The pump's first half commits; its process dies before the publishes.
-    const moved = await pumpIntoOutbox(db.pool, 3 * HOUR, 500);
+    const moved = await pumpIntoOutbox(db.pool, 3 * HOUR, 86_400_000, 500);
     expect(moved?.rows.map((r) => r.id).sort()).toEqual(rows.map((m) => m.id).sort());
 
     const { broker, publisher } = aBroker(3 * HOUR);
@@ -152,7 +182,7 @@ describe('the horizon pump', () => {
       await released;
     });
     await held;
-    expect(await pumpIntoOutbox(db.pool, 3 * HOUR, 500)).toBeNull();
+    expect(await pumpIntoOutbox(db.pool, 3 * HOUR, 86_400_000, 500)).toBeNull();
     expect(await aPump(publisher).runOnce()).toBe(0);
     release();
     await other;

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { newMessageId } from '../../src/store/message-id';
 import type { Publisher } from '../../src/broker/publisher';
 import type { WakeUp } from '../../src/broker/wake-up';
 import { createMetrics } from '../../src/metrics';
@@ -14,7 +15,7 @@ import { createScheduleWriter } from '../../src/scheduling/schedule-writer';
 import { cancelById } from '../../src/scheduling/cancel';
 import { countOwedWakeUps, OWED_ENTRIES_COUNTED, OWED_WAKE_UPS_SQL } from '../../src/store/wake-up-outbox';
 import { aNewMessage } from '../helpers/builders';
-import { createTestDb, type TestDb } from '../helpers/db';
+import { createTestDb, TEST_HORIZON_MS, type TestDb } from '../helpers/db';
 import { silentLogger } from '../helpers/logger';
 
 // The outbox after migration 0008: rows are inserted `queued` with one entry naming them, in one statement;
@@ -35,7 +36,7 @@ function aBroker() {
   const broker = { down: false, published: [] as string[], publishes: 0 };
   const publisher = {
     reconnectedAt: null,
-    horizonMs: null,
+    horizonMs: TEST_HORIZON_MS,
     publishWakeUp: (w: WakeUp) => {
       broker.publishes++;
       if (broker.down) return Promise.reject(new Error('RabbitMQ is not connected'));
@@ -249,8 +250,8 @@ describe('the schedule writer (group commit)', () => {
     const deps = { ...depsWith(publisher), writer };
     const key = `idem-${randomUUID()}`;
     const original = aNewMessage({ idempotencyKey: key, requestHash: 'h1' });
-    const repeat = { ...original, id: randomUUID() };
-    const changed = { ...original, id: randomUUID(), requestHash: 'h2' };
+    const repeat = { ...original, id: newMessageId(new Date()) };
+    const changed = { ...original, id: newMessageId(new Date()), requestHash: 'h2' };
 
     const [, [r1], [r2], [r3]] = await Promise.all(
       [[aNewMessage()], [original], [repeat], [changed]].map((m) => scheduleMessages(deps, m)),
@@ -285,7 +286,10 @@ describe("scheduling in a producer's transaction", () => {
     const { publisher } = aBroker();
     const original = aNewMessage({ idempotencyKey: `idem-${randomUUID()}`, requestHash: 'h1' });
     await scheduleMessages(depsWith(publisher), [original]);
-    const [before, changed] = [aNewMessage(), { ...original, id: randomUUID(), requestHash: 'h2' }];
+    const [before, changed] = [
+      aNewMessage(),
+      { ...original, id: newMessageId(new Date()), requestHash: 'h2' },
+    ];
 
     const written = withTransaction(db.pool, async (tx) => {
       await insertScheduled(depsWith(aBroker().publisher), tx, [before]);

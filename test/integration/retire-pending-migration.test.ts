@@ -1,5 +1,7 @@
-import { listMigrations, migrate } from '../../src/db/migrate';
+import { randomUUID } from 'node:crypto';
+import { migrate } from '../../src/db/migrate';
 import { aNewMessage, aTextMessage } from '../helpers/builders';
+import { resetSchemaTo } from '../helpers/db';
 import { createHarness, type Harness, waitFor } from '../helpers/harness';
 import { silentLogger } from '../helpers/logger';
 
@@ -16,28 +18,16 @@ beforeAll(async () => {
 });
 afterAll(() => h?.close());
 
-/** Empties the harness's schema and applies the migrations before `version`, as a database of that age. */
-async function resetTo(version: number): Promise<void> {
-  const { pool, schema } = h.db;
-  await pool.query(`DROP SCHEMA ${schema} CASCADE`);
-  await pool.query(`CREATE SCHEMA ${schema}`);
-  await pool.query(
-    `CREATE TABLE schema_migrations (
-       version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
-  );
-  for (const m of (await listMigrations()).filter((m) => m.version < version)) {
-    await pool.query(m.sql);
-    await pool.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
-  }
-}
+const resetTo = (version: number) => resetSchemaTo(h.db, version);
 
 describe('migration 0023 (pending retired)', () => {
   it('moves leftover pending rows into the outbox, forbids the status, and the rows are delivered once', async () => {
     await resetTo(RETIRE_PENDING);
     // As the protocol before 0008 left them: `pending`, no outbox entry, their api gone an hour ago. Written
     // with that schema's columns (the store's insert writes today's).
+    // Ids as that release made them: random (version 4).
     const messages = ['left-1', 'left-2', 'left-3'].map((tag) =>
-      aNewMessage({ payload: aTextMessage(tag), dueAt: new Date(Date.now() - 60_000) }),
+      aNewMessage({ id: randomUUID(), payload: aTextMessage(tag), dueAt: new Date(Date.now() - 60_000) }),
     );
     const ids = messages.map((m) => m.id);
     await h.db.pool.query(

@@ -42,17 +42,17 @@ describe('the ledger compaction', () => {
   it('deletes the old rows that cover nothing that may still be sent, and keeps the others', async () => {
     const keep: string[] = [];
     const gone: string[] = [];
-    const [queued] = await messageRows(db.pool, 1, 'queued', '3 hours', {
+    const [queued] = await messageRows(db.pool, 1, 'queued', '3 days', {
       cancelKey: 'k-open',
       openid: 'o-open',
     });
     // Failed within the age (an older one is pruned first, and a replay cannot find it any more).
     await messageRows(db.pool, 1, 'failed', '10 minutes', { cancelKey: 'k-failed' });
-    const [cancelled] = await messageRows(db.pool, 1, 'cancelled', '3 hours', { cancelKey: 'k-done' });
+    const [cancelled] = await messageRows(db.pool, 1, 'cancelled', '3 days', { cancelKey: 'k-done' });
     const drip = await aSequenceWithEnrollment('o-drip');
-    await messageRows(db.pool, 1, 'queued', '3 hours', { openid: 'o-drip', ...drip });
+    await messageRows(db.pool, 1, 'queued', '3 days', { openid: 'o-drip', ...drip });
     const ended = await aSequenceWithEnrollment('o-ended');
-    await messageRows(db.pool, 1, 'sent', '3 hours', { openid: 'o-ended', ...ended });
+    await messageRows(db.pool, 1, 'sent', '3 days', { openid: 'o-ended', ...ended });
 
     keep.push(await ledgerRow('message', queued));
     keep.push(await ledgerRow('cancel_key', 'k-open'));
@@ -90,9 +90,9 @@ describe('the ledger compaction', () => {
 describe('a follower who unfollowed, once the pruner has been by', () => {
   it('keeps only what the erasure rule allows: the openid marked unsubscribed, nothing else', async () => {
     const openid = 'o-leaver';
-    const sent = await messageRows(db.pool, 2, 'sent', '3 hours', { openid });
+    const sent = await messageRows(db.pool, 2, 'sent', '3 days', { openid });
     await attemptRows(db.pool, sent);
-    await messageRows(db.pool, 1, 'queued', '3 hours', { openid });
+    await messageRows(db.pool, 1, 'queued', '3 days', { openid });
     await db.pool.query(
       `INSERT INTO webhook_pushes (app_id, dedupe_key, openid, msg_type, event, fields, processed_at)
        VALUES ('wx-retention', 'h1', $1, 'event', 'unsubscribe', '{"Event":"unsubscribe"}', now())`,

@@ -1,83 +1,133 @@
 import type { PoolClient } from '../../../src/db/pool';
-import { PRUNE_MESSAGES_SQL, pruneFinishedMessages } from '../../../src/store/prune-finished';
+import { insertMessages } from '../../../src/store/insert-messages';
 import { tryRetentionLock, releaseRetentionLock } from '../../../src/store/retention-lock';
+import { newMessageId } from '../../../src/store/message-id';
+import { aNewMessage } from '../../helpers/builders';
 import { createTestDb, type TestDb } from '../../helpers/db';
 import { waitFor } from '../../helpers/harness';
 import { aPruner, attemptRows, countRows, messageRows } from './rows';
 
 /**
- * The retention pruner against Postgres: finished messages with their attempts, processed pushes, in
- * batches, one process at a time, never an open row.
+ * The retention pruner against Postgres: messages with their attempts a partition at a time (a past day
+ * whose messages all finished longer ago than the age), processed pushes in batches, one process at a
+ * time, never an open row.
  */
 let db: TestDb;
 beforeAll(async () => {
   db = await createTestDb({ poolSize: 6 });
 });
 beforeEach(() =>
-  db.pool.query('TRUNCATE scheduled_messages, delivery_attempts, webhook_pushes, cancellations'),
+  db.pool.query(
+    'TRUNCATE scheduled_messages, delivery_attempts, webhook_pushes, cancellations, message_idempotency_keys',
+  ),
 );
 afterAll(() => db.drop());
 
 const FINAL = ['sent', 'skipped', 'cancelled', 'failed', 'unknown'];
-const OPEN = ['queued', 'sending'];
+
+/** The day partitions of scheduled_messages, by their first slot's date. */
+const days = async () =>
+  (
+    await db.pool.query<{ day: string }>(
+      `SELECT to_char(from_slot AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day FROM message_partitions() ORDER BY 1`,
+    )
+  ).rows.map((r) => r.day);
+/** Whether a table of that name is in the test's schema (attached or not). */
+const exists = async (table: string) =>
+  (await db.pool.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [table])).rows[0].t !==
+  null;
+const dayAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
+const partitionOf = (n: number) => `scheduled_messages_${dayAgo(n).replace(/-/g, '')}t000000`;
 
 describe('the retention pruner, on messages', () => {
-  it('deletes finished messages older than the age with their attempts, a batch at a time, and keeps every open one however old', async () => {
+  it('drops a past day whose messages all finished longer ago than the age, with its attempts; keeps a day with an open or a recent one, and today', async () => {
     const old: string[] = [];
-    for (const status of FINAL) old.push(...(await messageRows(db.pool, 500, status, '2 hours')));
-    const open: string[] = [];
-    for (const status of OPEN) open.push(...(await messageRows(db.pool, 3, status, '2 hours')));
-    const young = await messageRows(db.pool, 5, 'sent', '10 minutes');
-    await attemptRows(db.pool, [...old, ...open, ...young]);
-    const { pruner, pruned } = aPruner(db.pool);
+    for (const status of FINAL) old.push(...(await messageRows(db.pool, 100, status, '5 days')));
+    await attemptRows(db.pool, old);
+    const withOpen = await messageRows(db.pool, 3, 'sent', '4 days');
+    const [sending] = await messageRows(db.pool, 1, 'sending', '4 days');
+    const [queued] = await messageRows(db.pool, 1, 'queued', '3 days');
+    const recent = await messageRows(db.pool, 2, 'sent', '2 days', { finishedAgo: '10 minutes' });
+    const today = await messageRows(db.pool, 5, 'sent', '1 minute', { finishedAgo: '0 seconds' });
+    await attemptRows(db.pool, [...withOpen, ...today]);
+    const { pruner, pruned, metrics } = aPruner(db.pool, { finishedAfterMs: 3_600_000 });
 
-    // One batch is one statement of at most RETENTION_BATCH rows.
-    expect(await pruneFinishedMessages(db.pool, 3_600_000, 1000)).toEqual({ messages: 1000, attempts: 1000 });
-    expect(await pruner.runOnce()).toEqual({ messages: 1500, attempts: 1500, pushes: 0, ledger: 0 });
+    expect(await pruner.runOnce()).toMatchObject({
+      messages: 500,
+      attempts: 500,
+      pushes: 0,
+      ledger: 0,
+    });
 
+    expect(await days()).not.toContain(dayAgo(5));
+    expect(await days()).toEqual(expect.arrayContaining([dayAgo(4), dayAgo(3), dayAgo(2), dayAgo(0)]));
     const left = await db.pool.query<{ id: string }>('SELECT id FROM scheduled_messages ORDER BY id');
-    expect(left.rows.map((r) => r.id)).toEqual([...open, ...young].sort());
-    expect(await countRows(db.pool, 'delivery_attempts')).toBe(open.length + young.length);
-    expect(await pruned('scheduled_messages')).toBe(1500);
-    expect(await pruned('delivery_attempts')).toBe(1500);
-    expect(await pruner.runOnce()).toEqual({ messages: 0, attempts: 0, pushes: 0, ledger: 0 });
+    expect(left.rows.map((r) => r.id)).toEqual([...withOpen, sending, queued, ...recent, ...today].sort());
+    expect(await countRows(db.pool, 'delivery_attempts')).toBe(withOpen.length + today.length);
+    expect(await pruned('scheduled_messages')).toBe(500);
+    expect(await pruned('delivery_attempts')).toBe(500);
+    // Yesterday's partition was empty and past, and so was the legacy one (a new database has no rows from
+    // before partitioning): they went too.
+    expect((await metrics.retentionPartitionsDropped.get()).values[0].value).toBe(3);
+    expect(await exists('scheduled_messages_legacy')).toBe(false);
+    // Nothing of the detached tables is left behind.
+    expect(await exists(partitionOf(5))).toBe(false);
+    expect(await exists(partitionOf(5).replace('scheduled_messages', 'delivery_attempts'))).toBe(false);
+    expect(await pruner.runOnce()).toEqual({ partitions: 0, messages: 0, attempts: 0, pushes: 0, ledger: 0 });
+
+    // Once the last open message of a day is done and the age has passed, the day goes.
+    await db.pool.query(
+      `UPDATE scheduled_messages SET status = 'sent', updated_at = now() - interval '2 hours'
+                         WHERE id = ANY($1)`,
+      [[sending, queued]],
+    );
+    await db.pool.query(
+      `UPDATE scheduled_messages SET updated_at = now() - interval '2 hours' WHERE id = ANY($1)`,
+      [recent],
+    );
+    expect(await pruner.runOnce()).toMatchObject({ partitions: 3, messages: 7, attempts: 3 });
+    expect(await days()).not.toEqual(expect.arrayContaining([dayAgo(4)]));
+    expect(await countRows(db.pool, 'scheduled_messages')).toBe(today.length);
   });
 
-  it('reads through its indexes only the rows it deletes and their attempts, not the open backlog nor the younger finished rows', async () => {
-    await messageRows(db.pool, 10_000, 'queued', '3 hours');
-    await attemptRows(db.pool, await messageRows(db.pool, 10_000, 'sent', '10 minutes'));
-    await attemptRows(db.pool, await messageRows(db.pool, 5, 'sent', '2 hours'));
-    await db.pool.query('ANALYZE scheduled_messages, delivery_attempts');
-    const client = await db.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const { rows: plan } = await client.query<{ 'QUERY PLAN': { Plan: Record<string, unknown> }[] }>(
-        `EXPLAIN (ANALYZE, FORMAT JSON) ${PRUNE_MESSAGES_SQL}`,
-        [3_600_000, 1000],
-      );
-      expect(rowsRead(plan[0]['QUERY PLAN'][0].Plan)).toBeLessThan(50);
-    } finally {
-      await client.query('ROLLBACK');
-      client.release();
-    }
+  it('frees the idempotency keys of the messages it drops, and only theirs', async () => {
+    await messageRows(db.pool, 3, 'sent', '5 days', { idempotencyKeys: true });
+    const [kept] = await messageRows(db.pool, 1, 'queued', '4 days', { idempotencyKeys: true });
+    expect(await countRows(db.pool, 'message_idempotency_keys')).toBe(4);
+    const { pruner } = aPruner(db.pool);
+    expect(await pruner.runOnce()).toMatchObject({ messages: 3 });
+    const keys = await db.pool.query<{ message_id: string }>(
+      'SELECT message_id FROM message_idempotency_keys',
+    );
+    expect(keys.rows.map((r) => r.message_id)).toEqual([kept]);
   });
 
-  it('leaves a failed message alone once a dead-letter replay has put it back in the queue', async () => {
-    const [replayed] = await messageRows(db.pool, 1, 'failed', '2 hours');
-    const holder = await db.pool.connect();
-    try {
-      await holder.query('BEGIN');
-      await holder.query(`UPDATE scheduled_messages SET status = 'queued', due_at = now() WHERE id = $1`, [
-        replayed,
-      ]);
-      // The batch skips the row the replay holds; once the replay commits, the row is open.
-      expect(await pruneFinishedMessages(db.pool, 3_600_000, 1000)).toEqual({ messages: 0, attempts: 0 });
-      await holder.query('COMMIT');
-    } finally {
-      holder.release();
+  it('keeps a day while a message whose id names it still awaits the horizon pump (it will move there)', async () => {
+    await messageRows(db.pool, 2, 'sent', '5 days');
+    // Scheduled for that day beyond the horizon, and the pump has not reached it: it is in the later partition.
+    const fiveDaysAgo = new Date(Date.now() - 5 * 86_400_000);
+    const late = aNewMessage({ id: newMessageId(fiveDaysAgo, fiveDaysAgo.getTime()), dueAt: new Date() });
+    await insertMessages(db.pool, [{ ...late, dueAt: new Date(Date.now() + 7 * 86_400_000) }], 3_600_000);
+    const { pruner } = aPruner(db.pool);
+    expect(await pruner.runOnce()).toMatchObject({ messages: 0 });
+    expect(await days()).toContain(dayAgo(5));
+    await db.pool.query(`DELETE FROM scheduled_messages WHERE id = $1`, [late.id]);
+    expect(await pruner.runOnce()).toMatchObject({ messages: 2 });
+  });
+
+  it('a run cut short between detaching and dropping: the next run attaches the day again, and drops it or keeps it as it finds it', async () => {
+    await messageRows(db.pool, 4, 'sent', '6 days');
+    const [open] = await messageRows(db.pool, 1, 'queued', '5 days');
+    for (const n of [6, 5]) {
+      for (const t of ['scheduled_messages', 'delivery_attempts']) {
+        await db.pool.query(`ALTER TABLE ${t} DETACH PARTITION ${t}_${dayAgo(n).replace(/-/g, '')}t000000`);
+      }
     }
-    expect(await pruneFinishedMessages(db.pool, 3_600_000, 1000)).toEqual({ messages: 0, attempts: 0 });
-    expect(await countRows(db.pool, 'scheduled_messages', `status = 'queued'`)).toBe(1);
+    expect(await days()).not.toEqual(expect.arrayContaining([dayAgo(6)]));
+    const { pruner } = aPruner(db.pool);
+    expect(await pruner.runOnce()).toMatchObject({ messages: 4 });
+    expect(await days()).toContain(dayAgo(5));
+    expect((await db.pool.query('SELECT id FROM scheduled_messages WHERE id = $1', [open])).rowCount).toBe(1);
   });
 
   it('deletes processed pushes older than the age, never an unprocessed one, nor one its dedupe key still guards', async () => {
@@ -102,7 +152,7 @@ describe('the retention pruner, on messages', () => {
 
 describe('one pruner at a time', () => {
   it('two pruners started together: one prunes everything, the other steps aside', async () => {
-    await messageRows(db.pool, 3000, 'sent', '2 hours');
+    await messageRows(db.pool, 3000, 'sent', '2 days');
     const [a, b] = [aPruner(db.pool, { batchSize: 100 }), aPruner(db.pool, { batchSize: 100 })];
 
     const runs = await Promise.all([a.pruner.runOnce(), b.pruner.runOnce()]);
@@ -113,7 +163,7 @@ describe('one pruner at a time', () => {
   });
 
   it('while another process holds the lock, a pruner deletes nothing; once it is released, it prunes', async () => {
-    await messageRows(db.pool, 10, 'sent', '2 hours');
+    await messageRows(db.pool, 10, 'sent', '2 days');
     const other: PoolClient = await db.pool.connect();
     const { pruner } = aPruner(db.pool);
     try {
@@ -130,28 +180,21 @@ describe('one pruner at a time', () => {
 
 describe('stopping', () => {
   it('a pruner stopped mid-run stops after the batch in hand, with every deletion counted', async () => {
-    await messageRows(db.pool, 5000, 'sent', '2 hours');
+    await db.pool.query(
+      `INSERT INTO webhook_pushes (app_id, dedupe_key, msg_type, received_at, processed_at)
+       SELECT 'wx-retention', 'k-' || i, 'event', now() - interval '2 hours', now() - interval '2 hours'
+       FROM generate_series(1, 5000) i`,
+    );
     const { pruner, pruned } = aPruner(db.pool, { batchSize: 100, intervalMs: 10 });
     pruner.start();
-    await waitFor(async () => (await pruned('scheduled_messages')) >= 200, 10_000);
+    await waitFor(async () => (await pruned('webhook_pushes')) >= 200, 10_000);
 
     const stopping = Date.now();
     await pruner.stop();
 
     expect(Date.now() - stopping).toBeLessThan(1000);
-    const left = await countRows(db.pool, 'scheduled_messages');
+    const left = await countRows(db.pool, 'webhook_pushes');
     expect(left).toBeGreaterThan(0);
-    expect(await pruned('scheduled_messages')).toBe(5000 - left);
+    expect(await pruned('webhook_pushes')).toBe(5000 - left);
   });
 });
-
-/** Rows of messages and attempts an EXPLAIN ANALYZE plan read (returned, and removed by a filter). */
-function rowsRead(node: Record<string, unknown>): number {
-  let read = 0;
-  if (['scheduled_messages', 'delivery_attempts'].includes(String(node['Relation Name']))) {
-    read += Number(node['Actual Rows']) * Number(node['Actual Loops']);
-    read += Number(node['Rows Removed by Filter'] ?? 0);
-  }
-  for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) read += rowsRead(child);
-  return read;
-}

@@ -1,22 +1,46 @@
 import type { Pool } from '../../../src/db/pool';
 import { createMetrics } from '../../../src/metrics';
 import { createPruner, type PrunerOptions } from '../../../src/retention/pruner';
+import { ensureMessagePartitions } from '../../../src/store/message-partitions';
 import { silentLogger } from '../../helpers/logger';
+import { messageIdSql } from '../../helpers/message-rows';
 
-/** The store tests' raw rows: messages as the worker leaves them, finished (last updated) `ago`. */
+const DAY_MS = 86_400_000;
+
+/**
+ * The store tests' raw rows: messages as the worker leaves them, due and finished (last updated) `ago`
+ * (or finished `finishedAgo`), each with an id carrying its due time (newMessageId's layout) and in its
+ * day's partition, created if missing.
+ */
 export async function messageRows(
   pool: Pool,
   count: number,
   status: string,
   ago: string,
-  extra: { openid?: string; cancelKey?: string; sequenceId?: string; enrollmentId?: string } = {},
+  extra: {
+    openid?: string;
+    cancelKey?: string;
+    sequenceId?: string;
+    enrollmentId?: string;
+    finishedAgo?: string;
+    idempotencyKeys?: boolean;
+  } = {},
 ): Promise<string[]> {
+  const { rows: due } = await pool.query<{ at: Date }>(`SELECT now() - $1::interval AS at`, [ago]);
+  await ensureMessagePartitions(pool, [due[0].at], DAY_MS);
   const { rows } = await pool.query<{ id: string }>(
-    `INSERT INTO scheduled_messages (app_id, openid, channel, payload, due_at, status, updated_at, cancel_key,
-                                     sequence_id, enrollment_id)
-     SELECT 'wx-retention', COALESCE($4, 'o-' || i), 'custom', '{"msgtype":"text","text":{"content":"x"}}',
-            now() - $3::interval, $2, now() - $3::interval, $5, $6, $7
-     FROM generate_series(1, $1::int) i RETURNING id`,
+    `WITH r AS (
+       SELECT i, ${messageIdSql('now() - $3::interval')} AS id FROM generate_series(1, $1::int) i
+     ), keys AS (
+       INSERT INTO message_idempotency_keys (app_id, idempotency_key, message_id)
+       SELECT 'wx-retention', 'k-' || id, id FROM r WHERE $9
+     )
+     INSERT INTO scheduled_messages (id, due_slot, app_id, openid, channel, payload, due_at, status, updated_at,
+                                     cancel_key, sequence_id, enrollment_id, idempotency_key)
+     SELECT id, message_slot(id), 'wx-retention', COALESCE($4, 'o-' || i), 'custom',
+            '{"msgtype":"text","text":{"content":"x"}}', now() - $3::interval, $2,
+            now() - COALESCE($8, $3)::interval, $5, $6, $7, CASE WHEN $9 THEN 'k-' || id END
+     FROM r RETURNING id`,
     [
       count,
       status,
@@ -25,6 +49,8 @@ export async function messageRows(
       extra.cancelKey ?? null,
       extra.sequenceId ?? null,
       extra.enrollmentId ?? null,
+      extra.finishedAgo ?? null,
+      extra.idempotencyKeys ?? false,
     ],
   );
   return rows.map((r) => r.id);
@@ -33,8 +59,8 @@ export async function messageRows(
 /** One delivery attempt for each message. */
 export async function attemptRows(pool: Pool, ids: readonly string[]): Promise<void> {
   await pool.query(
-    `INSERT INTO delivery_attempts (message_id, attempt, duration_ms, outcome)
-     SELECT id, 1, 5, 'sent' FROM unnest($1::uuid[]) AS u(id)`,
+    `INSERT INTO delivery_attempts (message_id, attempt, duration_ms, outcome, due_slot)
+     SELECT id, 1, 5, 'sent', message_slot(id) FROM unnest($1::uuid[]) AS u(id)`,
     [ids],
   );
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CANCEL_SCOPES, LEDGER_COVERS } from '../../../src/store/ledger';
 import { createTestDb, type TestDb } from '../../helpers/db';
+import { messageIdSql } from '../../helpers/message-rows';
 
 /** The ledger's one condition, read directly: which of the account's messages a cancellation covers. */
 let db: TestDb;
@@ -19,8 +20,11 @@ async function message(fields: {
   appId?: string;
 }): Promise<string> {
   const { rows } = await db.pool.query<{ id: string }>(
-    `INSERT INTO scheduled_messages (app_id, openid, channel, payload, due_at, cancel_key, sequence_id, enrollment_id)
-     VALUES ($1, $2, 'custom', '{"msgtype":"text","text":{"content":"x"}}', now() + interval '1 hour', $3, $4, $5)
+    `INSERT INTO scheduled_messages (id, due_slot, app_id, openid, channel, payload, due_at, cancel_key,
+                                     sequence_id, enrollment_id)
+     SELECT id, message_slot(id), $1, $2, 'custom', '{"msgtype":"text","text":{"content":"x"}}', now() + interval '1 hour',
+            $3, $4, $5
+       FROM (SELECT ${messageIdSql(`now() + interval '1 hour'`)} AS id) i
      RETURNING id`,
     [
       fields.appId ?? APP,
@@ -98,8 +102,9 @@ describe('LEDGER_COVERS', () => {
     const fresh = await createTestDb();
     try {
       await fresh.pool.query(
-        `INSERT INTO scheduled_messages (app_id, openid, channel, payload, due_at, cancel_key)
-         SELECT $1, 'o-' || i, 'custom', '{}', now(), 'k-' || (i % 10) FROM generate_series(1, 200) i`,
+        `INSERT INTO scheduled_messages (id, due_slot, app_id, openid, channel, payload, due_at, cancel_key)
+         SELECT id, message_slot(id), $1, 'o-' || i, 'custom', '{}', now(), 'k-' || (i % 10)
+           FROM (SELECT i, ${messageIdSql('now()')} AS id FROM generate_series(1, 200) i) r`,
         [APP],
       );
       await fresh.pool.query(

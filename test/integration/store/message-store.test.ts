@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { newMessageId } from '../../../src/store/message-id';
 import { appendCancellation } from '../../../src/store/ledger';
 import { insertMessages } from '../../../src/store/insert-messages';
 import { findMessage, type NewMessage } from '../../../src/store/message-store';
 import { aNewMessage, aTemplateMessage, aTextMessage, APP_ID } from '../../helpers/builders';
-import { createTestDb, type TestDb } from '../../helpers/db';
+import { createTestDb, TEST_HORIZON_MS, type TestDb } from '../../helpers/db';
 
 /** The message store's statements, read back from the table itself. */
 let db: TestDb;
@@ -30,7 +31,7 @@ describe('insertMessages', () => {
       step: { sequenceId: randomUUID(), enrollmentId: randomUUID(), index: 7 },
     });
 
-    const { created, existing } = await insertMessages(db.pool, [message], null);
+    const { created, existing } = await insertMessages(db.pool, [message], TEST_HORIZON_MS);
 
     expect(created.map((m) => m.id)).toEqual([message.id]);
     expect(existing).toEqual([]);
@@ -65,22 +66,22 @@ describe('insertMessages', () => {
   it('appends one outbox entry naming the rows it created, in the same statement, and none when it created none', async () => {
     const messages = [aNewMessage(), aNewMessage()];
 
-    const { created, outboxId } = await insertMessages(db.pool, messages, null);
+    const { created, outboxId } = await insertMessages(db.pool, messages, TEST_HORIZON_MS);
 
     const { rows } = await db.pool.query<{ message_ids: string[] }>(
       'SELECT message_ids FROM wake_up_outbox WHERE id = $1',
       [outboxId],
     );
     expect(rows.map((r) => [...r.message_ids].sort())).toEqual([created.map((m) => m.id).sort()]);
-    expect((await insertMessages(db.pool, [], null)).outboxId).toBeNull();
+    expect((await insertMessages(db.pool, [], TEST_HORIZON_MS)).outboxId).toBeNull();
   });
 
   it('returns a message whose idempotency key exists already as existing, and inserts nothing for it', async () => {
     const first = aNewMessage({ idempotencyKey: `idem-${randomUUID()}` });
-    await insertMessages(db.pool, [first], null);
+    await insertMessages(db.pool, [first], TEST_HORIZON_MS);
 
-    const again = { ...first, id: randomUUID() };
-    const { created, existing } = await insertMessages(db.pool, [again], null);
+    const again = { ...first, id: newMessageId(new Date()) };
+    const { created, existing } = await insertMessages(db.pool, [again], TEST_HORIZON_MS);
 
     expect(created).toEqual([]);
     expect(existing.map((m) => m.id)).toEqual([first.id]);
@@ -94,7 +95,7 @@ describe('insertMessages', () => {
 describe('findMessage', () => {
   it('reads an open message that a ledger row covers as cancelled, and leaves the row itself open', async () => {
     const message = aNewMessage({ cancelKey: `key-${randomUUID()}` });
-    await insertMessages(db.pool, [message], null);
+    await insertMessages(db.pool, [message], TEST_HORIZON_MS);
     await appendCancellation(db.pool, {
       appId: APP_ID,
       scope: 'cancel_key',
@@ -112,7 +113,7 @@ describe('findMessage', () => {
 
   it('reads a message no cancellation covers with its own status, and an unknown id as null', async () => {
     const message = aNewMessage();
-    await insertMessages(db.pool, [message], null);
+    await insertMessages(db.pool, [message], TEST_HORIZON_MS);
 
     expect(await findMessage(db.pool, message.id)).toMatchObject({ id: message.id, status: 'queued' });
     expect(await findMessage(db.pool, randomUUID())).toBeNull();

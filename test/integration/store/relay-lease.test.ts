@@ -1,5 +1,6 @@
 import { leaseForRelay, RELAY_LEASE_SQL } from '../../../src/store/relay-lease';
 import { createTestDb, type TestDb } from '../../helpers/db';
+import { messageIdSql } from '../../helpers/message-rows';
 
 /**
  * What the relay leases, read directly against Postgres: `queued` rows whose wake-up is overdue, and after a broker restart the overdue ones nobody touched since — and, with a backlog of
@@ -14,10 +15,11 @@ let restartedAt: Date;
 
 async function rows(name: string, count: number, status: string, dueAt: string, updatedAt: string) {
   const { rows: made } = await db.pool.query<{ id: string }>(
-    `INSERT INTO scheduled_messages (app_id, openid, channel, payload, due_at, status, updated_at)
-     SELECT 'wx-relay', 'o-' || i, 'custom', '{"msgtype":"text","text":{"content":"x"}}',
+    `INSERT INTO scheduled_messages (id, due_slot, app_id, openid, channel, payload, due_at, status, updated_at)
+     SELECT id, message_slot(id), 'wx-relay', 'o-' || i, 'custom', '{"msgtype":"text","text":{"content":"x"}}',
             now() + $3::interval, $2, now() + $4::interval
-     FROM generate_series(1, $1::int) i RETURNING id`,
+     FROM (SELECT i, ${messageIdSql(`now() + $3::interval`)} AS id FROM generate_series(1, $1::int) i) r
+     RETURNING id`,
     [count, status, dueAt, updatedAt],
   );
   ids[name] = made.map((r) => r.id);
