@@ -130,6 +130,41 @@ describe('the retention pruner, on messages', () => {
     expect((await db.pool.query('SELECT id FROM scheduled_messages WHERE id = $1', [open])).rowCount).toBe(1);
   });
 
+  it('a pruner killed in the middle of DETACH … CONCURRENTLY: the next run finalizes the detach and drops the day', async () => {
+    await messageRows(db.pool, 4, 'sent', '6 days');
+    const day = partitionOf(6);
+    // A transaction that started before keeps the detach waiting in its second step…
+    const reader = await db.pool.connect();
+    const detacher = await db.pool.connect();
+    try {
+      await reader.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+      await reader.query('SELECT count(*) FROM scheduled_messages');
+      const pid = (await detacher.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+      const detaching = detacher
+        .query(`ALTER TABLE scheduled_messages DETACH PARTITION ${day} CONCURRENTLY`)
+        .catch(() => undefined);
+      const pending = async () =>
+        (
+          await db.pool.query(
+            `SELECT 1 FROM pg_inherits WHERE inhrelid = to_regclass($1) AND inhdetachpending`,
+            [day],
+          )
+        ).rowCount === 1;
+      expect(await waitFor(pending, 10_000)).toBe(true);
+      // …and the process running it dies there.
+      await db.pool.query('SELECT pg_terminate_backend($1)', [pid]);
+      await detaching;
+      await reader.query('COMMIT');
+      expect(await pending()).toBe(true);
+    } finally {
+      reader.release();
+      detacher.release(true);
+    }
+    const { pruner } = aPruner(db.pool);
+    expect(await pruner.runOnce()).toMatchObject({ messages: 4 });
+    expect(await exists(day)).toBe(false);
+  });
+
   it('deletes processed pushes older than the age, never an unprocessed one, nor one its dedupe key still guards', async () => {
     await db.pool.query(
       `INSERT INTO webhook_pushes (app_id, dedupe_key, msg_type, received_at, processed_at)
