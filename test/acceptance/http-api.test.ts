@@ -37,6 +37,23 @@ describe('HTTP API', () => {
       const timeline = await world.api.follower(APP_ID, request.openid);
       expect(timeline.messages.map((m) => m.id)).toEqual([first.body.id]);
     });
+
+    it('answers an id shaped like a UUIDv7 whose timestamp is the due time, whatever day it is due (docs/api.md)', async () => {
+      const dueIn3Days = new Date(Date.now() + 3 * 24 * 3_600_000);
+      for (const request of [
+        aMessageRequest({ sendAt: dueIn3Days.toISOString(), delayMs: undefined }),
+        aMessageRequest({ delayMs: A_MINUTE }),
+      ]) {
+        const { status, body } = await world.api('/v1/messages', { json: request });
+        expect(status).toBe(201);
+        const id = (body as MessageView).id;
+        expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+        const timestamp = parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+        expect(timestamp).toBe(Date.parse((body as MessageView).dueAt));
+        // Found by it, wherever it is kept (in its day, or waiting for the pump).
+        expect((await world.api(`/v1/messages/${id}`)).status).toBe(200);
+      }
+    });
   });
 
   describe('GET /v1/messages/:id', () => {
