@@ -91,17 +91,19 @@ export function createPruner(deps: {
 
   async function prune(client: PoolClient): Promise<PruneCounts> {
     const age = options.finishedAfterMs;
-    const dropped = await dropFinishedPartitions(client, age, () => stopped);
     let messages = 0;
     let attempts = 0;
-    for (const d of dropped) {
-      logger.info(d, 'retention dropped a partition');
-      messages += d.messages;
-      attempts += d.attempts;
-    }
-    metrics.retentionPruned.inc({ table: 'scheduled_messages' }, messages);
-    metrics.retentionPruned.inc({ table: 'delivery_attempts' }, attempts);
-    metrics.retentionPartitionsDropped.inc(dropped.length);
+    const dropped = await dropFinishedPartitions(client, age, {
+      stopped: () => stopped,
+      onDropped: (d) => {
+        logger.info(d, 'retention dropped a partition');
+        messages += d.messages;
+        attempts += d.attempts;
+        metrics.retentionPruned.inc({ table: 'scheduled_messages' }, d.messages);
+        metrics.retentionPruned.inc({ table: 'delivery_attempts' }, d.attempts);
+        metrics.retentionPartitionsDropped.inc();
+      },
+    });
     const pushAge = Math.max(age, options.pushesKeepAtLeastMs);
     const pushes = await drain('webhook_pushes', async () => {
       const deleted = await pruneProcessedPushes(client, pushAge, size);

@@ -196,20 +196,23 @@ export async function recoverInterruptedDrops(client: PoolClient): Promise<void>
 
 /**
  * One retention pass over the partitions: drops each past one whose messages all finished more than
- * `olderThanMs` ago, oldest first; returns what it dropped. `client` holds the retention lock and is not
+ * `olderThanMs` ago, oldest first, telling `onDropped` of each as it goes; returns what it dropped. `client` holds the retention lock and is not
  * in a transaction.
  */
 export async function dropFinishedPartitions(
   client: PoolClient,
   olderThanMs: number,
-  stopped: () => boolean,
+  opts: { stopped: () => boolean; onDropped: (dropped: DroppedPartition) => void },
 ): Promise<DroppedPartition[]> {
   await recoverInterruptedDrops(client);
   const dropped: DroppedPartition[] = [];
   for (const p of await pastPartitions(client)) {
-    if (stopped()) break;
+    if (opts.stopped()) break;
     const done = await dropIfFinished(client, p, olderThanMs);
-    if (done) dropped.push(done);
+    if (done) {
+      dropped.push(done);
+      opts.onDropped(done);
+    }
   }
   return dropped;
 }

@@ -152,6 +152,7 @@ describe('the retention pruner, on messages', () => {
         ).rowCount === 1;
       expect(await waitFor(pending, 10_000)).toBe(true);
       // …and the process running it dies there.
+      detacher.on('error', () => undefined);
       await db.pool.query('SELECT pg_terminate_backend($1)', [pid]);
       await detaching;
       await reader.query('COMMIT');
