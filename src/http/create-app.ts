@@ -9,6 +9,8 @@ import { noSniff } from './no-sniff';
 import { strictPaths } from './strict-paths';
 import type { V1Deps } from './v1-deps';
 import { createV1Router } from './v1-routes';
+import { guardBodyAndQuery } from './input-guard';
+import { createScheduleContext, postMessage } from './post-message';
 import { createWebhookRouter } from './webhook-routes';
 import { createDocsRouter } from './docs-routes';
 import { createComponentRouter } from './component-routes';
@@ -58,6 +60,17 @@ export function createApp(deps: AppDeps): Express {
   app.use(noSniff);
   app.use(requestId);
   app.use(strictPaths);
+  const bearer = requireBearer(deps.config.adminToken, createAuthFailures());
+  // The request producers send most, routed ahead of the routers below (none of which takes it) with what
+  // /v1 and its router give it — the token, the JSON body, the input guard — and nothing else: walking
+  // the whole stack cost the request more than its validation.
+  app.post(
+    '/v1/messages',
+    bearer,
+    jsonBodies(deps.config.httpBodyLimitBytes, () => true),
+    guardBodyAndQuery,
+    postMessage(deps, createScheduleContext(deps)),
+  );
 
   // Liveness and a bare readiness only: metrics and the readiness detail are on the ops listener.
   app.use(publicHealthRoutes(deps));
@@ -66,7 +79,6 @@ export function createApp(deps: AppDeps): Express {
   app.use(createDocsRouter());
 
   const connect = deps.config.platform ? deps.connect : null;
-  const bearer = requireBearer(deps.config.adminToken, createAuthFailures());
   app.use('/v1/platform', bearer, createPlatformV1Router(connect, deps.config.httpBodyLimitBytes));
   // Before the accounts' webhooks: `component` and `platform` are refused as app ids (contract ROUTE_WORDS).
   if (deps.config.platform && connect) {
