@@ -20,9 +20,10 @@ function daysInMonth(year: number, month: number): number {
 export function isCalendarTime(s: string): boolean {
   const m = ISO_WITH_ZONE.exec(s);
   if (!m) return false;
-  const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] = m
-    .slice(1)
-    .map((part) => Number(part ?? 0));
+  // Read field by field, not through an array of them: every batch line's time passes here.
+  const part = (i: number) => Number(m[i] ?? 0);
+  const [year, month, day, hour, minute] = [part(1), part(2), part(3), part(4), part(5)];
+  const [second, offsetHours, offsetMinutes] = [part(6), part(7), part(8)];
   return (
     month >= 1 &&
     month <= 12 &&

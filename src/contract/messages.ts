@@ -10,12 +10,14 @@ export const OPENID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 /** Longest cancellation reason, in characters: it is stored on the ledger row and shown in the admin page. */
 export const MAX_REASON_CHARS = 500;
 
+/** Longest idempotency key and cancel key, in characters. */
+const MAX_KEY_CHARS = 200;
 /** How late a message is still worth sending, in ms: a second to 30 days (messages and sequence steps). */
-export const maxLatenessMsSchema = z
-  .number()
-  .int()
-  .min(1000)
-  .max(30 * 86_400_000);
+const MIN_LATENESS_MS = 1000;
+const MAX_LATENESS_MS = 30 * 86_400_000;
+
+/** How late a message is still worth sending, in ms: a second to 30 days (messages and sequence steps). */
+export const maxLatenessMsSchema = z.number().int().min(MIN_LATENESS_MS).max(MAX_LATENESS_MS);
 
 /** The fields of a message request, without the rule across them (a reschedule's body takes any subset). */
 const messageFieldsSchema = z
@@ -33,8 +35,8 @@ const messageFieldsSchema = z
       .refine(isCalendarTime, 'is not a real date and time (check the day of the month and the hour)')
       .optional(),
     delayMs: z.number().int().min(0).optional(),
-    idempotencyKey: z.string().min(1).max(200).optional(),
-    cancelKey: z.string().min(1).max(200).optional(),
+    idempotencyKey: z.string().min(1).max(MAX_KEY_CHARS).optional(),
+    cancelKey: z.string().min(1).max(MAX_KEY_CHARS).optional(),
     maxLatenessMs: maxLatenessMsSchema.optional(),
     /** Counts against the account's frequency cap, as a sequence step does (default false: not capped). */
     frequencyCapped: z.boolean().optional(),
@@ -48,6 +50,62 @@ export const messageRequestSchema = messageFieldsSchema
     path: ['sendAt'],
   })
   .describe('Give `sendAt` or `delayMs`, not both; neither sends now.');
+
+/** A message request as `messageRequestSchema` parses it. */
+export type ParsedMessageRequest = z.output<typeof messageRequestSchema>;
+
+const REQUEST_FIELDS: ReadonlySet<string> = new Set(messageFieldsSchema.keyof().options);
+/** Keys a plain `message` is not copied with here: zod's record and plain-object checks treat them specially. */
+const SPECIAL_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** What JSON.parse makes of `{…}`: an object whose prototype is Object's, not an array. */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
+}
+
+const isKey = (v: unknown) => typeof v === 'string' && v.length >= 1 && v.length <= MAX_KEY_CHARS;
+const isWholeMs = (v: unknown, min: number, max: number) =>
+  typeof v === 'number' && Number.isSafeInteger(v) && v >= min && v <= max;
+
+/**
+ * `input` as `messageRequestSchema` parses it, checked in one pass without zod, when it has the shape
+ * nearly every request has: a JSON object of known fields, none undefined, each valid, and a plain
+ * `message`. Null for anything else, valid or not: zod then parses it and words the error, if any. It
+ * accepts nothing zod refuses and returns what zod returns (fields in the schema's order, `channel`
+ * defaulted, `message` a copy); a unit test holds the two to that on generated inputs. A batch line spent
+ * more time in zod's per-field parse than in anything else the api does with it.
+ */
+export function quickMessageRequest(input: unknown): ParsedMessageRequest | null {
+  if (!isJsonObject(input)) return null;
+  for (const key in input) if (!REQUEST_FIELDS.has(key) || input[key] === undefined) return null;
+  const { appId, openid, channel = 'custom', message, sendAt, delayMs, idempotencyKey, cancelKey } = input;
+  const { maxLatenessMs, frequencyCapped } = input;
+  if (typeof appId !== 'string' || appId.length === 0) return null;
+  if (typeof openid !== 'string' || !OPENID_PATTERN.test(openid)) return null;
+  if (channel !== 'custom' && channel !== 'template' && channel !== 'notice') return null;
+  if (!isJsonObject(message)) return null;
+  if (sendAt !== undefined && (typeof sendAt !== 'string' || !isCalendarTime(sendAt))) return null;
+  if (delayMs !== undefined && !isWholeMs(delayMs, 0, Number.MAX_SAFE_INTEGER)) return null;
+  if (sendAt !== undefined && delayMs !== undefined) return null;
+  if (idempotencyKey !== undefined && !isKey(idempotencyKey)) return null;
+  if (cancelKey !== undefined && !isKey(cancelKey)) return null;
+  if (maxLatenessMs !== undefined && !isWholeMs(maxLatenessMs, MIN_LATENESS_MS, MAX_LATENESS_MS)) return null;
+  if (frequencyCapped !== undefined && typeof frequencyCapped !== 'boolean') return null;
+  const copy: Record<string, unknown> = {};
+  for (const key in message) {
+    if (SPECIAL_KEYS.has(key)) return null;
+    copy[key] = message[key];
+  }
+  // Assigned one by one, in the schema's order, as zod builds its output: a field left out stays out.
+  const parsed: ParsedMessageRequest = { appId, openid, channel, message: copy };
+  if (sendAt !== undefined) parsed.sendAt = sendAt;
+  if (delayMs !== undefined) parsed.delayMs = delayMs as number;
+  if (idempotencyKey !== undefined) parsed.idempotencyKey = idempotencyKey as string;
+  if (cancelKey !== undefined) parsed.cancelKey = cancelKey as string;
+  if (maxLatenessMs !== undefined) parsed.maxLatenessMs = maxLatenessMs as number;
+  if (frequencyCapped !== undefined) parsed.frequencyCapped = frequencyCapped;
+  return parsed;
+}
 
 /**
  * `PUT /v1/messages/:id` and `PUT /v1/messages/by-key/:appId/:cancelKey`: the new `sendAt` or `delayMs`,

@@ -12,6 +12,15 @@ export const AUTH_FAILURES_PER_MINUTE = 20;
 export const createAuthFailures = (): RateLimiter =>
   createRateLimiter({ perMinute: AUTH_FAILURES_PER_MINUTE });
 
+/** Whether an `Authorization` header holds `Bearer <expected>`, compared in constant time (digests). */
+export function createBearerCheck(expected: string): (header: string | undefined) => boolean {
+  const want = digest(expected);
+  return (header) => {
+    const match = /^Bearer\s+(\S+)$/i.exec(header ?? '');
+    return match !== null && timingSafeEqual(digest(match[1]), want);
+  };
+}
+
 /**
  * `Authorization: Bearer <token>`, compared in constant time (digests, so lengths do not leak either).
  * Each refused token costs its source address (the socket's: `trust proxy` is off) one of
@@ -19,7 +28,7 @@ export const createAuthFailures = (): RateLimiter =>
  * token it sends, until one comes back. Accepted tokens cost nothing.
  */
 export function requireBearer(expected: string, failures: RateLimiter): RequestHandler {
-  const want = digest(expected);
+  const accepts = createBearerCheck(expected);
   return (req, _res, next) => {
     const source = req.ip ?? req.socket.remoteAddress ?? 'unknown';
     const blocked = failures.blocked(source);
@@ -27,9 +36,7 @@ export function requireBearer(expected: string, failures: RateLimiter): RequestH
       next(new TooManyRequestsError('too many failed bearer tokens from this address', blocked.retryAfterS));
       return;
     }
-    const header = req.get('authorization') ?? '';
-    const match = /^Bearer\s+(\S+)$/i.exec(header);
-    if (!match || !timingSafeEqual(digest(match[1]), want)) {
+    if (!accepts(req.get('authorization'))) {
       failures.take(source);
       next(new UnauthorizedError());
       return;

@@ -1,7 +1,8 @@
 import express, { type Express } from 'express';
 import type { Logger } from '../logger';
 import { ADMIN_PATH, createAdminRouter } from './admin-routes';
-import { createAuthFailures, requireBearer } from './auth';
+import { createAuthFailures, createBearerCheck, requireBearer } from './auth';
+import { answerFirst } from './answer-first';
 import { requestId } from './request-id';
 import { errorMiddleware, notFound } from './error-middleware';
 import { publicHealthRoutes, type Readiness } from './health-routes';
@@ -9,6 +10,9 @@ import { noSniff } from './no-sniff';
 import { strictPaths } from './strict-paths';
 import type { V1Deps } from './v1-deps';
 import { createV1Router } from './v1-routes';
+import { guardBodyAndQuery } from './input-guard';
+import { createScheduleContext, postMessage } from './post-message';
+import { createQuickPostMessage } from './quick-post-message';
 import { createWebhookRouter } from './webhook-routes';
 import { createDocsRouter } from './docs-routes';
 import { createComponentRouter } from './component-routes';
@@ -58,6 +62,19 @@ export function createApp(deps: AppDeps): Express {
   app.use(noSniff);
   app.use(requestId);
   app.use(strictPaths);
+  const failures = createAuthFailures();
+  const bearer = requireBearer(deps.config.adminToken, failures);
+  const context = createScheduleContext(deps);
+  // The request producers send most, routed ahead of the routers below (none of which takes it) with what
+  // /v1 and its router give it — the token, the JSON body, the input guard — and nothing else. Most of
+  // these requests do not reach express at all: see the quick route at the end.
+  app.post(
+    '/v1/messages',
+    bearer,
+    jsonBodies(deps.config.httpBodyLimitBytes, () => true),
+    guardBodyAndQuery,
+    postMessage(deps, context),
+  );
 
   // Liveness and a bare readiness only: metrics and the readiness detail are on the ops listener.
   app.use(publicHealthRoutes(deps));
@@ -66,7 +83,6 @@ export function createApp(deps: AppDeps): Express {
   app.use(createDocsRouter());
 
   const connect = deps.config.platform ? deps.connect : null;
-  const bearer = requireBearer(deps.config.adminToken, createAuthFailures());
   app.use('/v1/platform', bearer, createPlatformV1Router(connect, deps.config.httpBodyLimitBytes));
   // Before the accounts' webhooks: `component` and `platform` are refused as app ids (contract ROUTE_WORDS).
   if (deps.config.platform && connect) {
@@ -96,7 +112,15 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(notFound);
   app.use(errorMiddleware(deps.logger));
-  return app;
+  const quickPostMessage = createQuickPostMessage({
+    deps,
+    logger: deps.logger,
+    context,
+    failures,
+    acceptsToken: createBearerCheck(deps.config.adminToken),
+    bodyLimitBytes: deps.config.httpBodyLimitBytes,
+  });
+  return answerFirst(app, quickPostMessage);
 }
 
 /** The /v1 routes whose NDJSON body is read as a stream by the route itself. */

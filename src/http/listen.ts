@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import type { Config } from '../config';
+import { requestListenerOf } from './answer-first';
 import { capConnections } from './connection-cap';
 import { applyRequestTimeouts } from './request-timeouts';
 
@@ -29,7 +30,7 @@ export interface Listening {
 export function listen(app: Express, host: string, port: number, limits: ServerLimits): Promise<Listening> {
   const server = createServer({ keepAliveTimeout: limits.httpKeepAliveTimeoutMs });
   applyRequestTimeouts(server, limits.httpHeadersTimeoutMs, limits.httpRequestTimeoutMs);
-  server.on('request', capConnections(server, limits.httpMaxConnections, app));
+  server.on('request', capConnections(server, limits.httpMaxConnections, requestListenerOf(app)));
   return new Promise<Listening>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

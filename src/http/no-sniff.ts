@@ -1,4 +1,10 @@
+import type { ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
+
+/** Sets `X-Content-Type-Options: nosniff` (see `noSniff`). */
+export function setNoSniff(res: ServerResponse): void {
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+}
 
 /**
  * `X-Content-Type-Options: nosniff` on every response, set before any route runs so that errors, 404s,
@@ -6,6 +12,6 @@ import type { RequestHandler } from 'express';
  * text answer that echoes client input.
  */
 export const noSniff: RequestHandler = (_req, res, next) => {
-  res.setHeader('X-Content-Type-Options', 'nosniff');
+  setNoSniff(res);
   next();
 };

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 
 const HEADER = 'x-request-id';
@@ -11,10 +12,16 @@ declare module 'express-serve-static-core' {
   }
 }
 
+/** The request's id (the caller's, when sane, else a new one), set in the answer's `X-Request-Id`. */
+export function giveRequestId(req: IncomingMessage, res: ServerResponse): string {
+  const given = req.headers[HEADER];
+  const id = typeof given === 'string' && ACCEPTED.test(given) ? given : randomUUID();
+  res.setHeader(HEADER, id);
+  return id;
+}
+
 /** Gives every request an id (the caller's, when sane) and returns it in `X-Request-Id`. */
 export const requestId: RequestHandler = (req, res, next) => {
-  const given = req.get(HEADER);
-  req.requestId = given && ACCEPTED.test(given) ? given : randomUUID();
-  res.setHeader(HEADER, req.requestId);
+  req.requestId = giveRequestId(req, res);
   next();
 };

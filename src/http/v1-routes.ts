@@ -5,8 +5,7 @@ import { createPerAccountQueue } from '../scheduling/per-account-queue';
 import { createCancelBatcher } from '../scheduling/cancel-batcher';
 import { cancelByIds } from './cancel-by-ids';
 import { findMessage, listAttempts } from '../store/message-store';
-import { parseScheduleRequest, type ScheduleContext } from '../scheduling/schedule-request';
-import { scheduleMessages } from '../scheduling/schedule-messages';
+import { parseScheduleRequest } from '../scheduling/schedule-request';
 import { parseInput } from '../validation';
 import { rescheduleByKey, rescheduleMessage } from '../scheduling/reschedule';
 import {
@@ -23,6 +22,7 @@ import { createSequenceRouter } from './sequence-routes';
 import { createFollowerRouter } from './follower-routes';
 import { jsonBody } from './json-body';
 import { handleNdjsonBatch } from './ndjson-batch';
+import { createScheduleContext } from './post-message';
 import { uuidParam } from './uuid-param';
 import { guardBodyAndQuery, guardPathEncoding, guardPathParams } from './input-guard';
 import type { V1Deps } from './v1-deps';
@@ -43,19 +43,15 @@ function rescheduleBody(raw: unknown): Record<string, unknown> {
 const messageId = (raw: string | string[] | undefined): string => uuidParam(raw, 'message');
 
 /**
- * `/v1/messages…`, `/v1/cancellations`, `/v1/sequences…`, `/v1/accounts…` and `/v1/followers…`: thin
- * adapters from HTTP to the use cases.
+ * `/v1/messages…` (but `POST /v1/messages`, routed ahead: create-app), `/v1/cancellations`,
+ * `/v1/sequences…`, `/v1/accounts…` and `/v1/followers…`: thin adapters from HTTP to the use cases.
  */
 export function createV1Router(deps: V1Deps): Router {
   const router = Router();
   const appIds = { has: (appId: string) => deps.accounts.get(appId) !== undefined };
   const cancelMessage = createCancelBatcher(deps.pool);
   const oneAtATime = createPerAccountQueue();
-  const context = (): ScheduleContext => ({
-    appIds,
-    maxAheadMs: deps.config.maxScheduleAheadDays * 86_400_000,
-    now: new Date(),
-  });
+  const context = createScheduleContext(deps);
 
   router.use(guardPathEncoding, guardBodyAndQuery);
   guardPathParams(router, ['appId', 'cancelKey', 'id']);
@@ -107,13 +103,6 @@ export function createV1Router(deps: V1Deps): Router {
       ACTOR,
     );
     res.status(201).json({ ...messageView(message), replaces } satisfies RescheduledMessage);
-  });
-
-  router.post('/messages', async (req, res) => {
-    const input = { ...parseScheduleRequest(jsonBody(req.body), context()), requestId: req.requestId };
-    const [result] = await scheduleMessages(deps, [input]);
-    if (!result.ok) throw result.error;
-    res.status(result.created ? 201 : 200).json(messageView(result.message));
   });
 
   router.get('/messages/:id', async (req, res) => {
