@@ -3,11 +3,8 @@ import { newMessageId } from '../store/message-id';
 import { ValidationError } from '../errors';
 import { isJsonObject, messageRequestSchema, quickMessageRequest } from '../contract';
 import { type IssueDetail, parseInput } from '../validation';
-import { parseChannelMessage } from '../wechat/message-schema';
+import { parseChannelMessage, TEXT_MAX_BYTES } from '../wechat/message-schema';
 import type { NewMessage } from '../store/message-store';
-
-/** WeChat's text limit in UTF-8 bytes, as message-schema's text body has it (a unit test checks the edge). */
-const TEXT_MAX_BYTES = 2048;
 
 /**
  * A customer-service text message, `{ msgtype: 'text', text: { content } }` and nothing else, as

@@ -18,7 +18,7 @@ export const MSGTYPES = [
 export type Msgtype = (typeof MSGTYPES)[number];
 
 /** WeChat's text limit (reference/wechat.md §1, community-reported; it answers 45002 above it). */
-const TEXT_MAX_BYTES = 2048;
+export const TEXT_MAX_BYTES = 2048;
 /** Options of one msgmenu; WeChat documents no limit, ten keeps a menu readable on a phone. */
 const MSGMENU_MAX_ITEMS = 10;
 
