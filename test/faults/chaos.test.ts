@@ -281,6 +281,9 @@ describeFaults(`fault suite: ${N} messages per scenario, none lost, none sent tw
         ROLE: 'worker',
         DATABASE_URL: withSearchPath(h.env.DATABASE_URL, h.db.schema),
         RELAY_PENDING_AFTER_MS: '500',
+        // What a kill strands in `sending` (if it lands on sends) is settled 3 s later, and is at most this.
+        SENDING_TIMEOUT_MS: '3000',
+        WORKER_SEND_CONCURRENCY: String(SEND_CONCURRENCY),
       };
       const first = spawnRole('worker', env);
       let second: ReturnType<typeof spawnRole> | null = null;
