@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from '../db/pool';
 import { ledgerStatusSql } from './ledger';
 import { isOpenSql, MESSAGE_STATUS, type MessageStatus } from './message-status';
-import { inPartitionsOf } from './message-partitions';
+import { inPartitionsOf, partitionSlotsOf } from './message-partitions';
 
 /** One message to cancel by id, with who asked and why. */
 export interface CancelById {
@@ -30,14 +30,22 @@ export async function cancelOpenMessagesById(
        UPDATE scheduled_messages m
        SET status = '${MESSAGE_STATUS.cancelled}', status_reason = i.reason, updated_at = now()
        FROM unnest($1::uuid[], $2::text[], $3::text[]) AS i(id, reason, actor)
-       WHERE m.id = i.id AND ${inPartitionsOf('m', '$1::uuid[]', { awaitingPump: true })} AND ${isOpenSql('m.status')}
+       WHERE m.id = i.id AND ${inPartitionsOf('m', '$4')} AND ${isOpenSql('m.status')}
        RETURNING m.id, m.app_id, m.status_reason, i.actor
      ), ledger AS (
        INSERT INTO cancellations (app_id, scope, target, reason, actor)
        SELECT app_id, 'message', id::text, status_reason, actor FROM cancelled
      )
      SELECT id FROM cancelled`,
-    [items.map((i) => i.id), items.map((i) => i.reason), items.map((i) => i.actor)],
+    [
+      items.map((i) => i.id),
+      items.map((i) => i.reason),
+      items.map((i) => i.actor),
+      partitionSlotsOf(
+        items.map((i) => i.id),
+        { awaitingPump: true },
+      ),
+    ],
   );
   return rows.map((r) => r.id);
 }
@@ -50,8 +58,8 @@ export async function findStatuses(
   if (ids.length === 0) return new Map();
   const { rows } = await db.query<{ id: string; status: MessageStatus }>(
     `SELECT m.id, ${ledgerStatusSql('m')} AS status FROM scheduled_messages m
-     WHERE m.id = ANY($1::uuid[]) AND ${inPartitionsOf('m', '$1::uuid[]', { awaitingPump: true })}`,
-    [ids],
+     WHERE m.id = ANY($1::uuid[]) AND ${inPartitionsOf('m', '$2')}`,
+    [ids, partitionSlotsOf(ids, { awaitingPump: true })],
   );
   return new Map(rows.map((r) => [r.id, r.status]));
 }

@@ -13,6 +13,7 @@ import { ACCOUNTS_OF_MESSAGES_IN_LOCK_ORDER, CLAIM_LOCK_KEY } from './ledger';
 import { MESSAGE_STATUS } from './message-status';
 import type { Message } from './message-store';
 import { SEND_RATE_HORIZON_MS } from './send-pacing';
+import { partitionSlotsOf } from './message-partitions';
 
 export { CLAIM_SKIP_REASON, CLAIMED_AS, EARLY_REASON } from '../policy/decision';
 export type { ClaimedAs, ClaimSkipReason, EarlyReason } from '../policy/decision';
@@ -93,7 +94,7 @@ export async function claimDue(
 ): Promise<ClaimResult> {
   const result: ClaimResult = { claimed: [], early: [], cancelled: [], skipped: [] };
   await withTransaction(pool, async (client) => {
-    await client.query(CLAIM_LOCKS_SQL, [ids]);
+    await client.query(CLAIM_LOCKS_SQL, [ids, partitionSlotsOf(ids, { awaitingPump: true })]);
     const { snapshots, clock } = await readClaimSnapshot(client, ids, uncheckedAppIds);
     if (clock === null) return;
     const slice = decideSlice(snapshots, clock, { toleranceMs, rateHorizonMs: SEND_RATE_HORIZON_MS });

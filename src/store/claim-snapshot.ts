@@ -2,7 +2,7 @@ import type { PoolClient } from '../db/pool';
 import type { ClaimSnapshot, PolicyClock, QuietHours } from '../policy/snapshot';
 import { LEDGER_COVERS } from './ledger';
 import { isOpenSql, type Channel } from './message-status';
-import { inPartitionsOf } from './message-partitions';
+import { inPartitionsOf, partitionSlotsOf } from './message-partitions';
 
 /**
  * A time as epoch milliseconds (float8): the driver parses a number far faster than a timestamptz, and
@@ -33,7 +33,7 @@ WITH msg AS MATERIALIZED (
          END AS notice_template,
          ${MS('m.intended_at')} + m.max_lateness_ms AS stale_at, ${LEDGER_COVERS('m')} AS covered
   FROM scheduled_messages m
-  WHERE m.id = ANY($1::uuid[]) AND ${inPartitionsOf('m', '$1::uuid[]', { awaitingPump: false })}
+  WHERE m.id = ANY($1::uuid[]) AND ${inPartitionsOf('m', '$2')}
     AND ${isOpenSql('m.status')}
   ORDER BY m.id FOR NO KEY UPDATE
 ), fol AS MATERIALIZED (
@@ -112,7 +112,10 @@ export async function readClaimSnapshot(
   ids: readonly string[],
   uncheckedAppIds: readonly string[],
 ): Promise<ClaimRead> {
-  const { rows } = await client.query<SnapshotRow>(CLAIM_SNAPSHOT_SQL, [ids]);
+  const { rows } = await client.query<SnapshotRow>(CLAIM_SNAPSHOT_SQL, [
+    ids,
+    partitionSlotsOf(ids, { awaitingPump: false }),
+  ]);
   if (rows.length === 0) return { snapshots: [], clock: null };
   const unchecked = new Set(uncheckedAppIds);
   // Each row reads clock_timestamp(); the latest was read once every lock was held.

@@ -1,7 +1,7 @@
 import type { PoolClient } from '../db/pool';
 import type { AcceptanceCounters, FollowerCounters } from '../policy/decide-slice';
 import { isOpenSql, MESSAGE_STATUS, type Channel, type MessageStatus } from './message-status';
-import { inPartitionsOf } from './message-partitions';
+import { inPartitionsOf, partitionSlotsOf } from './message-partitions';
 
 /** One message's new state, as the claim decided it. */
 export interface MessageWrite {
@@ -59,7 +59,7 @@ UPDATE scheduled_messages m SET status = d.status, due_at = COALESCE(d.due_at, m
   payload = CASE WHEN d.on_fallback THEN m.fallback ELSE m.payload END, updated_at = now()
 FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::bool[])
   AS d(id, status, reason, due_at, on_fallback)
-WHERE m.id = d.id AND m.id = ANY($1::uuid[]) AND ${inPartitionsOf('m', '$1::uuid[]', { awaitingPump: false })}
+WHERE m.id = d.id AND m.id = ANY($1::uuid[]) AND ${inPartitionsOf('m', '$15')}
   AND ${isOpenSql('m.status')}
 RETURNING m.id, m.status, m.app_id, m.openid, m.channel, m.attempts, m.request_id, m.due_at,
   CASE WHEN m.status = '${MESSAGE_STATUS.sending}' THEN m.payload END AS payload`;
@@ -89,6 +89,10 @@ export async function writeClaim(
     acceptances.map((a) => a.openid),
     acceptances.map((a) => a.templateId),
     acceptances.map((a) => a.remaining),
+    partitionSlotsOf(
+      messages.map((m) => m.id),
+      { awaitingPump: false },
+    ),
   ]);
   if (rows.length !== messages.length)
     throw new Error(`the claim wrote ${rows.length} of ${messages.length} locked messages`);

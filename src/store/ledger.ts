@@ -1,5 +1,5 @@
 import type { PoolClient, Pool } from '../db/pool';
-import { inPartitionsOf } from './message-partitions';
+import { inPartitionsOf, partitionSlotsOf } from './message-partitions';
 import { isOpenSql, MESSAGE_STATUS } from './message-status';
 
 /**
@@ -69,12 +69,12 @@ export const ledgerStatusSql = (m: string): string =>
 export const CLAIM_LOCK_KEY = (appId: string) => `hashtext('wechat-drip-claim:' || ${appId})`;
 
 /**
- * The accounts owning the messages `$1::uuid[]`, in the one order every taker of several claim locks uses
+ * The accounts owning the messages `$1::uuid[]` (in the partitions `$2`, partitionSlotsOf), in the one order every taker of several claim locks uses
  * (the claim's shared ones, a cancellation by ids' exclusive ones): two transactions that lock in the same
  * order cannot each hold a lock the other waits for.
  */
 export const ACCOUNTS_OF_MESSAGES_IN_LOCK_ORDER = `(SELECT DISTINCT app_id FROM scheduled_messages m
-  WHERE m.id = ANY($1::uuid[]) AND ${inPartitionsOf('m', '$1::uuid[]', { awaitingPump: true })} ORDER BY app_id)`;
+  WHERE m.id = ANY($1::uuid[]) AND ${inPartitionsOf('m', '$2')} ORDER BY app_id)`;
 
 /**
  * Waits until every claim in flight for the account has committed, and keeps new ones waiting until the
@@ -95,7 +95,7 @@ export async function holdClaims(client: PoolClient, appId: string): Promise<voi
 export async function holdClaimsOfMessages(client: PoolClient, ids: readonly string[]): Promise<void> {
   await client.query(
     `SELECT pg_advisory_xact_lock(${CLAIM_LOCK_KEY('s.app_id')}) FROM ${ACCOUNTS_OF_MESSAGES_IN_LOCK_ORDER} s`,
-    [ids],
+    [ids, partitionSlotsOf(ids, { awaitingPump: true })],
   );
 }
 

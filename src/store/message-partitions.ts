@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from '../db/pool';
+import { messageIdTime } from './message-id';
 import { FINAL_STATUSES, MESSAGE_STATUS, sqlList } from './message-status';
 
 /**
@@ -9,12 +10,21 @@ import { FINAL_STATUSES, MESSAGE_STATUS, sqlList } from './message-status';
  */
 
 /**
- * SQL: `alias`'s row is in the partitions the ids of the uuid[] expression `ids` name — the planner
- * computes them from the ids and reads only those. `awaitingPump`: the rows may still be in the later
- * partition (every id given to the API may; one a wake-up names has left it).
+ * The partitions (their due slots) rows with these ids are in: each id's time (`-infinity` for an id from
+ * before partitioning, in the legacy partition), and `infinity` when a row may still await the pump (every
+ * id given to the API may; one a wake-up names has left it). Computed here and passed as a parameter, so
+ * that the planner sees constants and plans only those partitions (the SQL function message_slots costs
+ * the claim about a millisecond of planning a statement).
  */
-export const inPartitionsOf = (alias: string, ids: string, opts: { awaitingPump: boolean }): string =>
-  `${alias}.due_slot = ANY (message_slots(${ids})${opts.awaitingPump ? ` || 'infinity'::timestamptz` : ''})`;
+export function partitionSlotsOf(ids: readonly string[], opts: { awaitingPump: boolean }): string[] {
+  const slots = new Set(ids.map((id) => messageIdTime(id)?.toISOString() ?? '-infinity'));
+  if (opts.awaitingPump) slots.add('infinity');
+  return [...slots];
+}
+
+/** SQL: `alias`'s row is in the partitions of `slots`, a parameter holding partitionSlotsOf's answer. */
+export const inPartitionsOf = (alias: string, slots: string): string =>
+  `${alias}.due_slot = ANY (${slots}::timestamptz[])`;
 
 /**
  * The due slots a process keeps a partition ready for: from one partition back (a clock a little behind

@@ -2,7 +2,7 @@ import type { Pool, PoolClient } from '../db/pool';
 import { ledgerStatusSql } from './ledger';
 import type { Channel, MessageStatus } from './message-status';
 import type { DeliveryReport } from './template-reports';
-import { inPartitionsOf } from './message-partitions';
+import { inPartitionsOf, partitionSlotsOf } from './message-partitions';
 
 /** A scheduled message as the rest of the code sees it; mapped from the row once, here. */
 export interface Message {
@@ -141,8 +141,8 @@ export async function findMessages(
 ): Promise<Map<string, Message>> {
   const { rows } = await db.query<MessageRow>(
     `SELECT ${LEDGER_VIEW_COLUMNS} FROM scheduled_messages m
-     WHERE m.id = ANY($1::uuid[]) AND ${inPartitionsOf('m', '$1::uuid[]', { awaitingPump: true })}`,
-    [ids],
+     WHERE m.id = ANY($1::uuid[]) AND ${inPartitionsOf('m', '$2')}`,
+    [ids, partitionSlotsOf(ids, { awaitingPump: true })],
   );
   return new Map(rows.map((r) => [r.id, toMessage(r)]));
 }
@@ -167,8 +167,8 @@ export async function listAttempts(db: Pool | PoolClient, messageId: string): Pr
   }>(
     `SELECT attempt, errcode, errmsg, duration_ms, outcome, created_at
      FROM delivery_attempts a
-     WHERE a.message_id = $1 AND ${inPartitionsOf('a', 'ARRAY[$1::uuid]', { awaitingPump: false })} ORDER BY id`,
-    [messageId],
+     WHERE a.message_id = $1 AND ${inPartitionsOf('a', '$2')} ORDER BY id`,
+    [messageId, partitionSlotsOf([messageId], { awaitingPump: false })],
   );
   return rows.map((r) => ({
     attempt: r.attempt,

@@ -1,6 +1,6 @@
 import type { Pool } from '../db/pool';
 import { MESSAGE_STATUS, type MessageStatus, sqlList } from './message-status';
-import { inPartitionsOf } from './message-partitions';
+import { inPartitionsOf, partitionSlotsOf } from './message-partitions';
 
 /**
  * What one attempt came to, as recorded in delivery_attempts.outcome. `paused` (the account hit its quota
@@ -56,7 +56,7 @@ export async function recordOutcomes(pool: Pool, outcomes: readonly Outcome[]): 
            attempts = CASE WHEN o.label = '${ATTEMPT_OUTCOME.paused}' THEN m.attempts - 1 ELSE m.attempts END,
            template_msgid = COALESCE(o.msgid, m.template_msgid),
            updated_at = now()
-       FROM o WHERE m.id = o.id AND ${inPartitionsOf('m', '$1::uuid[]', { awaitingPump: false })} AND m.status IN (${sqlList([MESSAGE_STATUS.sending, MESSAGE_STATUS.unknown])})
+       FROM o WHERE m.id = o.id AND ${inPartitionsOf('m', '$12')} AND m.status IN (${sqlList([MESSAGE_STATUS.sending, MESSAGE_STATUS.unknown])})
        RETURNING m.id
      )
      INSERT INTO delivery_attempts (message_id, attempt, errcode, errmsg, duration_ms, outcome, created_at, due_slot)
@@ -73,6 +73,10 @@ export async function recordOutcomes(pool: Pool, outcomes: readonly Outcome[]): 
       outcomes.map((o) => o.durationMs),
       outcomes.map((o) => o.label),
       outcomes.map((o) => o.msgid ?? null),
+      partitionSlotsOf(
+        outcomes.map((o) => o.id),
+        { awaitingPump: false },
+      ),
     ],
   );
 }

@@ -1,7 +1,6 @@
 import type { Pool, PoolClient } from '../db/pool';
 import { isOpenSql } from './message-status';
 import type { RelayRow } from './relay-lease';
-import { inPartitionsOf } from './message-partitions';
 
 /** Outbox entries the relay leased, and the open messages they owe a wake-up to. */
 export interface LeasedOutbox {
@@ -26,7 +25,7 @@ export async function leaseOutbox(pool: Pool, pendingAfterMs: number, limit: num
      )
      SELECT l.id AS entry_id, m.id, m.due_at
      FROM leased l LEFT JOIN scheduled_messages m
-       ON m.id = ANY(l.message_ids) AND ${inPartitionsOf('m', 'l.message_ids', { awaitingPump: false })}
+       ON m.id = ANY(l.message_ids) AND m.due_slot = ANY (message_slots(l.message_ids))
       AND ${isOpenSql('m.status')}`,
     [pendingAfterMs, limit],
   );

@@ -25,10 +25,10 @@ CREATE FUNCTION message_slot(id uuid) RETURNS timestamptz LANGUAGE sql IMMUTABLE
   END
 $$;
 
--- The partitions rows with these ids are in once they have a day (rows from before: the legacy one). A
--- statement that names rows by id adds `due_slot = ANY (message_slots($1))` (and `|| 'infinity'` when
--- the rows may still await the pump): immutable, so the planner computes it from the ids and reads only
--- those partitions.
+-- The partitions rows with these ids are in once they have a day (rows from before: the legacy one), for a
+-- statement that joins ids read from a table (the relay's outbox lease). The hot statements pass the same
+-- slots computed from their ids as a parameter (src/store/message-partitions.ts partitionSlotsOf): the
+-- planner then needs no function call to prune.
 CREATE FUNCTION message_slots(ids uuid[]) RETURNS timestamptz[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT COALESCE(array_agg(DISTINCT COALESCE(message_slot(i), '-infinity')), '{}') FROM unnest(ids) AS i
 $$;

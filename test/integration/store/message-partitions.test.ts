@@ -2,7 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { CLAIM_SNAPSHOT_SQL } from '../../../src/store/claim-snapshot';
 import { CLAIM_WRITE_SQL } from '../../../src/store/claim-write';
 import { insertMessages } from '../../../src/store/insert-messages';
-import { ensureMessagePartitions } from '../../../src/store/message-partitions';
+import {
+  ensureMessagePartitions,
+  inPartitionsOf,
+  partitionSlotsOf,
+} from '../../../src/store/message-partitions';
 import { messageIdTime, newMessageId } from '../../../src/store/message-id';
 import { findMessages } from '../../../src/store/message-store';
 import { aNewMessage } from '../../helpers/builders';
@@ -90,7 +94,8 @@ describe('statements that name messages by id read only their partitions', () =>
     await insertMessages(db.pool, [...batch, aNewMessage({ dueAt: new Date(Date.now() + DAY) })], 4 * DAY);
     await insertMessages(db.pool, [aNewMessage({ dueAt: new Date(Date.now() + 2 * DAY) })], HOUR);
     const ids = batch.map((m) => m.id);
-    expect(await partitionsRead(CLAIM_SNAPSHOT_SQL, [ids])).toEqual([dayPartition(batch[0].dueAt)]);
+    const slots = partitionSlotsOf(ids, { awaitingPump: false });
+    expect(await partitionsRead(CLAIM_SNAPSHOT_SQL, [ids, slots])).toEqual([dayPartition(batch[0].dueAt)]);
     const write = [
       ids,
       ids.map(() => 'sending'),
@@ -99,7 +104,7 @@ describe('statements that name messages by id read only their partitions', () =>
       ids.map(() => false),
     ];
     const none = Array.from({ length: 9 }, () => []);
-    expect(await partitionsRead(CLAIM_WRITE_SQL, [...write, ...none])).toEqual([
+    expect(await partitionsRead(CLAIM_WRITE_SQL, [...write, ...none, slots])).toEqual([
       dayPartition(batch[0].dueAt),
     ]);
   });
@@ -110,9 +115,9 @@ describe('statements that name messages by id read only their partitions', () =>
     await insertMessages(db.pool, [near, far], HOUR);
     const found = await findMessages(db.pool, [near.id, far.id]);
     expect([...found.keys()].sort()).toEqual([near.id, far.id].sort());
-    const sql = `SELECT id FROM scheduled_messages m
-                 WHERE id = ANY($1::uuid[]) AND m.due_slot = ANY (message_slots($1::uuid[]) || 'infinity'::timestamptz)`;
-    expect(await partitionsRead(sql, [[near.id]])).toEqual(
+    const sql = `SELECT id FROM scheduled_messages m WHERE id = ANY($1::uuid[]) AND ${inPartitionsOf('m', '$2')}`;
+    const slots = partitionSlotsOf([near.id], { awaitingPump: true });
+    expect(await partitionsRead(sql, [[near.id], slots])).toEqual(
       [dayPartition(near.dueAt), 'scheduled_messages_later'].sort(),
     );
   });
