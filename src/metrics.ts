@@ -57,8 +57,8 @@ export function createMetrics(opts: {
    * scrape). Default 0: every entry.
    */
   outboxOwedAfterMs?: number;
-  /** PUBLISH_HORIZON, for `wechat_drip_horizon_pump_lag_seconds` (not registered when off or not given). */
-  publishHorizonMs?: number | null;
+  /** PUBLISH_HORIZON, for `wechat_drip_horizon_pump_lag_seconds` (not registered when not given). */
+  publishHorizonMs?: number;
 }): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -110,7 +110,7 @@ export function createMetrics(opts: {
     },
   });
   const horizonMs = opts.publishHorizonMs;
-  if (horizonMs != null) {
+  if (horizonMs !== undefined) {
     new Gauge({
       name: 'wechat_drip_horizon_pump_lag_seconds',
       help:

@@ -11,8 +11,8 @@ export type HorizonPump = PassJob<number>;
 /**
  * The horizon pump, run by every worker, one process at a time (an advisory lock per batch): rows due
  * beyond the publishing horizon when they were scheduled await it in Postgres; as they come within the
- * horizon it moves them into their day's partition and the outbox, `batchSize` at a time in due order, and publishes their wake-ups
- * as the schedule path does (rows due together share one). It waits while the broker is unreachable, so
+ * horizon it moves them into their day's partition and the outbox, `batchSize` at a time in due order,
+ * and publishes their wake-ups as the schedule path does (rows due together share one). It waits while the broker is unreachable, so
  * an outage does not empty the horizon into the outbox; what a failed publish leaves there the relay
  * republishes.
  */
