@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from '../db/pool';
 import { ledgerStatusSql } from './ledger';
 import { isOpenSql, MESSAGE_STATUS, type MessageStatus } from './message-status';
-import { inPartitionsOf, partitionSlotsOf } from './message-partitions';
+import { byIdStatement, inPartitionsOf, partitionSlotsOf } from './message-partitions';
 
 /** One message to cancel by id, with who asked and why. */
 export interface CancelById {
@@ -9,6 +9,21 @@ export interface CancelById {
   readonly reason: string;
   readonly actor: string;
 }
+
+const cancelById = byIdStatement(
+  'cancel_by_ids',
+  `WITH cancelled AS (
+       UPDATE scheduled_messages m
+       SET status = '${MESSAGE_STATUS.cancelled}', status_reason = i.reason, updated_at = now()
+       FROM unnest($1::uuid[], $2::text[], $3::text[]) AS i(id, reason, actor)
+       WHERE m.id = i.id AND ${inPartitionsOf('m')} AND ${isOpenSql('m.status')}
+       RETURNING m.id, m.app_id, m.status_reason, i.actor
+     ), ledger AS (
+       INSERT INTO cancellations (app_id, scope, target, reason, actor)
+       SELECT app_id, 'message', id::text, status_reason, actor FROM cancelled
+     )
+     SELECT id FROM cancelled`,
+);
 
 /**
  * Cancels, in one statement, each message of `items` that is open (`queued` → `cancelled`, guarded on the
@@ -26,29 +41,22 @@ export async function cancelOpenMessagesById(
   items: readonly CancelById[],
 ): Promise<string[]> {
   const { rows } = await client.query<{ id: string }>(
-    `WITH cancelled AS (
-       UPDATE scheduled_messages m
-       SET status = '${MESSAGE_STATUS.cancelled}', status_reason = i.reason, updated_at = now()
-       FROM unnest($1::uuid[], $2::text[], $3::text[]) AS i(id, reason, actor)
-       WHERE m.id = i.id AND ${inPartitionsOf('m', '$4')} AND ${isOpenSql('m.status')}
-       RETURNING m.id, m.app_id, m.status_reason, i.actor
-     ), ledger AS (
-       INSERT INTO cancellations (app_id, scope, target, reason, actor)
-       SELECT app_id, 'message', id::text, status_reason, actor FROM cancelled
-     )
-     SELECT id FROM cancelled`,
-    [
-      items.map((i) => i.id),
-      items.map((i) => i.reason),
-      items.map((i) => i.actor),
+    cancelById(
+      [items.map((i) => i.id), items.map((i) => i.reason), items.map((i) => i.actor)],
       partitionSlotsOf(
         items.map((i) => i.id),
         { awaitingPump: true },
       ),
-    ],
+    ),
   );
   return rows.map((r) => r.id);
 }
+
+const findStatusesStatement = byIdStatement(
+  'find_statuses',
+  `SELECT m.id, ${ledgerStatusSql('m')} AS status FROM scheduled_messages m
+   WHERE m.id = ANY($1::uuid[]) AND ${inPartitionsOf('m')}`,
+);
 
 /** The status, as the ledger sees it, of each of `ids` that exists (one statement, any number of ids). */
 export async function findStatuses(
@@ -57,9 +65,7 @@ export async function findStatuses(
 ): Promise<Map<string, MessageStatus>> {
   if (ids.length === 0) return new Map();
   const { rows } = await db.query<{ id: string; status: MessageStatus }>(
-    `SELECT m.id, ${ledgerStatusSql('m')} AS status FROM scheduled_messages m
-     WHERE m.id = ANY($1::uuid[]) AND ${inPartitionsOf('m', '$2')}`,
-    [ids, partitionSlotsOf(ids, { awaitingPump: true })],
+    findStatusesStatement([ids], partitionSlotsOf(ids, { awaitingPump: true })),
   );
   return new Map(rows.map((r) => [r.id, r.status]));
 }

@@ -13,7 +13,7 @@ import { ACCOUNTS_OF_MESSAGES_IN_LOCK_ORDER, CLAIM_LOCK_KEY } from './ledger';
 import { MESSAGE_STATUS } from './message-status';
 import type { Message } from './message-store';
 import { SEND_RATE_HORIZON_MS } from './send-pacing';
-import { partitionSlotsOf } from './message-partitions';
+import { byIdStatement, partitionSlotsOf } from './message-partitions';
 
 export { CLAIM_SKIP_REASON, CLAIMED_AS, EARLY_REASON } from '../policy/decision';
 export type { ClaimedAs, ClaimSkipReason, EarlyReason } from '../policy/decision';
@@ -50,6 +50,7 @@ export interface ClaimResult {
 /** Shared claim locks on the batch's accounts, in account order (a claim never waits holding a later one). */
 export const CLAIM_LOCKS_SQL = `
 SELECT pg_advisory_xact_lock_shared(${CLAIM_LOCK_KEY('s.app_id')}) FROM ${ACCOUNTS_OF_MESSAGES_IN_LOCK_ORDER} s`;
+const claimLocks = byIdStatement('claim_locks', CLAIM_LOCKS_SQL);
 
 /** The row a decision leaves; null for one that writes nothing (not due, or waiting for the rate). */
 function writeOf(id: string, decision: Decision): MessageWrite | null {
@@ -94,7 +95,7 @@ export async function claimDue(
 ): Promise<ClaimResult> {
   const result: ClaimResult = { claimed: [], early: [], cancelled: [], skipped: [] };
   await withTransaction(pool, async (client) => {
-    await client.query(CLAIM_LOCKS_SQL, [ids, partitionSlotsOf(ids, { awaitingPump: true })]);
+    await client.query(claimLocks([ids], partitionSlotsOf(ids, { awaitingPump: true })));
     const { snapshots, clock } = await readClaimSnapshot(client, ids, uncheckedAppIds);
     if (clock === null) return;
     const slice = decideSlice(snapshots, clock, { toleranceMs, rateHorizonMs: SEND_RATE_HORIZON_MS });

@@ -2,7 +2,7 @@ import type { PoolClient } from '../db/pool';
 import type { ClaimSnapshot, PolicyClock, QuietHours } from '../policy/snapshot';
 import { LEDGER_COVERS } from './ledger';
 import { isOpenSql, type Channel } from './message-status';
-import { inPartitionsOf, partitionSlotsOf } from './message-partitions';
+import { byIdStatement, inPartitionsOf, partitionSlotsOf } from './message-partitions';
 
 /**
  * A time as epoch milliseconds (float8): the driver parses a number far faster than a timestamptz, and
@@ -19,7 +19,7 @@ const CAP_ZONE = `'Asia/Shanghai'`;
  * claims over the same rows wait for each other instead of deadlocking, and the second reads what the
  * first wrote (a message it claimed is no longer open, and drops out).
  *
- * Params: `$1 uuid[]` the batch's ids.
+ * Params: `$1 uuid[]` the batch's ids (and their partitions' slots: claimSnapshot, a byIdStatement).
  * Returns: one row per open message of the batch, in due order (due_at, id): the message, its ledger
  * coverage, account (state, pause, pacing, quiet hours), sequence's quiet hours, follower (null columns
  * if never heard from), acceptances left of its notice template; and the database's clock on every row.
@@ -33,7 +33,7 @@ WITH msg AS MATERIALIZED (
          END AS notice_template,
          ${MS('m.intended_at')} + m.max_lateness_ms AS stale_at, ${LEDGER_COVERS('m')} AS covered
   FROM scheduled_messages m
-  WHERE m.id = ANY($1::uuid[]) AND ${inPartitionsOf('m', '$2')}
+  WHERE m.id = ANY($1::uuid[]) AND ${inPartitionsOf('m')}
     AND ${isOpenSql('m.status')}
   ORDER BY m.id FOR NO KEY UPDATE
 ), fol AS MATERIALIZED (
@@ -63,6 +63,7 @@ LEFT JOIN sequences sq ON sq.id = msg.sequence_id
 LEFT JOIN fol f ON f.app_id = msg.app_id AND f.openid = msg.openid
 LEFT JOIN accepted n ON n.app_id = msg.app_id AND n.openid = msg.openid AND n.template_id = msg.notice_template
 ORDER BY msg.due_at, msg.id`;
+export const claimSnapshot = byIdStatement('claim_snapshot', CLAIM_SNAPSHOT_SQL);
 
 interface SnapshotRow {
   id: string;
@@ -112,10 +113,9 @@ export async function readClaimSnapshot(
   ids: readonly string[],
   uncheckedAppIds: readonly string[],
 ): Promise<ClaimRead> {
-  const { rows } = await client.query<SnapshotRow>(CLAIM_SNAPSHOT_SQL, [
-    ids,
-    partitionSlotsOf(ids, { awaitingPump: false }),
-  ]);
+  const { rows } = await client.query<SnapshotRow>(
+    claimSnapshot([ids], partitionSlotsOf(ids, { awaitingPump: false })),
+  );
   if (rows.length === 0) return { snapshots: [], clock: null };
   const unchecked = new Set(uncheckedAppIds);
   // Each row reads clock_timestamp(); the latest was read once every lock was held.

@@ -1,7 +1,7 @@
 import type { PoolClient } from '../db/pool';
 import type { AcceptanceCounters, FollowerCounters } from '../policy/decide-slice';
 import { isOpenSql, MESSAGE_STATUS, type Channel, type MessageStatus } from './message-status';
-import { inPartitionsOf, partitionSlotsOf } from './message-partitions';
+import { byIdStatement, inPartitionsOf, partitionSlotsOf } from './message-partitions';
 
 /** One message's new state, as the claim decided it. */
 export interface MessageWrite {
@@ -59,10 +59,11 @@ UPDATE scheduled_messages m SET status = d.status, due_at = COALESCE(d.due_at, m
   payload = CASE WHEN d.on_fallback THEN m.fallback ELSE m.payload END, updated_at = now()
 FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::bool[])
   AS d(id, status, reason, due_at, on_fallback)
-WHERE m.id = d.id AND m.id = ANY($1::uuid[]) AND ${inPartitionsOf('m', '$15')}
+WHERE m.id = d.id AND m.id = ANY($1::uuid[]) AND ${inPartitionsOf('m')}
   AND ${isOpenSql('m.status')}
 RETURNING m.id, m.status, m.app_id, m.openid, m.channel, m.attempts, m.request_id, m.due_at,
   CASE WHEN m.status = '${MESSAGE_STATUS.sending}' THEN m.payload END AS payload`;
+export const claimWrite = byIdStatement('claim_write', CLAIM_WRITE_SQL);
 
 /**
  * Runs CLAIM_WRITE_SQL. Every message must still be open (its row is locked since the read): one that
@@ -74,26 +75,30 @@ export async function writeClaim(
   followers: readonly FollowerCounters[],
   acceptances: readonly AcceptanceCounters[],
 ): Promise<ClaimedRow[]> {
-  const { rows } = await client.query<ClaimedRow & { status: MessageStatus }>(CLAIM_WRITE_SQL, [
-    messages.map((m) => m.id),
-    messages.map((m) => m.status),
-    messages.map((m) => m.reason),
-    messages.map((m) => m.dueAt),
-    messages.map((m) => m.onFallback),
-    followers.map((f) => f.appId),
-    followers.map((f) => f.openid),
-    followers.map((f) => f.windowRemaining),
-    followers.map((f) => f.cappedDay),
-    followers.map((f) => f.cappedSent),
-    acceptances.map((a) => a.appId),
-    acceptances.map((a) => a.openid),
-    acceptances.map((a) => a.templateId),
-    acceptances.map((a) => a.remaining),
-    partitionSlotsOf(
-      messages.map((m) => m.id),
-      { awaitingPump: false },
+  const { rows } = await client.query<ClaimedRow & { status: MessageStatus }>(
+    claimWrite(
+      [
+        messages.map((m) => m.id),
+        messages.map((m) => m.status),
+        messages.map((m) => m.reason),
+        messages.map((m) => m.dueAt),
+        messages.map((m) => m.onFallback),
+        followers.map((f) => f.appId),
+        followers.map((f) => f.openid),
+        followers.map((f) => f.windowRemaining),
+        followers.map((f) => f.cappedDay),
+        followers.map((f) => f.cappedSent),
+        acceptances.map((a) => a.appId),
+        acceptances.map((a) => a.openid),
+        acceptances.map((a) => a.templateId),
+        acceptances.map((a) => a.remaining),
+      ],
+      partitionSlotsOf(
+        messages.map((m) => m.id),
+        { awaitingPump: false },
+      ),
     ),
-  ]);
+  );
   if (rows.length !== messages.length)
     throw new Error(`the claim wrote ${rows.length} of ${messages.length} locked messages`);
   return rows.filter((r) => r.status === MESSAGE_STATUS.sending);

@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from '../db/pool';
+import { preparedStatement } from '../db/prepared';
 import { MESSAGE_STATUS } from './message-status';
 import { MESSAGE_COLUMNS, type Message, type MessageRow, type NewMessage, toMessage } from './message-store';
 
@@ -65,6 +66,7 @@ const INSERT_SQL = `WITH keyed AS (
   RETURNING id
 )
 SELECT inserted.*, (SELECT id FROM outbox) AS outbox_id FROM inserted`;
+const insertStatement = preparedStatement('insert_messages', INSERT_SQL);
 
 export interface Inserted {
   readonly created: Message[];
@@ -118,7 +120,7 @@ export async function insertMessages(
     updated_at: Date;
     awaiting_pump: boolean;
     outbox_id: number | null;
-  }>(INSERT_SQL, [...INSERT_COLUMNS.map(([, , value]) => messages.map(value)), horizonMs]);
+  }>(insertStatement([...INSERT_COLUMNS.map(([, , value]) => messages.map(value)), horizonMs]));
   const byId = new Map(rows.map((r) => [r.id, r]));
   const created = messages.flatMap((m) => {
     const row = byId.get(m.id);

@@ -1,5 +1,5 @@
 import type { PoolClient, Pool } from '../db/pool';
-import { inPartitionsOf, partitionSlotsOf } from './message-partitions';
+import { byIdStatement, inPartitionsOf, partitionSlotsOf } from './message-partitions';
 import { isOpenSql, MESSAGE_STATUS } from './message-status';
 
 /**
@@ -69,12 +69,12 @@ export const ledgerStatusSql = (m: string): string =>
 export const CLAIM_LOCK_KEY = (appId: string) => `hashtext('wechat-drip-claim:' || ${appId})`;
 
 /**
- * The accounts owning the messages `$1::uuid[]` (in the partitions `$2`, partitionSlotsOf), in the one order every taker of several claim locks uses
+ * The accounts owning the messages `$1::uuid[]` (in a byIdStatement), in the one order every taker of several claim locks uses
  * (the claim's shared ones, a cancellation by ids' exclusive ones): two transactions that lock in the same
  * order cannot each hold a lock the other waits for.
  */
 export const ACCOUNTS_OF_MESSAGES_IN_LOCK_ORDER = `(SELECT DISTINCT app_id FROM scheduled_messages m
-  WHERE m.id = ANY($1::uuid[]) AND ${inPartitionsOf('m', '$2')} ORDER BY app_id)`;
+  WHERE m.id = ANY($1::uuid[]) AND ${inPartitionsOf('m')} ORDER BY app_id)`;
 
 /**
  * Waits until every claim in flight for the account has committed, and keeps new ones waiting until the
@@ -86,6 +86,11 @@ export async function holdClaims(client: PoolClient, appId: string): Promise<voi
   await client.query(`SELECT pg_advisory_xact_lock(${CLAIM_LOCK_KEY('$1::text')})`, [appId]);
 }
 
+const holdClaimsOfMessagesStatement = byIdStatement(
+  'hold_claims_of_messages',
+  `SELECT pg_advisory_xact_lock(${CLAIM_LOCK_KEY('s.app_id')}) FROM ${ACCOUNTS_OF_MESSAGES_IN_LOCK_ORDER} s`,
+);
+
 /**
  * `holdClaims` for every account that owns one of the messages `ids` (they may span accounts), taken in
  * the claim's own order (ACCOUNTS_OF_MESSAGES_IN_LOCK_ORDER), so that neither a claim nor another such
@@ -93,10 +98,7 @@ export async function holdClaims(client: PoolClient, appId: string): Promise<voi
  * true, it keeps the claim's row locks and the cancellation's from interleaving.
  */
 export async function holdClaimsOfMessages(client: PoolClient, ids: readonly string[]): Promise<void> {
-  await client.query(
-    `SELECT pg_advisory_xact_lock(${CLAIM_LOCK_KEY('s.app_id')}) FROM ${ACCOUNTS_OF_MESSAGES_IN_LOCK_ORDER} s`,
-    [ids, partitionSlotsOf(ids, { awaitingPump: true })],
-  );
+  await client.query(holdClaimsOfMessagesStatement([ids], partitionSlotsOf(ids, { awaitingPump: true })));
 }
 
 /**

@@ -1,4 +1,6 @@
+import type { QueryConfig } from 'pg';
 import type { Pool, PoolClient } from '../db/pool';
+import { preparedStatement } from '../db/prepared';
 import { messageIdTime } from './message-id';
 import { FINAL_STATUSES, MESSAGE_STATUS, sqlList } from './message-status';
 
@@ -12,9 +14,8 @@ import { FINAL_STATUSES, MESSAGE_STATUS, sqlList } from './message-status';
 /**
  * The partitions (their due slots) rows with these ids are in: each id's time (`-infinity` for an id from
  * before partitioning, in the legacy partition), and `infinity` when a row may still await the pump (every
- * id given to the API may; one a wake-up names has left it). Computed here and passed as a parameter, so
- * that the planner sees constants and plans only those partitions (the SQL function message_slots costs
- * the claim about a millisecond of planning a statement).
+ * id given to the API may; one a wake-up names has left it). Computed here and passed as parameters
+ * (byIdStatement): the SQL function message_slots cost the claim about a millisecond of planning.
  */
 export function partitionSlotsOf(ids: readonly string[], opts: { awaitingPump: boolean }): string[] {
   const slots = new Set(ids.map((id) => messageIdTime(id)?.toISOString() ?? '-infinity'));
@@ -22,9 +23,46 @@ export function partitionSlotsOf(ids: readonly string[], opts: { awaitingPump: b
   return [...slots];
 }
 
-/** SQL: `alias`'s row is in the partitions of `slots`, a parameter holding partitionSlotsOf's answer. */
-export const inPartitionsOf = (alias: string, slots: string): string =>
-  `${alias}.due_slot = ANY (${slots}::timestamptz[])`;
+const SLOT_LIST = '/* partition slots */';
+
+/** SQL, in the text of a byIdStatement: `alias`'s row is in one of the partitions the statement is run with. */
+export const inPartitionsOf = (alias: string): string => `${alias}.due_slot IN (${SLOT_LIST})`;
+
+/**
+ * The most slots a byIdStatement is prepared for: a batch's ids nearly always share one day (two, around
+ * midnight; the claim locks and lookups add `infinity`).
+ */
+export const PREPARED_SLOTS = 4;
+
+/**
+ * A statement naming messages by id, `inPartitionsOf` in its text, run with the slots of its ids'
+ * partitions (partitionSlotsOf) as parameters after its own, one parameter each. With up to
+ * PREPARED_SLOTS slots it is a prepared statement (one per count; src/db/prepared.ts): Postgres parses it
+ * once per connection and keeps a generic plan, which prunes to those partitions when it runs — runtime
+ * pruning needs a list of scalar parameters; `= ANY ($n)` of one array parameter would read every
+ * partition under a generic plan. With more slots it runs unnamed, planned (and pruned) for its values.
+ */
+export function byIdStatement(
+  name: string,
+  text: string,
+): (values: readonly unknown[], slots: readonly string[]) => QueryConfig {
+  const byCount = new Map<number, (values: unknown[]) => QueryConfig>();
+  const textFor = (count: number, first: number) =>
+    text.replaceAll(
+      SLOT_LIST,
+      count === 0 ? 'NULL' : Array.from({ length: count }, (_, i) => `$${first + i}::timestamptz`).join(', '),
+    );
+  return (values, slots) => {
+    const all = [...values, ...slots];
+    if (slots.length > PREPARED_SLOTS) return { text: textFor(slots.length, values.length + 1), values: all };
+    let statement = byCount.get(slots.length);
+    if (!statement) {
+      statement = preparedStatement(`${name}/${slots.length}`, textFor(slots.length, values.length + 1));
+      byCount.set(slots.length, statement);
+    }
+    return statement(all);
+  };
+}
 
 /**
  * The due slots a process keeps a partition ready for: from one partition back (a clock a little behind

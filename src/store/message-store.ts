@@ -2,7 +2,7 @@ import type { Pool, PoolClient } from '../db/pool';
 import { ledgerStatusSql } from './ledger';
 import type { Channel, MessageStatus } from './message-status';
 import type { DeliveryReport } from './template-reports';
-import { inPartitionsOf, partitionSlotsOf } from './message-partitions';
+import { byIdStatement, inPartitionsOf, partitionSlotsOf } from './message-partitions';
 
 /** A scheduled message as the rest of the code sees it; mapped from the row once, here. */
 export interface Message {
@@ -134,15 +134,18 @@ export async function findMessage(db: Pool | PoolClient, id: string): Promise<Me
   return (await findMessages(db, [id])).get(id) ?? null;
 }
 
+const findMessagesStatement = byIdStatement(
+  'find_messages',
+  `SELECT ${LEDGER_VIEW_COLUMNS} FROM scheduled_messages m WHERE m.id = ANY($1::uuid[]) AND ${inPartitionsOf('m')}`,
+);
+
 /** `findMessage` for any number of ids in one statement: those that exist, by id. */
 export async function findMessages(
   db: Pool | PoolClient,
   ids: readonly string[],
 ): Promise<Map<string, Message>> {
   const { rows } = await db.query<MessageRow>(
-    `SELECT ${LEDGER_VIEW_COLUMNS} FROM scheduled_messages m
-     WHERE m.id = ANY($1::uuid[]) AND ${inPartitionsOf('m', '$2')}`,
-    [ids, partitionSlotsOf(ids, { awaitingPump: true })],
+    findMessagesStatement([ids], partitionSlotsOf(ids, { awaitingPump: true })),
   );
   return new Map(rows.map((r) => [r.id, toMessage(r)]));
 }
@@ -156,6 +159,12 @@ export interface AttemptRow {
   readonly at: Date;
 }
 
+const listAttemptsStatement = byIdStatement(
+  'list_attempts',
+  `SELECT attempt, errcode, errmsg, duration_ms, outcome, created_at FROM delivery_attempts a
+   WHERE a.message_id = $1 AND ${inPartitionsOf('a')} ORDER BY id`,
+);
+
 export async function listAttempts(db: Pool | PoolClient, messageId: string): Promise<AttemptRow[]> {
   const { rows } = await db.query<{
     attempt: number;
@@ -164,12 +173,7 @@ export async function listAttempts(db: Pool | PoolClient, messageId: string): Pr
     duration_ms: number;
     outcome: string;
     created_at: Date;
-  }>(
-    `SELECT attempt, errcode, errmsg, duration_ms, outcome, created_at
-     FROM delivery_attempts a
-     WHERE a.message_id = $1 AND ${inPartitionsOf('a', '$2')} ORDER BY id`,
-    [messageId, partitionSlotsOf([messageId], { awaitingPump: false })],
-  );
+  }>(listAttemptsStatement([messageId], partitionSlotsOf([messageId], { awaitingPump: false })));
   return rows.map((r) => ({
     attempt: r.attempt,
     errcode: r.errcode,

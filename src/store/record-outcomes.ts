@@ -1,6 +1,6 @@
 import type { Pool } from '../db/pool';
 import { MESSAGE_STATUS, type MessageStatus, sqlList } from './message-status';
-import { inPartitionsOf, partitionSlotsOf } from './message-partitions';
+import { byIdStatement, inPartitionsOf, partitionSlotsOf } from './message-partitions';
 
 /**
  * What one attempt came to, as recorded in delivery_attempts.outcome. `paused` (the account hit its quota
@@ -38,14 +38,9 @@ export interface Outcome {
   readonly msgid?: string | null;
 }
 
-/**
- * Records a batch of outcomes and their attempts in one statement. Guarded on `sending` (or `unknown`,
- * when the sweeper gave up on a send that did finish): a row is never moved back from a final state.
- */
-export async function recordOutcomes(pool: Pool, outcomes: readonly Outcome[]): Promise<void> {
-  if (outcomes.length === 0) return;
-  await pool.query(
-    `WITH o AS (
+const recordOutcomesStatement = byIdStatement(
+  'record_outcomes',
+  `WITH o AS (
        SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[],
                             $6::int[], $7::int[], $8::text[], $9::int[], $10::text[], $11::text[])
          AS o(id, status, reason, next_due_at, at, attempt, errcode, errmsg, duration_ms, label, msgid)
@@ -56,27 +51,38 @@ export async function recordOutcomes(pool: Pool, outcomes: readonly Outcome[]): 
            attempts = CASE WHEN o.label = '${ATTEMPT_OUTCOME.paused}' THEN m.attempts - 1 ELSE m.attempts END,
            template_msgid = COALESCE(o.msgid, m.template_msgid),
            updated_at = now()
-       FROM o WHERE m.id = o.id AND ${inPartitionsOf('m', '$12')} AND m.status IN (${sqlList([MESSAGE_STATUS.sending, MESSAGE_STATUS.unknown])})
+       FROM o WHERE m.id = o.id AND ${inPartitionsOf('m')} AND m.status IN (${sqlList([MESSAGE_STATUS.sending, MESSAGE_STATUS.unknown])})
        RETURNING m.id
      )
      INSERT INTO delivery_attempts (message_id, attempt, errcode, errmsg, duration_ms, outcome, created_at, due_slot)
      SELECT id, attempt, errcode, errmsg, duration_ms, label, at, COALESCE(message_slot(id), '-infinity') FROM o`,
-    [
-      outcomes.map((o) => o.id),
-      outcomes.map((o) => o.status),
-      outcomes.map((o) => o.reason),
-      outcomes.map((o) => o.nextDueAt?.toISOString() ?? null),
-      outcomes.map((o) => o.at.toISOString()),
-      outcomes.map((o) => o.attempt),
-      outcomes.map((o) => o.errcode),
-      outcomes.map((o) => o.errmsg),
-      outcomes.map((o) => o.durationMs),
-      outcomes.map((o) => o.label),
-      outcomes.map((o) => o.msgid ?? null),
+);
+
+/**
+ * Records a batch of outcomes and their attempts in one statement. Guarded on `sending` (or `unknown`,
+ * when the sweeper gave up on a send that did finish): a row is never moved back from a final state.
+ */
+export async function recordOutcomes(pool: Pool, outcomes: readonly Outcome[]): Promise<void> {
+  if (outcomes.length === 0) return;
+  await pool.query(
+    recordOutcomesStatement(
+      [
+        outcomes.map((o) => o.id),
+        outcomes.map((o) => o.status),
+        outcomes.map((o) => o.reason),
+        outcomes.map((o) => o.nextDueAt?.toISOString() ?? null),
+        outcomes.map((o) => o.at.toISOString()),
+        outcomes.map((o) => o.attempt),
+        outcomes.map((o) => o.errcode),
+        outcomes.map((o) => o.errmsg),
+        outcomes.map((o) => o.durationMs),
+        outcomes.map((o) => o.label),
+        outcomes.map((o) => o.msgid ?? null),
+      ],
       partitionSlotsOf(
         outcomes.map((o) => o.id),
         { awaitingPump: false },
       ),
-    ],
+    ),
   );
 }

@@ -1,16 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { CLAIM_SNAPSHOT_SQL } from '../../../src/store/claim-snapshot';
-import { CLAIM_WRITE_SQL } from '../../../src/store/claim-write';
+import type { QueryConfig } from 'pg';
+import { createPool, type PoolClient } from '../../../src/db/pool';
+import { claimDue } from '../../../src/store/claim-due';
+import { claimSnapshot } from '../../../src/store/claim-snapshot';
+import { claimWrite } from '../../../src/store/claim-write';
 import { insertMessages } from '../../../src/store/insert-messages';
 import {
+  byIdStatement,
   ensureMessagePartitions,
   inPartitionsOf,
   partitionSlotsOf,
+  PREPARED_SLOTS,
 } from '../../../src/store/message-partitions';
 import { messageIdTime, newMessageId } from '../../../src/store/message-id';
 import { findMessages } from '../../../src/store/message-store';
-import { aNewMessage } from '../../helpers/builders';
-import { createTestDb, type TestDb } from '../../helpers/db';
+import { aNewMessage, aTemplateMessage } from '../../helpers/builders';
+import { createTestDb, TEST_DATABASE_URL, type TestDb } from '../../helpers/db';
+import { silentLogger } from '../../helpers/logger';
 
 /**
  * scheduled_messages partitioned by the due time its ids carry (migration 0029): what each statement that
@@ -27,17 +33,37 @@ const DAY = 24 * HOUR;
 const dayPartition = (at: Date) =>
   `scheduled_messages_${at.toISOString().slice(0, 10).replace(/-/g, '')}t000000`;
 
+/** A template message (no contact window to check) due at `dueAt`. */
+const aTemplateDue = (dueAt: Date) =>
+  aNewMessage({ channel: 'template', payload: aTemplateMessage(), dueAt });
+
+/** A parameter as SQL: arrays of ids, words, times, booleans and nulls (all these tests pass). */
+type Scalar = string | number | boolean | null;
+function literalOf(client: PoolClient, value: Scalar | Scalar[]): string {
+  if (!Array.isArray(value)) return value === null ? 'NULL' : client.escapeLiteral(String(value));
+  const element = (v: Scalar) => (v === null ? 'NULL' : `"${String(v)}"`);
+  return client.escapeLiteral(`{${value.map(element).join(',')}}`);
+}
+
 /**
  * The partitions of scheduled_messages a statement read, from EXPLAIN (ANALYZE, FORMAT JSON) in a
- * transaction rolled back: those in its plan (the rest were pruned when it was planned).
+ * transaction rolled back: those in its plan that ran. A named statement is read as the service runs it
+ * (a prepared statement, under a generic plan: partitions pruned when it runs), an unnamed one as planned
+ * for its values.
  */
-async function partitionsRead(sql: string, params: unknown[]): Promise<string[]> {
+async function partitionsRead(statement: QueryConfig): Promise<string[]> {
   const client = await db.pool.connect();
   try {
     await client.query('BEGIN');
+    let explained = statement.text;
+    if (statement.name) {
+      await client.query('SET LOCAL plan_cache_mode = force_generic_plan');
+      await client.query(`PREPARE read_partitions AS ${statement.text}`);
+      explained = `EXECUTE read_partitions(${((statement.values ?? []) as (Scalar | Scalar[])[]).map((v) => literalOf(client, v)).join(', ')})`;
+    }
     const { rows } = await client.query<{ 'QUERY PLAN': unknown }>(
-      `EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`,
-      params,
+      `EXPLAIN (ANALYZE, FORMAT JSON) ${explained}`,
+      statement.name ? [] : statement.values,
     );
     const read = new Set<string>();
     const walk = (node: unknown): void => {
@@ -58,6 +84,7 @@ async function partitionsRead(sql: string, params: unknown[]): Promise<string[]>
     return [...read].sort();
   } finally {
     await client.query('ROLLBACK');
+    if (statement.name) await client.query('DEALLOCATE read_partitions').catch(() => undefined);
     client.release();
   }
 }
@@ -89,13 +116,15 @@ describe('message ids name their partition', () => {
 });
 
 describe('statements that name messages by id read only their partitions', () => {
-  it('the claim (snapshot and write) reads only the day of its batch, not the other days nor the later one', async () => {
+  it('the claim (snapshot and write), prepared, reads only the day of its batch, not the other days nor the later one', async () => {
     const batch = [aNewMessage(), aNewMessage()];
     await insertMessages(db.pool, [...batch, aNewMessage({ dueAt: new Date(Date.now() + DAY) })], 4 * DAY);
     await insertMessages(db.pool, [aNewMessage({ dueAt: new Date(Date.now() + 2 * DAY) })], HOUR);
     const ids = batch.map((m) => m.id);
     const slots = partitionSlotsOf(ids, { awaitingPump: false });
-    expect(await partitionsRead(CLAIM_SNAPSHOT_SQL, [ids, slots])).toEqual([dayPartition(batch[0].dueAt)]);
+    const snapshot = claimSnapshot([ids], slots);
+    expect(snapshot.name).toBeDefined();
+    expect(await partitionsRead(snapshot)).toEqual([dayPartition(batch[0].dueAt)]);
     const write = [
       ids,
       ids.map(() => 'sending'),
@@ -104,7 +133,7 @@ describe('statements that name messages by id read only their partitions', () =>
       ids.map(() => false),
     ];
     const none = Array.from({ length: 9 }, () => []);
-    expect(await partitionsRead(CLAIM_WRITE_SQL, [...write, ...none, slots])).toEqual([
+    expect(await partitionsRead(claimWrite([...write, ...none], slots))).toEqual([
       dayPartition(batch[0].dueAt),
     ]);
   });
@@ -115,11 +144,48 @@ describe('statements that name messages by id read only their partitions', () =>
     await insertMessages(db.pool, [near, far], HOUR);
     const found = await findMessages(db.pool, [near.id, far.id]);
     expect([...found.keys()].sort()).toEqual([near.id, far.id].sort());
-    const sql = `SELECT id FROM scheduled_messages m WHERE id = ANY($1::uuid[]) AND ${inPartitionsOf('m', '$2')}`;
+    const lookup = byIdStatement(
+      'test_lookup',
+      `SELECT id FROM scheduled_messages m WHERE id = ANY($1::uuid[]) AND ${inPartitionsOf('m')}`,
+    );
     const slots = partitionSlotsOf([near.id], { awaitingPump: true });
-    expect(await partitionsRead(sql, [[near.id], slots])).toEqual(
+    expect(await partitionsRead(lookup([[near.id]], slots))).toEqual(
       [dayPartition(near.dueAt), 'scheduled_messages_later'].sort(),
     );
+  });
+
+  it(`a batch spanning more than ${PREPARED_SLOTS} days runs unnamed, planned for its days: it reads them and finds every row`, async () => {
+    const days = Array.from({ length: PREPARED_SLOTS + 1 }, (_, d) => new Date(Date.now() - 1000 + d * DAY));
+    const batch = days.map((dueAt) => aTemplateDue(dueAt));
+    await insertMessages(db.pool, batch, 4 * DAY + HOUR);
+    const ids = batch.map((m) => m.id);
+    const snapshot = claimSnapshot([ids], partitionSlotsOf(ids, { awaitingPump: false }));
+    expect(snapshot.name).toBeUndefined();
+    expect(await partitionsRead(snapshot)).toEqual(days.map(dayPartition).sort());
+    const claim = await claimDue(db.pool, ids, 20, []);
+    expect(claim.claimed.map((m) => m.id)).toEqual([ids[0]]);
+    expect(claim.early.map((m) => m.id).sort()).toEqual(ids.slice(1).sort());
+  });
+
+  it('a prepared statement sees a partition attached after it was prepared: the claim finds a message in a new day', async () => {
+    const one = createPool({
+      connectionString: TEST_DATABASE_URL,
+      max: 1,
+      logger: silentLogger,
+      searchPath: db.schema,
+    });
+    try {
+      const now = aTemplateDue(new Date(Date.now() - 1000));
+      await insertMessages(one, [now], HOUR);
+      expect((await claimDue(one, [now.id], 20, [])).claimed.map((m) => m.id)).toEqual([now.id]);
+      const dueAt = new Date(Date.now() + 60 * DAY);
+      expect(await ensureMessagePartitions(one, [dueAt], DAY)).toBe(1);
+      const later = aTemplateDue(dueAt);
+      await insertMessages(one, [later], 90 * DAY);
+      expect((await claimDue(one, [later.id], 20, [])).early.map((m) => m.id)).toEqual([later.id]);
+    } finally {
+      await one.end();
+    }
   });
 });
 
