@@ -12,55 +12,58 @@ import { FINAL_STATUSES, MESSAGE_STATUS, sqlList } from './message-status';
  */
 
 /**
- * The partitions (their due slots) rows with these ids are in: each id's time (`-infinity` for an id from
- * before partitioning, in the legacy partition), and `infinity` when a row may still await the pump (every
- * id given to the API may; one a wake-up names has left it). Computed here and passed as parameters
- * (byIdStatement): the SQL function message_slots cost the claim about a millisecond of planning.
+ * Where rows with these ids are: the range of their ids' times (`from`–`to`; `to` is `infinity` when a
+ * row may still await the pump — every id given to the API may; one a wake-up names has left it), and
+ * whether one is an id from before partitioning (random, in the legacy partition). Null ends: none.
  */
-export function partitionSlotsOf(ids: readonly string[], opts: { awaitingPump: boolean }): string[] {
-  const slots = new Set(ids.map((id) => messageIdTime(id)?.toISOString() ?? '-infinity'));
-  if (opts.awaitingPump) slots.add('infinity');
-  return [...slots];
+export interface PartitionSlots {
+  readonly from: string | null;
+  readonly to: string | null;
+  readonly legacy: boolean;
 }
 
-const SLOT_LIST = '/* partition slots */';
+/** The PartitionSlots of `ids`, computed here and passed as parameters (byIdStatement). */
+export function partitionSlotsOf(ids: readonly string[], opts: { awaitingPump: boolean }): PartitionSlots {
+  const times = ids.flatMap((id) => messageIdTime(id)?.getTime() ?? []);
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const from = times.length > 0 ? iso(times.reduce((a, b) => Math.min(a, b))) : null;
+  const to = times.length > 0 ? iso(times.reduce((a, b) => Math.max(a, b))) : null;
+  return {
+    from: from ?? (opts.awaitingPump ? 'infinity' : null),
+    to: opts.awaitingPump ? 'infinity' : to,
+    legacy: times.length < ids.length,
+  };
+}
 
-/** SQL, in the text of a byIdStatement: `alias`'s row is in one of the partitions the statement is run with. */
-export const inPartitionsOf = (alias: string): string => `${alias}.due_slot IN (${SLOT_LIST})`;
+const FROM = '/* partitions from */';
+const TO = '/* partitions to */';
+const LEGACY_SLOT = '/* legacy partition */';
+
+/** SQL, in the text of a byIdStatement: `alias`'s row is in the partitions the statement is run with. */
+export const inPartitionsOf = (alias: string): string =>
+  `(${alias}.due_slot BETWEEN ${FROM} AND ${TO} OR ${alias}.due_slot = ${LEGACY_SLOT})`;
 
 /**
- * The most slots a byIdStatement is prepared for: a batch's ids nearly always share one day (two, around
- * midnight; the claim locks and lookups add `infinity`).
- */
-export const PREPARED_SLOTS = 4;
-
-/**
- * A statement naming messages by id, `inPartitionsOf` in its text, run with the slots of its ids'
- * partitions (partitionSlotsOf) as parameters after its own, one parameter each. With up to
- * PREPARED_SLOTS slots it is a prepared statement (one per count; src/db/prepared.ts): Postgres parses it
- * once per connection and keeps a generic plan, which prunes to those partitions when it runs — runtime
- * pruning needs a list of scalar parameters; `= ANY ($n)` of one array parameter would read every
- * partition under a generic plan. With more slots it runs unnamed, planned (and pruned) for its values.
+ * A statement naming messages by id, `inPartitionsOf` in its text, run with its values and the ids'
+ * PartitionSlots, which become three parameters after its own. It is a prepared statement
+ * (src/db/prepared.ts): Postgres parses it once per connection and keeps a generic plan, which prunes to
+ * those partitions when it runs (runtime pruning needs scalar parameters: `due_slot = ANY ($n)` of one
+ * array parameter would read every partition under a generic plan). A range rather than a list of the ids'
+ * times: the ids of a batch falling due over a second carry as many times, and a list of them beside the
+ * ids made the primary key's index probe every (id, time) pair — 10,000 probes for 100 messages.
  */
 export function byIdStatement(
   name: string,
   text: string,
-): (values: readonly unknown[], slots: readonly string[]) => QueryConfig {
-  const byCount = new Map<number, (values: unknown[]) => QueryConfig>();
-  const textFor = (count: number, first: number) =>
-    text.replaceAll(
-      SLOT_LIST,
-      count === 0 ? 'NULL' : Array.from({ length: count }, (_, i) => `$${first + i}::timestamptz`).join(', '),
-    );
-  return (values, slots) => {
-    const all = [...values, ...slots];
-    if (slots.length > PREPARED_SLOTS) return { text: textFor(slots.length, values.length + 1), values: all };
-    let statement = byCount.get(slots.length);
+): (values: readonly unknown[], slots: PartitionSlots) => QueryConfig {
+  let statement: ((values: unknown[]) => QueryConfig) | undefined;
+  return (values, { from, to, legacy }) => {
     if (!statement) {
-      statement = preparedStatement(`${name}/${slots.length}`, textFor(slots.length, values.length + 1));
-      byCount.set(slots.length, statement);
+      const param = (n: number) => `$${values.length + n}::timestamptz`;
+      const sql = text.replaceAll(FROM, param(1)).replaceAll(TO, param(2)).replaceAll(LEGACY_SLOT, param(3));
+      statement = preparedStatement(name, sql);
     }
-    return statement(all);
+    return statement([...values, from, to, legacy ? '-infinity' : null]);
   };
 }
 

@@ -1,5 +1,6 @@
 import { preparedStatement } from '../../../src/db/prepared';
-import { byIdStatement, inPartitionsOf, PREPARED_SLOTS } from '../../../src/store/message-partitions';
+import { byIdStatement, inPartitionsOf, partitionSlotsOf } from '../../../src/store/message-partitions';
+import { newMessageId } from '../../../src/store/message-id';
 
 describe('prepared statements', () => {
   it('carry their name, text and values; a name holds one text in the process', () => {
@@ -17,24 +18,46 @@ describe('statements naming messages by id', () => {
     'unit_lookup',
     `SELECT id FROM scheduled_messages m WHERE m.id = ANY($1::uuid[]) AND ${inPartitionsOf('m')}`,
   );
+  const at = (iso: string) => newMessageId(new Date(iso), 0);
+  const legacyId = '3f0c6b1e-8a4d-4c2e-9b7a-5d1e2f3a4b5c';
 
-  it('take one parameter per partition slot, after their own, and are prepared once per count of slots', () => {
-    const two = lookup([['a']], ['2026-11-27T00:00:00.000Z', 'infinity']);
-    expect(two).toEqual({
-      name: 'unit_lookup/2',
-      text: 'SELECT id FROM scheduled_messages m WHERE m.id = ANY($1::uuid[]) AND m.due_slot IN ($2::timestamptz, $3::timestamptz)',
-      values: [['a'], '2026-11-27T00:00:00.000Z', 'infinity'],
+  it('take the range of their ids’ times and the legacy partition as three parameters after their own', () => {
+    const ids = [
+      at('2026-11-27T10:00:00.000Z'),
+      at('2026-11-27T09:00:00.500Z'),
+      at('2026-11-28T01:00:00.000Z'),
+    ];
+    expect(lookup([ids], partitionSlotsOf(ids, { awaitingPump: false }))).toEqual({
+      name: 'unit_lookup',
+      text:
+        'SELECT id FROM scheduled_messages m WHERE m.id = ANY($1::uuid[]) AND ' +
+        '(m.due_slot BETWEEN $2::timestamptz AND $3::timestamptz OR m.due_slot = $4::timestamptz)',
+      values: [ids, '2026-11-27T09:00:00.500Z', '2026-11-28T01:00:00.000Z', null],
     });
-    expect(lookup([['b']], ['x', 'y']).name).toBe('unit_lookup/2');
-    expect(lookup([['b']], ['x']).name).toBe('unit_lookup/1');
   });
 
-  it(`run unnamed beyond ${PREPARED_SLOTS} slots, and match nothing with none`, () => {
-    const many = Array.from({ length: PREPARED_SLOTS + 1 }, (_, i) => `s${i}`);
-    const statement = lookup([[]], many);
-    expect(statement.name).toBeUndefined();
-    expect(statement.values).toEqual([[], ...many]);
-    expect(statement.text).toContain(`$${PREPARED_SLOTS + 2}::timestamptz)`);
-    expect(lookup([[]], []).text).toContain('m.due_slot IN (NULL)');
+  it('reach the later partition for ids that may await the pump, and the legacy one for random ids', () => {
+    const day = at('2026-11-27T10:00:00.000Z');
+    expect(partitionSlotsOf([day], { awaitingPump: true })).toEqual({
+      from: '2026-11-27T10:00:00.000Z',
+      to: 'infinity',
+      legacy: false,
+    });
+    expect(partitionSlotsOf([legacyId], { awaitingPump: true })).toEqual({
+      from: 'infinity',
+      to: 'infinity',
+      legacy: true,
+    });
+    expect(partitionSlotsOf([legacyId, day], { awaitingPump: false })).toEqual({
+      from: '2026-11-27T10:00:00.000Z',
+      to: '2026-11-27T10:00:00.000Z',
+      legacy: true,
+    });
+    expect(lookup([[legacyId]], partitionSlotsOf([legacyId], { awaitingPump: false })).values).toEqual([
+      [legacyId],
+      null,
+      null,
+      '-infinity',
+    ]);
   });
 });
