@@ -1,3 +1,4 @@
+import type { QueryConfig } from 'pg';
 import type { Pool, PoolClient } from '../db/pool';
 import { ledgerStatusSql } from './ledger';
 import { isOpenSql, MESSAGE_STATUS, type MessageStatus } from './message-status';
@@ -10,13 +11,13 @@ export interface CancelById {
   readonly actor: string;
 }
 
-const cancelById = byIdStatement(
+const cancelByIdStatement = byIdStatement(
   'cancel_by_ids',
   `WITH cancelled AS (
        UPDATE scheduled_messages m
        SET status = '${MESSAGE_STATUS.cancelled}', status_reason = i.reason, updated_at = now()
        FROM unnest($1::uuid[], $2::text[], $3::text[]) AS i(id, reason, actor)
-       WHERE m.id = i.id AND ${inPartitionsOf('m')} AND ${isOpenSql('m.status')}
+       WHERE m.id = i.id AND m.id = ANY($1::uuid[]) AND ${inPartitionsOf('m')} AND ${isOpenSql('m.status')}
        RETURNING m.id, m.app_id, m.status_reason, i.actor
      ), ledger AS (
        INSERT INTO cancellations (app_id, scope, target, reason, actor)
@@ -40,16 +41,21 @@ export async function cancelOpenMessagesById(
   client: PoolClient,
   items: readonly CancelById[],
 ): Promise<string[]> {
-  const { rows } = await client.query<{ id: string }>(
-    cancelById(
-      [items.map((i) => i.id), items.map((i) => i.reason), items.map((i) => i.actor)],
-      partitionSlotsOf(
-        items.map((i) => i.id),
-        { awaitingPump: true },
-      ),
-    ),
-  );
+  const { rows } = await client.query<{ id: string }>(cancelOpenMessagesStatement(items));
   return rows.map((r) => r.id);
+}
+
+/**
+ * The statement of `cancelOpenMessagesById`. `m.id = ANY ($1)` beside the join on the ids makes each id
+ * an index probe: without it, a plan could join the ids to every row of their range of partitions — from
+ * their day to the later partition, a backlog of a million rows awaiting the pump.
+ */
+export function cancelOpenMessagesStatement(items: readonly CancelById[]): QueryConfig {
+  const ids = items.map((i) => i.id);
+  return cancelByIdStatement(
+    [ids, items.map((i) => i.reason), items.map((i) => i.actor)],
+    partitionSlotsOf(ids, { awaitingPump: true }),
+  );
 }
 
 const findStatusesStatement = byIdStatement(

@@ -57,11 +57,18 @@ export function byIdStatement(
   text: string,
 ): (values: readonly unknown[], slots: PartitionSlots) => QueryConfig {
   let statement: ((values: unknown[]) => QueryConfig) | undefined;
+  let own = 0;
   return (values, { from, to, legacy }) => {
     if (!statement) {
-      const param = (n: number) => `$${values.length + n}::timestamptz`;
+      own = values.length;
+      const param = (n: number) => `$${own + n}::timestamptz`;
       const sql = text.replaceAll(FROM, param(1)).replaceAll(TO, param(2)).replaceAll(LEGACY_SLOT, param(3));
       statement = preparedStatement(name, sql);
+    } else if (values.length !== own) {
+      // The slots' parameters were numbered after the first call's values: another count would misplace them.
+      throw new Error(
+        `statement ${name} takes ${own} values before its partitions' slots, not ${values.length}`,
+      );
     }
     return statement([...values, from, to, legacy ? '-infinity' : null]);
   };

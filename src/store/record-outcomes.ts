@@ -51,7 +51,7 @@ const recordOutcomesStatement = byIdStatement(
            attempts = CASE WHEN o.label = '${ATTEMPT_OUTCOME.paused}' THEN m.attempts - 1 ELSE m.attempts END,
            template_msgid = COALESCE(o.msgid, m.template_msgid),
            updated_at = now()
-       FROM o WHERE m.id = o.id AND ${inPartitionsOf('m')} AND m.status IN (${sqlList([MESSAGE_STATUS.sending, MESSAGE_STATUS.unknown])})
+       FROM o WHERE m.id = o.id AND m.id = ANY($1::uuid[]) AND ${inPartitionsOf('m')} AND m.status IN (${sqlList([MESSAGE_STATUS.sending, MESSAGE_STATUS.unknown])})
        RETURNING m.id
      )
      INSERT INTO delivery_attempts (message_id, attempt, errcode, errmsg, duration_ms, outcome, created_at, due_slot)

@@ -60,4 +60,17 @@ describe('statements naming messages by id', () => {
       '-infinity',
     ]);
   });
+
+  it('refuse a call with another number of values than the first: the slots would take a value’s place', () => {
+    const ids = [at('2026-11-27T10:00:00.000Z')];
+    const slots = partitionSlotsOf(ids, { awaitingPump: false });
+    const twoValues = byIdStatement(
+      'unit_two_values',
+      `SELECT $2::text FROM scheduled_messages m WHERE ${inPartitionsOf('m')}`,
+    );
+    expect(twoValues([ids, 'a'], slots).text).toContain('$3::timestamptz');
+    expect(() => twoValues([ids], slots)).toThrow(
+      'statement unit_two_values takes 2 values before its partitions',
+    );
+  });
 });
