@@ -1,72 +1,95 @@
+import pg from 'pg';
 import type { Pool, PoolClient } from '../db/pool';
 import { preparedStatement } from '../db/prepared';
 import { MESSAGE_STATUS } from './message-status';
 import { MESSAGE_COLUMNS, type Message, type MessageRow, type NewMessage, toMessage } from './message-store';
 
 /**
- * The columns insertMessages writes, each with its array type and its value: one list, so that a column
- * and its parameter cannot drift apart.
+ * A new message as a row of the insert, by column. The statement takes its rows as one JSON array of
+ * these (a payload stays an object in it): one JSON.stringify, where an array parameter per column made
+ * `pg` escape every element in JavaScript, a payload's quotes included.
  */
-const INSERT_COLUMNS: readonly (readonly [
-  column: string,
-  arrayOf: string,
-  value: (m: NewMessage) => unknown,
-])[] = [
-  ['id', 'uuid', (m) => m.id],
-  ['app_id', 'text', (m) => m.appId],
-  ['openid', 'text', (m) => m.openid],
-  ['channel', 'text', (m) => m.channel],
-  ['payload', 'jsonb', (m) => JSON.stringify(m.payload)],
-  ['due_at', 'timestamptz', (m) => m.dueAt.toISOString()],
-  ['idempotency_key', 'text', (m) => m.idempotencyKey],
-  ['request_hash', 'text', (m) => m.requestHash],
-  ['cancel_key', 'text', (m) => m.cancelKey],
-  ['sequence_id', 'uuid', (m) => m.step?.sequenceId ?? null],
-  ['enrollment_id', 'uuid', (m) => m.step?.enrollmentId ?? null],
-  ['step_index', 'int', (m) => m.step?.index ?? null],
-  ['variant', 'text', (m) => m.step?.variant ?? null],
-  ['fallback', 'jsonb', (m) => (m.fallback ? JSON.stringify(m.fallback) : null)],
-  ['fallback_channel', 'text', (m) => m.fallbackChannel ?? 'template'],
-  ['max_lateness_ms', 'int', (m) => m.maxLatenessMs ?? null],
-  ['request_id', 'text', (m) => m.requestId ?? null],
-  ['frequency_capped', 'bool', (m) => m.frequencyCapped ?? false],
-];
+function insertRow(m: NewMessage) {
+  return {
+    id: m.id,
+    app_id: m.appId,
+    openid: m.openid,
+    channel: m.channel,
+    payload: m.payload,
+    due_at: m.dueAt,
+    idempotency_key: m.idempotencyKey,
+    request_hash: m.requestHash,
+    cancel_key: m.cancelKey,
+    sequence_id: m.step?.sequenceId ?? null,
+    enrollment_id: m.step?.enrollmentId ?? null,
+    step_index: m.step?.index ?? null,
+    variant: m.step?.variant ?? null,
+    fallback: m.fallback ?? null,
+    fallback_channel: m.fallbackChannel ?? 'template',
+    max_lateness_ms: m.maxLatenessMs ?? null,
+    request_id: m.requestId ?? null,
+    frequency_capped: m.frequencyCapped ?? false,
+  };
+}
+
+/** The SQL type of each column of insertRow (the compiler holds the two to the same columns). */
+const COLUMN_TYPES: { readonly [column in keyof ReturnType<typeof insertRow>]: string } = {
+  id: 'uuid',
+  app_id: 'text',
+  openid: 'text',
+  channel: 'text',
+  payload: 'jsonb',
+  due_at: 'timestamptz',
+  idempotency_key: 'text',
+  request_hash: 'text',
+  cancel_key: 'text',
+  sequence_id: 'uuid',
+  enrollment_id: 'uuid',
+  step_index: 'int',
+  variant: 'text',
+  fallback: 'jsonb',
+  fallback_channel: 'text',
+  max_lateness_ms: 'int',
+  request_id: 'text',
+  frequency_capped: 'bool',
+};
 
 /**
  * One statement: the idempotency keys first (a repeated key inserts nothing; a concurrent insert of the
  * same key waits on the key's index, then does nothing), then the rows without a key or whose key was new,
  * inserted `queued`, and one outbox entry naming those due within the publishing horizon (none when there
  * are none), so that rows and the wake-ups they are owed commit together. A row due beyond the horizon
- * ($N ms ahead) is marked `awaiting_pump` and goes to the later partition (due_slot infinity): the horizon
- * pump owes it its wake-up and its day. Any other row goes to its day, the time its id carries. Returns what
- * the database added to each row.
+ * ($2 ms ahead) is marked `awaiting_pump` and goes to the later partition (due_slot infinity): the horizon
+ * pump owes it its wake-up and its day. Any other row goes to its day, the time its id carries. Returns
+ * the created rows' ids, where each went, and the statement's time (every row's created_at and
+ * updated_at), as text: one time, parsed once.
  */
-const COLUMN_LIST = INSERT_COLUMNS.map(([column]) => column).join(', ');
-const HORIZON_PARAM = `$${INSERT_COLUMNS.length + 1}`;
-const param = (column: string) => `$${INSERT_COLUMNS.findIndex(([c]) => c === column) + 1}`;
-const INSERT_SQL = `WITH keyed AS (
+const COLUMN_LIST = Object.keys(COLUMN_TYPES).join(', ');
+const INSERT_SQL = `WITH p AS MATERIALIZED (
+  SELECT *, COALESCE(p.due_at > now() + $2::float8 * interval '1 millisecond', false) AS far
+    FROM json_to_recordset($1::json)
+      AS p(${Object.entries(COLUMN_TYPES)
+        .map(([column, type]) => `${column} ${type}`)
+        .join(', ')})
+), keyed AS (
   INSERT INTO message_idempotency_keys (app_id, idempotency_key, message_id)
-  SELECT k.app_id, k.idempotency_key, k.id
-    FROM unnest(${param('id')}::uuid[], ${param('app_id')}::text[], ${param('idempotency_key')}::text[])
-      AS k(id, app_id, idempotency_key)
-   WHERE k.idempotency_key IS NOT NULL
+  SELECT app_id, idempotency_key, id FROM p WHERE idempotency_key IS NOT NULL
   ON CONFLICT DO NOTHING
   RETURNING message_id
 ), inserted AS (
   INSERT INTO scheduled_messages (${COLUMN_LIST}, status, awaiting_pump, due_slot)
   SELECT ${COLUMN_LIST}, '${MESSAGE_STATUS.queued}', far, CASE WHEN far THEN 'infinity' ELSE message_slot(id) END
-    FROM (SELECT *, COALESCE(p.due_at > now() + ${HORIZON_PARAM}::float8 * interval '1 millisecond', false) AS far
-            FROM unnest(${INSERT_COLUMNS.map(([, arrayOf], i) => `$${i + 1}::${arrayOf}[]`).join(', ')})
-              AS p(${COLUMN_LIST})) p
+    FROM p
    WHERE p.idempotency_key IS NULL OR p.id IN (SELECT message_id FROM keyed)
-  RETURNING id, created_at, updated_at, awaiting_pump
+  RETURNING id, awaiting_pump
 ), outbox AS (
   INSERT INTO wake_up_outbox (message_ids)
   SELECT array_agg(id) FROM inserted WHERE NOT awaiting_pump HAVING count(*) > 0
   RETURNING id
 )
-SELECT inserted.*, (SELECT id FROM outbox) AS outbox_id FROM inserted`;
+SELECT inserted.*, (SELECT id FROM outbox) AS outbox_id, now()::text AS created_at FROM inserted`;
 const insertStatement = preparedStatement('insert_messages', INSERT_SQL);
+const parseTime = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ) as (text: string) => Date;
 
 export interface Inserted {
   readonly created: Message[];
@@ -79,7 +102,7 @@ export interface Inserted {
 }
 
 /** A created row as the rest of the code sees it: the input, and what the database set. */
-function createdMessage(m: NewMessage, row: { created_at: Date; updated_at: Date }): Message {
+function createdMessage(m: NewMessage, createdAt: Date): Message {
   return {
     id: m.id,
     appId: m.appId,
@@ -93,8 +116,8 @@ function createdMessage(m: NewMessage, row: { created_at: Date; updated_at: Date
     idempotencyKey: m.idempotencyKey,
     requestHash: m.requestHash,
     cancelKey: m.cancelKey,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
+    createdAt,
+    updatedAt: createdAt,
     sentAt: null,
     maxLatenessMs: m.maxLatenessMs ?? null,
     noticeResult: null,
@@ -116,16 +139,13 @@ export async function insertMessages(
   if (messages.length === 0) return { created: [], toPublish: [], existing: [], outboxId: null };
   const { rows } = await db.query<{
     id: string;
-    created_at: Date;
-    updated_at: Date;
     awaiting_pump: boolean;
     outbox_id: number | null;
-  }>(insertStatement([...INSERT_COLUMNS.map(([, , value]) => messages.map(value)), horizonMs]));
+    created_at: string;
+  }>(insertStatement([JSON.stringify(messages.map(insertRow)), horizonMs]));
   const byId = new Map(rows.map((r) => [r.id, r]));
-  const created = messages.flatMap((m) => {
-    const row = byId.get(m.id);
-    return row ? [createdMessage(m, row)] : [];
-  });
+  const createdAt = rows.length > 0 ? parseTime(rows[0].created_at) : new Date();
+  const created = messages.flatMap((m) => (byId.has(m.id) ? [createdMessage(m, createdAt)] : []));
   const toPublish = created.filter((m) => byId.get(m.id)?.awaiting_pump === false);
   const outboxId = rows[0]?.outbox_id ?? null;
   if (created.length === messages.length) return { created, toPublish, existing: [], outboxId };
