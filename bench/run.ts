@@ -16,7 +16,7 @@ import { backlog, burst, scheduleThroughput, steady, type Scenario } from './sce
 import { BURST_HORIZON_MS, horizonBurst } from './horizon-burst';
 import { benchEnvOf, readSettings, type BenchSettings, type ScenarioKey } from './settings';
 import { singleRequests } from './single-requests';
-import { unitCosts } from './unit-costs';
+import { unitCosts, UNITS_HORIZON } from './unit-costs';
 import { startSimulator, type SimulatorProcess } from './simulator';
 import type { SystemUnderTest } from './system';
 
@@ -207,8 +207,13 @@ async function main(): Promise<void> {
       levels && drip && isDrip(drip) && settings.scenarios.includes('units') && run <= settings.runs;
       run++
     ) {
-      const scenario: Scenario = { system: drip, sim, env, sizes: settings.sizes, tag: `u${run}`, log };
-      (levels.units ??= []).push(await withSystem(drip, () => unitCosts(scenario, drip)));
+      // Its pending messages, a day ahead, are within this system's horizon: their wake-ups wait in the
+      // broker, whose cost per wake-up the scenario measures (with the default horizon none would).
+      const units = createDripSystem(env, 'levels', env.rabbitmqUrl, {
+        env: { PUBLISH_HORIZON: UNITS_HORIZON },
+      });
+      const scenario: Scenario = { system: units, sim, env, sizes: settings.sizes, tag: `u${run}`, log };
+      (levels.units ??= []).push(await withSystem(units, () => unitCosts(scenario, units)));
     }
     // A burst entering the publishing horizon at one instant (scenario 10): wechat-drip in levels mode only.
     for (

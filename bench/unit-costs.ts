@@ -35,6 +35,12 @@ import { walMark } from './wal';
 /** A realistic text follow-up: 100 CJK characters (300 bytes of UTF-8) after the bench's tag. */
 const PADDING = '课'.repeat(100);
 const DAY_MS = 86_400_000;
+
+/**
+ * The publishing horizon of the system this scenario runs: its pending messages are due a day ahead (and
+ * up to an hour more), within it, so their wake-ups wait in the broker, whose cost per wake-up it measures.
+ */
+export const UNITS_HORIZON = '2d';
 /** Messages falling due per second in the lifecycle phase. */
 const LIFECYCLE_RATE = 1000;
 /** The idle stretch before the lifecycle whose CPU is the baseline subtracted from each window. */
