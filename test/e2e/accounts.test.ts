@@ -207,6 +207,8 @@ describe('the Accounts page', () => {
     await expectText(page().locator('dialog.confirm'), '所有待发送消息');
     await page().click('[data-test="confirm"]');
     await expectText(page().locator('#notice'), `已删除 ${NEW.appId}：取消了 1 条待发送消息。`);
+    // The notice shows before the list is drawn again without the account.
+    await row().waitFor({ state: 'detached', timeout: 10_000 });
     expect(await row().count()).toBe(0);
     expect((await world.h.api(world.service, `/v1/accounts/${NEW.appId}`)).status).toBe(404);
     expect((await apiJson(`/v1/messages/${pending.id}`)).status).toBe('cancelled');
