@@ -52,7 +52,9 @@ const partitionsRead = async (statement: QueryConfig) => (await planOf(statement
  * What a statement did, from EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) in a transaction rolled back: the
  * partitions of scheduled_messages in its plan that ran, and the buffers it hit. A named statement is read
  * as the service runs it (a prepared statement under a generic plan: partitions pruned when it runs), an
- * unnamed one as planned for its values.
+ * unnamed one — or a named one with `custom` — as planned for its values (a custom plan, as the first calls
+ * on a connection get). `rowsScanned`: the rows its scans of scheduled_messages' partitions read (returned
+ * or filtered out).
  */
 async function planOf(
   statement: QueryConfig,
