@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { INTERACTION_KINDS } from './accounts';
 import { messageViewSchema } from './messages';
-import { eventNameSchema } from './sequences';
+import { eventNameSchema } from './journeys';
 
 const followerStateSchema = z.object({
   subscribed: z.boolean(),
@@ -73,6 +73,14 @@ const startedEnrollmentSchema = z.object({
   steps: z.number(),
 });
 
+/** A journey the event moved on: the wait it met on the enrollment, and the yes path it started. */
+const continuedJourneySchema = z.object({
+  sequenceId: z.string(),
+  enrollmentId: z.string(),
+  path: z.string(),
+  steps: z.number(),
+});
+
 /** The answer to a follower event (`201`, or `200` with the first answer for a repeated idempotencyKey). */
 export const followerEventViewSchema = z.object({
   eventId: z.string(),
@@ -80,6 +88,8 @@ export const followerEventViewSchema = z.object({
   at: z.string(),
   exited: z.array(exitedEnrollmentSchema),
   enrolled: z.array(startedEnrollmentSchema),
+  /** The waits it met: each one's yes path, started now. */
+  continued: z.array(continuedJourneySchema),
 });
 
 export type FollowerState = z.output<typeof followerStateSchema>;
@@ -87,4 +97,5 @@ export type TimelineMessage = z.output<typeof timelineMessageSchema>;
 export type FollowerTimeline = z.output<typeof followerTimelineSchema>;
 export type ExitedEnrollment = z.output<typeof exitedEnrollmentSchema>;
 export type StartedEnrollment = z.output<typeof startedEnrollmentSchema>;
+export type ContinuedJourney = z.output<typeof continuedJourneySchema>;
 export type FollowerEventView = z.output<typeof followerEventViewSchema>;

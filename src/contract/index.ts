@@ -8,6 +8,7 @@ export * from './batch';
 export * from './cancellations';
 export * from './errors';
 export * from './followers';
+export * from './journeys';
 export * from './messages';
 export * from './results';
 export * from './sequences';

@@ -1,6 +1,17 @@
 import { z } from 'zod';
 import { maxLatenessMsSchema, OPENID_PATTERN } from './messages';
 import { sequenceQuietHoursSchema, warningSchema } from './quiet-hours';
+import {
+  clickConditionSchema,
+  eventConditionSchema,
+  eventNameSchema,
+  keywordSchema,
+  MAX_PATHS,
+  messageConditionSchema,
+  pathNameSchema,
+  tokenSchema,
+  waitSchema,
+} from './journeys';
 
 /** Most steps a sequence may have. */
 export const MAX_STEPS = 20;
@@ -37,24 +48,16 @@ export const sequenceListQuerySchema = z.object({
     .describe('The `next` of the page before: the page after it. Without it, the first page.'),
 });
 
-const token = z.string().min(1).max(64);
-const keyword = z.string().min(1).max(30);
-
-/** The name of an event another system posts for a follower (`purchased`, `course_signup`). */
-export const eventNameSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1–64 letters, digits, _ . : or -');
-
 /**
  * What starts a sequence. A `subscribe` with a scene matches a follow from that QR code (`qrscene_<scene>`);
  * an `event` is posted by another system (`POST /v1/followers/:appId/:openid/events`); `api`: no push
  * starts it, only `POST /v1/sequences/:id/enrollments` (which can enroll into any active sequence).
  */
 export const triggerSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('subscribe'), scene: token.optional() }).strict(),
-  z.object({ type: z.literal('scan'), scene: token }).strict(),
-  z.object({ type: z.literal('click'), key: token }).strict(),
-  z.object({ type: z.literal('keyword'), keyword }).strict(),
+  z.object({ type: z.literal('subscribe'), scene: tokenSchema.optional() }).strict(),
+  z.object({ type: z.literal('scan'), scene: tokenSchema }).strict(),
+  z.object({ type: z.literal('click'), key: tokenSchema }).strict(),
+  z.object({ type: z.literal('keyword'), keyword: keywordSchema }).strict(),
   z.object({ type: z.literal('event'), name: eventNameSchema }).strict(),
   z.object({ type: z.literal('api') }).strict(),
 ]);
@@ -67,9 +70,9 @@ export const MAX_EXITS = 20;
  * in any case), a menu click on `key`, or an event another system posts.
  */
 export const exitConditionSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('message'), keyword: keyword.optional() }).strict(),
-  z.object({ type: z.literal('click'), key: token }).strict(),
-  z.object({ type: z.literal('event'), name: eventNameSchema }).strict(),
+  messageConditionSchema,
+  clickConditionSchema,
+  eventConditionSchema,
 ]);
 
 /** Fewest and most variants an A/B step may have. */
@@ -111,13 +114,29 @@ const stepRequestSchema = z
     }
   });
 
-/** `POST/PUT /v1/sequences` and `/v1/sequences/validate`, without `status` (read apart, on create only). */
+/** A named path as sent: its steps (offsets from when the path starts) and the wait that may end it. */
+const pathRequestSchema = z
+  .object({
+    steps: z.array(stepRequestSchema).max(MAX_STEPS).default([]),
+    wait: waitSchema.optional(),
+  })
+  .strict();
+
+/**
+ * `POST/PUT /v1/sequences` and `/v1/sequences/validate`, without `status` (read apart, on create only).
+ * `steps` are the main path; `wait` ends it, leading to the named `paths` (a journey, a tree of them).
+ */
 export const sequenceDefinitionSchema = z
   .object({
     appId: z.string().min(1),
     name: z.string().trim().min(1).max(100),
     trigger: triggerSchema,
-    steps: z.array(stepRequestSchema).min(1, 'a sequence needs at least one step').max(MAX_STEPS),
+    steps: z.array(stepRequestSchema).max(MAX_STEPS),
+    wait: waitSchema.optional(),
+    paths: z
+      .record(pathNameSchema, pathRequestSchema)
+      .refine((paths) => Object.keys(paths).length <= MAX_PATHS, `at most ${MAX_PATHS} paths`)
+      .default({}),
     oncePerFollower: z.boolean().default(false),
     exits: z.array(exitConditionSchema).max(MAX_EXITS).default([]),
     /** Its own quiet hours, `false` for none; absent: the account's default. */
@@ -193,6 +212,9 @@ const stepViewSchema = z.object({
   maxLatenessMs: z.number().optional(),
 });
 
+/** A named path: its steps, and the wait that ends it. */
+const pathViewSchema = z.object({ steps: z.array(stepViewSchema), wait: waitSchema.optional() });
+
 /** A sequence as `/v1/sequences…` answer it; `pendingSteps` and `cancelledSteps` on some routes only. */
 export const sequenceViewSchema = z.object({
   id: z.string(),
@@ -204,6 +226,10 @@ export const sequenceViewSchema = z.object({
   trigger: triggerSchema,
   exits: z.array(exitConditionSchema),
   steps: z.array(stepViewSchema),
+  /** The wait that ends the main path (`steps`), or null. */
+  wait: waitSchema.nullable(),
+  /** The paths its waits lead to, by name (`{}` for a straight sequence). */
+  paths: z.record(z.string(), pathViewSchema),
   /** Its own quiet hours, `false` for none, or null: the account's default (`quietHours` of the account). */
   quietHours: z.union([z.object({ start: z.string(), end: z.string() }), z.literal(false)]).nullable(),
   createdAt: z.string(),
@@ -242,6 +268,7 @@ export type ExitCondition = z.output<typeof exitConditionSchema>;
 export type SequenceBody = z.input<typeof sequenceCreateSchema>;
 export type TemplateMessageView = z.output<typeof templateMessageViewSchema>;
 export type StepView = z.output<typeof stepViewSchema>;
+export type JourneyPathView = z.output<typeof pathViewSchema>;
 export type SequenceStatus = (typeof SEQUENCE_STATUSES)[number];
 export type SequenceView = z.output<typeof sequenceViewSchema>;
 export type SequenceAction = (typeof SEQUENCE_ACTIONS)[number];

@@ -27,6 +27,7 @@ import {
   testSendSchema,
 } from '../contract';
 import { addEnrollmentRoutes } from './enrollment-routes';
+import { journeySteps } from '../sequences/plan-path';
 import { chooseVariant } from '../sequences/choose-variant';
 import { renderStep } from '../sequences/render-step';
 import { messageView } from './message-view';
@@ -125,12 +126,13 @@ export function createSequenceRouter(deps: V1Deps): Router {
     const sequence = await findSequence(deps.pool, id);
     if (!sequence) throw new NotFoundError(`sequence ${id}`);
     const parsed = parseInput(testSendSchema, req.body, 'invalid test send');
-    const step = sequence.steps[parsed.stepIndex];
+    const steps = journeySteps(sequence);
+    const step = steps[parsed.stepIndex];
     if (!step) {
       throw new ValidationError('invalid test send', [
         {
           path: 'stepIndex',
-          message: `the sequence has ${sequence.steps.length} steps (0 to ${sequence.steps.length - 1})`,
+          message: `the sequence has ${steps.length} steps (0 to ${steps.length - 1}), numbered across its paths`,
         },
       ]);
     }

@@ -13,6 +13,10 @@ export function sequenceView(s: Sequence): SequenceView {
     trigger: s.trigger,
     exits: [...s.exits],
     steps: [...s.steps],
+    wait: s.wait,
+    paths: Object.fromEntries(
+      Object.entries(s.paths).map(([name, path]) => [name, { ...path, steps: [...path.steps] }]),
+    ),
     quietHours: s.quietHours,
     createdAt: s.createdAt.toISOString(),
     updatedAt: s.updatedAt.toISOString(),

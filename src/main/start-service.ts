@@ -1,3 +1,4 @@
+import type { JourneyTimeouts } from '../sequences/journey-timeouts';
 import { importBootstrapAccounts } from '../accounts/bootstrap';
 import { assertSealedValuesOpen } from '../accounts/check-sealed';
 import type { ConnectDeps } from '../accounts/connect-account';
@@ -44,6 +45,8 @@ export interface Service {
   readonly relay: Relay | null;
   /** The worker's horizon pump; null in an api process. */
   readonly pump: HorizonPump | null;
+  /** The worker's journey timeouts; null in an api process. */
+  readonly timeouts: JourneyTimeouts | null;
   readonly consumer: DueConsumer | null;
   readonly metrics: Metrics;
   readonly accounts: AccountRegistry;
@@ -216,6 +219,7 @@ export async function startService(
     transport,
     relay: worker?.relay ?? null,
     pump: worker?.pump ?? null,
+    timeouts: worker?.timeouts ?? null,
     consumer: worker?.consumer ?? null,
     metrics,
     accounts,

@@ -22,12 +22,15 @@ import { processStalePushes, STALE_PUSH_AFTER_MS } from '../webhook/process-push
 import { RETENTION_SKEW_WINDOWS } from '../webhook/url-uses';
 import { createPruner, type Pruner } from '../retention/pruner';
 import { createHorizonPump, type HorizonPump } from '../scheduling/horizon-pump';
+import { createJourneyTimeouts, type JourneyTimeouts } from '../sequences/journey-timeouts';
 import { loggableError } from '../loggable-error';
 
 export interface Worker {
   readonly consumer: DueConsumer;
   readonly relay: Relay;
   readonly pump: HorizonPump;
+  /** Takes journeys' no paths as their waits time out. */
+  readonly timeouts: JourneyTimeouts;
   /** The retention pruner; null when RETENTION_FINISHED_AFTER is off. */
   readonly pruner: Pruner | null;
   /** Stops the relay and the consumer (finishing the batches in hand), then closes the WeChat client. */
@@ -146,6 +149,14 @@ export function startWorker(deps: {
     },
   });
   pump.start();
+  const timeouts = createJourneyTimeouts({
+    pool,
+    publisher,
+    logger,
+    metrics,
+    options: { intervalMs: config.relayIntervalMs, batchSize: config.relayBatchSize },
+  });
+  timeouts.start();
   const retentionMs = config.retentionFinishedAfterMs;
   const pruner =
     retentionMs === null
@@ -178,9 +189,11 @@ export function startWorker(deps: {
     consumer: started,
     relay,
     pump,
+    timeouts,
     pruner,
     async stop() {
       await pruner?.stop();
+      await timeouts.stop();
       await pump.stop();
       await relay.stop();
       gate.close();

@@ -2,17 +2,20 @@ import type { PoolClient } from '../db/pool';
 import type { ExitedEnrollment } from '../contract';
 import { countOpenStepsByEnrollment, listRunningWithExits } from '../store/enrollment-exits';
 import { appendCancellation, holdClaimsOfAccounts } from '../store/ledger';
-import { type ExitEvent, exitReason, matchExit } from './exits';
+import { endWaitsOfEnrollments } from '../store/journey-waits';
+import { exitReason, matchExit } from './exits';
+import type { FollowerAction } from './follower-actions';
 
 /** A follower's push or posted event, offered to the exit conditions of their running enrollments. */
 export interface ExitInput {
   readonly appId: string;
   readonly openid: string;
-  readonly event: ExitEvent;
+  readonly event: FollowerAction;
 }
 
 /**
- * Ends each running enrollment (one with a step still to send) whose sequence has an exit condition the
+ * Ends each running enrollment (one with a step still to send, or a journey wait open — which ends too)
+ * whose sequence has an exit condition the
  * follower's event meets — the first such condition in the sequence's list names the exit — with one
  * ledger row (scope `enrollment`, reason `exit:…`, see `exitReason`): the worker finds it when each step
  * falls due. Returns, per input, the enrollments it ended and how many steps each had left.
@@ -41,10 +44,15 @@ export async function applyExits(
     db,
     hits.map((hit) => hit.enrollmentId),
   );
+  const waiting = await endWaitsOfEnrollments(
+    db,
+    hits.map((hit) => hit.enrollmentId),
+  );
   for (const hit of hits) {
     const cancelled = open.get(hit.enrollmentId) ?? 0;
-    // Claims that were in flight took what was left: those steps are being sent, nothing remains to end.
-    if (cancelled === 0) continue;
+    // Claims that were in flight took what was left: those steps are being sent, nothing remains to end —
+    // unless a journey's wait was still open (ended above: no path starts after the exit).
+    if (cancelled === 0 && !waiting.has(hit.enrollmentId)) continue;
     await appendCancellation(db, {
       appId: hit.appId,
       scope: 'enrollment',

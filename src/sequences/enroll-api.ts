@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { EnrollmentView } from '../contract';
+import { type EnrollmentView, MAIN_PATH } from '../contract';
 import { AppError, ConflictError, ValidationError } from '../errors';
 import { withTransaction } from '../db/pool';
 import { insertScheduled, publishScheduled, type ScheduleDeps } from '../scheduling/schedule-messages';
 import { findEnrollments, insertEnrollments } from '../store/enrollments';
 import type { Sequence } from '../store/sequence-store';
 import type { IssueDetail } from '../validation';
-import { chooseVariant } from './choose-variant';
-import { stepsOf } from './enroll';
-import { type RenderedStep, renderStep } from './render-step';
+import { insertWaits } from '../store/journey-waits';
+import { planPath, renderJourney } from './plan-path';
+import type { RenderedStep } from './render-step';
 
 /** One enrollment asked of the API (`enrollmentRequestSchema`). */
 export interface EnrollmentRequest {
@@ -29,7 +29,8 @@ export function assertEnrollable(sequence: Sequence): void {
 
 /**
  * Enrolls followers in an active sequence now, whatever its trigger, each with its request's variables
- * filled into every step and checked against WeChat's limits before anything is written (a variable
+ * filled into every step of every path and checked against WeChat's limits before anything is written
+ * (the variables are kept for the paths the enrollment starts later; a variable
  * without value or default, or a rendered message over a limit, refuses that request alone with a 400
  * naming it). The enrollments and their steps commit together, in one transaction for the whole list.
  * A repeated `idempotencyKey` for a follower — or a second enrollment in a once-per-follower sequence —
@@ -43,19 +44,26 @@ export async function enrollThroughApi(
 ): Promise<(EnrollmentView | AppError)[]> {
   assertEnrollable(sequence);
   const answers: (EnrollmentView | AppError | null)[] = requests.map(() => null);
-  const valid: { k: number; openid: string; dedupe: string; rendered: RenderedStep[] }[] = [];
+  const valid: {
+    k: number;
+    openid: string;
+    dedupe: string;
+    vars: Readonly<Record<string, string>>;
+    rendered: RenderedStep[];
+  }[] = [];
   requests.forEach((request, k) => {
     const issues: IssueDetail[] = [];
-    const rendered = sequence.steps.map((step, i) =>
-      renderStep(
-        chooseVariant(step, { sequenceId: sequence.id, stepIndex: i, openid: request.openid }),
-        i,
-        request.vars,
-        issues,
-      ),
-    );
+    const follower = { sequenceId: sequence.id, openid: request.openid };
+    const rendered = renderJourney(sequence, follower, request.vars, issues);
     if (issues.length > 0) answers[k] = new ValidationError('invalid enrollment', issues);
-    else valid.push({ k, openid: request.openid, dedupe: dedupeOf(sequence, request), rendered });
+    else
+      valid.push({
+        k,
+        openid: request.openid,
+        dedupe: dedupeOf(sequence, request),
+        vars: request.vars,
+        rendered,
+      });
   });
 
   const at = new Date();
@@ -68,14 +76,30 @@ export async function enrollThroughApi(
         sequenceId: sequence.id,
         version: sequence.version,
         dedupe: v.dedupe,
+        vars: v.vars,
       })),
     );
-    const steps = valid.flatMap((v, j) => {
-      const id = enrolled[j];
-      return id
-        ? stepsOf({ appId: sequence.appId, openid: v.openid, at, requestId }, sequence, id, v.rendered)
-        : [];
+    const planned = valid.flatMap((v, j) => {
+      const enrollmentId = enrolled[j];
+      if (!enrollmentId) return [];
+      const start = {
+        enrollmentId,
+        appId: sequence.appId,
+        openid: v.openid,
+        sequenceId: sequence.id,
+        version: sequence.version,
+        path: MAIN_PATH,
+        at,
+        requestId,
+        vars: v.vars,
+      };
+      return [planPath(sequence, start, v.rendered)];
     });
+    await insertWaits(
+      tx,
+      planned.flatMap((p) => (p.wait ? [p.wait] : [])),
+    );
+    const steps = planned.flatMap((p) => p.messages);
     return { ids: enrolled, scheduled: await insertScheduled(deps, tx, steps) };
   });
   await publishScheduled(deps, scheduled);

@@ -1,11 +1,10 @@
-import { newMessageId } from '../store/message-id';
 import type { PoolClient } from '../db/pool';
 import { insertEnrollments } from '../store/enrollments';
+import { insertWaits, type NewWait } from '../store/journey-waits';
 import type { NewMessage } from '../store/message-store';
-import type { Trigger } from '../contract';
+import { MAIN_PATH, type Trigger } from '../contract';
 import { listActive, type Sequence } from '../store/sequence-store';
-import { chooseVariant } from './choose-variant';
-import { type RenderedStep, renderStep } from './render-step';
+import { planPath } from './plan-path';
 
 /** What a push or a posted event offers to the triggers: its kind and key (scene, menu key, text, name). */
 export type TriggerEvent =
@@ -55,8 +54,9 @@ export interface Enrollee {
 
 /**
  * Enrolls each follower in every active sequence its event starts — once per trigger event (the push's
- * dedupe key), or once ever for `oncePerFollower` sequences — and returns, per follower, the steps to
- * schedule, due at the interaction time plus each step's offset. The active sequences are read once per
+ * dedupe key), or once ever for `oncePerFollower` sequences — and returns, per follower, the main path's
+ * steps to schedule, due at the interaction time plus each step's offset; the wait that ends the main
+ * path, if any, is recorded here. The active sequences are read once per
  * account and the enrollments written in one statement. Runs in the caller's transaction, which then
  * schedules the steps (`insertScheduled`), so that they commit with the enrollments.
  */
@@ -79,49 +79,29 @@ export async function enrollFollowers(
       sequenceId: sequence.id,
       version: sequence.version,
       dedupe: sequence.oncePerFollower ? enrollees[n].openid : enrollees[n].pushKey,
+      vars: {},
     })),
   );
   const steps: NewMessage[][] = enrollees.map(() => []);
+  const waits: NewWait[] = [];
   wanted.forEach(({ n, sequence }, k) => {
     const enrollmentId = ids[k];
-    if (enrollmentId) steps[n].push(...stepsOf(enrollees[n], sequence, enrollmentId));
+    if (!enrollmentId) return;
+    const { openid, appId, at, requestId } = enrollees[n];
+    const planned = planPath(sequence, {
+      enrollmentId,
+      appId,
+      openid,
+      sequenceId: sequence.id,
+      version: sequence.version,
+      path: MAIN_PATH,
+      at,
+      requestId,
+      vars: {},
+    });
+    steps[n].push(...planned.messages);
+    if (planned.wait) waits.push(planned.wait);
   });
+  await insertWaits(db, waits);
   return steps;
-}
-
-/**
- * The rows of one enrollment: each step due at the enrollment time plus its offset, its variables filled
- * from `steps` (rendered by the caller) or, for a push's enrollment, from their defaults; an A/B step's row
- * records the follower's variant.
- */
-export function stepsOf(
-  input: Pick<Enrollee, 'appId' | 'openid' | 'at' | 'requestId'>,
-  sequence: Sequence,
-  enrollmentId: string,
-  rendered: readonly RenderedStep[] = sequence.steps.map((step, i) =>
-    renderStep(
-      chooseVariant(step, { sequenceId: sequence.id, stepIndex: i, openid: input.openid }),
-      i,
-      {},
-      null,
-    ),
-  ),
-): NewMessage[] {
-  return sequence.steps.map((step, index): NewMessage => ({
-    id: newMessageId(new Date(input.at.getTime() + step.offsetMs)),
-    appId: input.appId,
-    openid: input.openid,
-    channel: 'custom',
-    payload: rendered[index].message,
-    dueAt: new Date(input.at.getTime() + step.offsetMs),
-    idempotencyKey: null,
-    requestHash: null,
-    cancelKey: null,
-    maxLatenessMs: step.maxLatenessMs ?? null,
-    frequencyCapped: true,
-    requestId: input.requestId,
-    fallback: rendered[index].fallback,
-    fallbackChannel: rendered[index].fallbackChannel,
-    step: { sequenceId: sequence.id, enrollmentId, index, variant: rendered[index].variant },
-  }));
 }

@@ -1,6 +1,7 @@
 import { type Pool, withTransaction } from '../db/pool';
 import { ConflictError, NotFoundError } from '../errors';
 import { appendCancellation, holdClaims } from '../store/ledger';
+import { endWaitsOfSequence } from '../store/journey-waits';
 import type { SequenceDefinition } from './sequence-schema';
 import {
   addVersion,
@@ -53,8 +54,9 @@ const TRANSITIONS: Record<SequenceAction, { from: SequenceStatus[]; to: Sequence
 };
 
 /**
- * Changes a sequence's status. Pausing or archiving stops new enrollments and cancels every pending step
- * with one ledger row (not one update per message); resuming does not bring cancelled steps back.
+ * Changes a sequence's status. Pausing or archiving stops new enrollments, cancels every pending step
+ * with one ledger row (not one update per message) and ends its journeys' open waits; resuming does not
+ * bring cancelled steps or ended waits back.
  * Returns the sequence and how many pending steps the change cancelled.
  */
 export async function changeSequenceStatus(
@@ -76,6 +78,8 @@ export async function changeSequenceStatus(
     if (to === 'paused' || to === 'archived') {
       await holdClaims(client, current.appId);
       cancelledSteps = await countOpenSteps(client, id);
+      // Its journeys' waits end too: no path starts after the pause (resuming starts none either).
+      await endWaitsOfSequence(client, id);
       await appendCancellation(client, {
         appId: current.appId,
         scope: 'sequence',

@@ -12,6 +12,7 @@ import {
 import type { NewMessage } from '../store/message-store';
 import { applyExits } from './apply-exits';
 import { enrollFollowers } from './enroll';
+import { meetWaits } from './meet-waits';
 
 /** Who the ledger names as having ended the enrollments an event exits. */
 const ACTOR = 'api';
@@ -28,8 +29,8 @@ export interface FollowerEventResult {
 
 /**
  * Another system says the follower did something (`purchased`, `course_signup`). In one transaction: the
- * event is recorded, the running enrollments whose exit conditions it meets end (`applyExits`), and the
- * active sequences it triggers enroll the follower as a push would (once per event, or once ever with
+ * event is recorded, the running enrollments whose exit conditions it meets end (`applyExits`), the waits
+ * it meets take their yes paths (`meetWaits`), and the active sequences it triggers enroll the follower as a push would (once per event, or once ever with
  * `oncePerFollower`), their steps due from the event's time. It is no interaction: it opens no contact
  * window. The follower need not be known. A repeated idempotency key answers the first answer and changes
  * nothing; the same key with another name or follower is a conflict.
@@ -47,6 +48,9 @@ export async function postFollowerEvent(
     const event = { type: 'event', name: input.name } as const;
     const follower = { appId: input.appId, openid: input.openid };
     const [exited] = await applyExits(client, [{ ...follower, event }], ACTOR);
+    const waited = await meetWaits(client, [
+      { ...follower, action: event, at: recorded.at, requestId: input.requestId },
+    ]);
     const [steps] = await enrollFollowers(client, [
       { ...follower, event, pushKey: `event:${recorded.id}`, at: recorded.at, requestId: input.requestId },
     ]);
@@ -56,10 +60,12 @@ export async function postFollowerEvent(
       at: recorded.at.toISOString(),
       exited,
       enrolled: started(steps),
+      continued: waited.started[0],
     };
     await saveFollowerEventAnswer(client, recorded.id, view);
     if (exited.length > 0) deps.metrics.cancelled.inc({ scope: 'enrollment' }, exited.length);
-    return { result: { view, created: true }, scheduled: await insertScheduled(deps, client, steps) };
+    const scheduled = await insertScheduled(deps, client, [...waited.messages, ...steps]);
+    return { result: { view, created: true }, scheduled };
   });
   if (scheduled) await publishScheduled(deps, scheduled);
   return result;
@@ -74,7 +80,8 @@ function replayed(prior: PriorFollowerEvent, input: FollowerEventInput): Followe
       { existingId: prior.answer.eventId },
     );
   }
-  return prior.answer;
+  // An answer recorded before journeys has no `continued`: it continued none.
+  return { ...prior.answer, continued: prior.answer.continued ?? [] };
 }
 
 /** The enrollments the steps belong to, in order, with how many steps each scheduled. */

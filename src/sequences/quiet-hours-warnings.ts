@@ -1,6 +1,8 @@
 import type { QuietHours } from '../contract';
 import { effectiveQuietHours, quietSpanMs } from '../policy/quiet-hours';
-import { delayCanPushOut, triggerKind, type WindowPolicy } from '../policy/window-rule';
+import { delayCanPushOut, type WindowPolicy } from '../policy/window-rule';
+import { journeyShape } from './journey-tree';
+import { placeSteps } from './journey-windows';
 import type { IssueDetail } from '../validation';
 import { describeRule, formatDuration } from '../wechat/window-policy';
 import type { SequenceDefinition } from './sequence-schema';
@@ -18,27 +20,28 @@ export interface QuietHoursAccount {
  * `quiet_hours` whenever that happens. Such steps are warned about, not refused: a welcome step on a
  * follow (a 1-minute window) would otherwise be refused under any quiet hours. Steps already outside the
  * window are refused by the window check itself; an `event` or `api` trigger opens no window to check.
+ * Every path's steps are checked, each in the window its path is planned in.
  */
 export function quietHoursWarnings(d: SequenceDefinition, account: QuietHoursAccount): IssueDetail[] {
   const quiet = effectiveQuietHours(d.quietHours, account.quietHours);
-  const kind = triggerKind(d.trigger);
-  const rule = kind && account.windowPolicy?.[kind];
-  if (!quiet || !kind || !rule) return [];
+  if (!quiet) return [];
   const spanMs = quietSpanMs(quiet);
   const source = d.quietHours ? 'the sequence’s quiet hours' : 'the account’s default quiet hours';
-  return d.steps.flatMap((step, i) => {
-    if (!delayCanPushOut(account.windowPolicy, kind, i, step.offsetMs, spanMs)) return [];
+  return placeSteps(d.trigger, journeyShape(d)).flatMap(({ step, at: stepAt, label, window }) => {
+    const rule = window && account.windowPolicy?.[window.kind];
+    if (!window || !rule) return [];
+    if (!delayCanPushOut(account.windowPolicy, window.kind, window.index, window.sinceMs, spanMs)) return [];
     const contents = step.variants
-      ? step.variants.map((v, j) => ({ at: `steps.${i}.variants.${j}`, fallback: v.fallback }))
-      : [{ at: `steps.${i}`, fallback: step.fallback ?? null }];
+      ? step.variants.map((v, j) => ({ at: `${stepAt}.variants.${j}`, fallback: v.fallback }))
+      : [{ at: stepAt, fallback: step.fallback ?? null }];
     return contents
       .filter((c) => c.fallback === null)
       .map(({ at }) => ({
         path: at,
         message:
-          `step ${i + 1} at +${formatDuration(step.offsetMs) || '0 s'}: ${source} ` +
+          `${label}: ${source} ` +
           `${quiet.start}–${quiet.end} (${account.timeZone}) can move it by up to ${formatDuration(spanMs)}, ` +
-          `past its contact window (${describeRule(kind, rule)}); a follower it falls due for in them gets ` +
+          `past its contact window (${describeRule(window.kind, rule)}); a follower it falls due for in them gets ` +
           `nothing (skipped quiet_hours). Add a fallback, or turn quiet hours off for this sequence.`,
       }));
   });

@@ -5,7 +5,10 @@ import {
   sequenceDefinitionSchema,
   type SequenceQuietHours,
   type Trigger,
+  type Wait,
 } from '../contract';
+import { journeyIssues, journeyShape } from './journey-tree';
+import { placeSteps, type StepWindow } from './journey-windows';
 import { exitReason } from './exits';
 import { type IssueDetail, parseInput } from '../validation';
 import { placeholdersOf, urlVariableIssues } from './template-vars';
@@ -17,7 +20,7 @@ import {
   type CustomMessage,
   type StepFallback,
 } from '../wechat/message-schema';
-import { triggerKind, type WindowPolicy } from '../policy/window-rule';
+import type { WindowPolicy } from '../policy/window-rule';
 
 /** One variant of an A/B step: enrollments get it in proportion to its weight. */
 export interface Variant {
@@ -43,11 +46,22 @@ export interface Step {
   readonly maxLatenessMs?: number;
 }
 
+/** A named path: its steps (offsets from when it starts), and the wait that may end it. */
+export interface JourneyPath {
+  readonly steps: readonly Step[];
+  readonly wait?: Wait;
+}
+
 export interface SequenceDefinition {
   readonly appId: string;
   readonly name: string;
   readonly trigger: Trigger;
+  /** The main path's steps. */
   readonly steps: readonly Step[];
+  /** The wait that ends the main path, or null: a straight sequence. */
+  readonly wait: Wait | null;
+  /** The paths the waits lead to, by name. */
+  readonly paths: Readonly<Record<string, JourneyPath>>;
   /** Enroll a follower at most once ever, rather than once per trigger event. */
   readonly oncePerFollower: boolean;
   /** What ends a follower's enrollment early (the rest of its steps cancelled). */
@@ -95,12 +109,15 @@ function placeholderIssues(trigger: Trigger, payload: unknown, path: string): Is
 }
 
 /**
- * Parses a sequence definition, validating every step's message and fallback, the step order, and that
- * each step can be delivered under the account's window policy: a step past its trigger's window, or
- * beyond the window's message count, is refused unless it has a template fallback — with a message that
+ * Parses a sequence definition, validating the journey's structure (`journeyIssues`: a tree of paths,
+ * each reached once, no loop, a depth limit), every step's message and fallback, the step order, and that
+ * each step can be delivered under the account's window policy: a step past the window its path is planned
+ * in (the trigger's; a reply's fresh one on a wait's yes path; the trigger's, at the timeout, on a no path),
+ * or beyond the window's message count, is refused unless it has a template fallback — with a message that
  * names the step and says why. An `event` trigger opens no window, so its steps are not checked: each
  * goes out if a window the follower opened is open at due time, else on its fallback, else is skipped.
- * An exit condition that repeats another is refused. `policyOf` returns the policy of a configured
+ * An exit condition that repeats another is refused. The structure is checked first: steps are checked
+ * once it holds. `policyOf` returns the policy of a configured
  * account, `undefined` else; `missingOf` the channels a platform account's permissions do not allow (a
  * step using one is refused).
  */
@@ -115,7 +132,11 @@ export function parseSequenceDefinition(
   const missing = missingOf(d.appId);
   if (policy === undefined) details.push({ path: 'appId', message: `no account ${d.appId} is configured` });
   details.push(...duplicateExits(d.exits));
-  const kind = triggerKind(d.trigger);
+  const journey = journeyShape({ steps: d.steps, wait: d.wait ?? null, paths: d.paths });
+  if (d.steps.length === 0 && !d.wait)
+    details.push({ path: 'steps', message: 'a sequence needs at least one step (or a wait)' });
+  details.push(...journeyIssues(journey));
+  if (details.length > 0) throw new ValidationError('invalid sequence', details);
 
   const collect = <T>(at: string, fn: () => T): T | null => {
     try {
@@ -130,8 +151,8 @@ export function parseSequenceDefinition(
   const parseContent = (
     content: { message?: Record<string, unknown>; fallback?: Record<string, unknown> | null },
     at: string,
-    i: number,
-    offsetMs: number,
+    label: string,
+    window: StepWindow | null,
   ): { message: CustomMessage; fallback: StepFallback | null } | null => {
     const message = collect(at, () => parseCustomMessage(content.message, `${at}.message`));
     const fallback = content.fallback
@@ -149,38 +170,41 @@ export function parseSequenceDefinition(
       details.push(...placeholderIssues(d.trigger, content.fallback, `${at}.fallback`));
       details.push(...urlVariableIssues(content.fallback, `${at}.fallback`));
     }
-    if (kind && !fallback) details.push(...windowIssues(policy ?? null, kind, i, offsetMs, at));
+    if (window && !fallback) details.push(...windowIssues(policy ?? null, window, label, at));
     return message ? { message, fallback } : null;
   };
 
-  const steps: Step[] = [];
-  d.steps.forEach((s, i) => {
-    const at = `steps.${i}`;
-    if (i > 0 && s.offsetMs < d.steps[i - 1].offsetMs) {
-      details.push({
-        path: `${at}.offsetMs`,
-        message: 'steps must be in order: this one is earlier than the step before',
-      });
-    }
+  const parsed = new Map<string, Step>();
+  for (const { step: s, at, label, window } of placeSteps(d.trigger, journey)) {
     const timing = { offsetMs: s.offsetMs, ...(s.maxLatenessMs ? { maxLatenessMs: s.maxLatenessMs } : {}) };
     if (s.variants) {
       details.push(...duplicateVariantNames(s.variants, at));
       const variants = s.variants.flatMap((v, j) => {
-        const content = parseContent(v, `${at}.variants.${j}`, i, s.offsetMs);
+        const content = parseContent(v, `${at}.variants.${j}`, label, window);
         return content ? [{ name: v.name, weight: v.weight, ...content }] : [];
       });
-      steps.push({ ...timing, variants });
-      return;
+      parsed.set(at, { ...timing, variants });
+      continue;
     }
-    const content = parseContent(s, at, i, s.offsetMs);
-    if (content) steps.push({ ...timing, ...content });
-  });
+    const content = parseContent(s, at, label, window);
+    if (content) parsed.set(at, { ...timing, ...content });
+  }
   if (details.length > 0) throw new ValidationError('invalid sequence', details);
   return {
     appId: d.appId,
     name: d.name,
     trigger: d.trigger,
-    steps,
+    steps: d.steps.map((_, i) => parsed.get(`steps.${i}`)!),
+    wait: d.wait ?? null,
+    paths: Object.fromEntries(
+      Object.entries(d.paths).map(([name, path]) => [
+        name,
+        {
+          steps: path.steps.map((_, i) => parsed.get(`paths.${name}.steps.${i}`)!),
+          ...(path.wait ? { wait: path.wait } : {}),
+        },
+      ]),
+    ),
     oncePerFollower: d.oncePerFollower,
     exits: d.exits,
     ...(d.quietHours === undefined ? {} : { quietHours: d.quietHours }),

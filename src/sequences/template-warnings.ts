@@ -6,14 +6,16 @@ import {
 import type { IssueDetail } from '../validation';
 import { isNoticeFallback, type TemplateMessage } from '../wechat/message-schema';
 import type { TemplateLibrary } from '../wechat/template-library';
+import { journeyShape } from './journey-tree';
+import { placeSteps } from './journey-windows';
 import type { SequenceDefinition } from './sequence-schema';
 
-/** Every template-message fallback of a sequence (notices aside), with the path of its step or variant. */
+/** Every template-message fallback of a sequence, on every path (notices aside), with the field of its step or variant. */
 function templateFallbacks(d: SequenceDefinition): { at: string; fallback: TemplateMessage }[] {
-  return d.steps.flatMap((step, i) => {
+  return placeSteps(d.trigger, journeyShape(d)).flatMap(({ step, at: stepAt }) => {
     const contents = step.variants
-      ? step.variants.map((v, j) => ({ at: `steps.${i}.variants.${j}.fallback`, fallback: v.fallback }))
-      : [{ at: `steps.${i}.fallback`, fallback: step.fallback ?? null }];
+      ? step.variants.map((v, j) => ({ at: `${stepAt}.variants.${j}.fallback`, fallback: v.fallback }))
+      : [{ at: `${stepAt}.fallback`, fallback: step.fallback ?? null }];
     return contents.flatMap(({ at, fallback }) =>
       fallback && !isNoticeFallback(fallback) ? [{ at, fallback }] : [],
     );

@@ -1,25 +1,24 @@
 import type { IssueDetail } from '../validation';
 import { stepOutsideWindow, type WindowPolicy } from '../policy/window-rule';
-import { describeRule, formatDuration, type InteractionKind } from '../wechat/window-policy';
+import { describeRule } from '../wechat/window-policy';
+import type { StepWindow } from './journey-windows';
 
 /**
- * A step (or one of its variants, at `at`) without a template fallback must fit its trigger's window: sent
- * before the window closes, and within the window's message count.
+ * A step (or one of its variants, at `at`) without a template fallback must fit the window its path is
+ * planned in: sent before the window closes, and within the window's message count. `label` names the step.
  */
 export function windowIssues(
   policy: WindowPolicy,
-  kind: InteractionKind,
-  i: number,
-  offsetMs: number,
+  window: StepWindow,
+  label: string,
   at: string,
 ): IssueDetail[] {
-  const outside = stepOutsideWindow(policy, kind, i, offsetMs);
-  const rule = policy?.[kind];
+  const outside = stepOutsideWindow(policy, window.kind, window.index, window.sinceMs);
+  const rule = policy?.[window.kind];
   if (!outside || !rule) return [];
-  const where = `step ${i + 1} at +${formatDuration(offsetMs) || '0 s'}`;
   const message =
     outside === 'late'
-      ? `${where} falls outside the contact window: ${describeRule(kind, rule)}. Move it earlier or add a template fallback.`
-      : `${where} would be message ${i + 1} in a window where ${describeRule(kind, rule)}. Add a template fallback or drop a step.`;
+      ? `${label} falls outside the contact window: ${describeRule(window.kind, rule)}. Move it earlier or add a template fallback.`
+      : `${label} would be message ${window.index + 1} in a window where ${describeRule(window.kind, rule)}. Add a template fallback or drop a step.`;
   return [{ path: at, message }];
 }

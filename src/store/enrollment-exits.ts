@@ -20,8 +20,8 @@ export interface RunningEnrollment {
 }
 
 /**
- * The followers' enrollments that still have a step to send (open, and covered by no cancellation) in a
- * sequence with exit conditions. One statement for the list; each follower's messages are found through
+ * The followers' enrollments that still have a step to send (open, and covered by no cancellation) or a
+ * journey wait open, in a sequence with exit conditions. One statement for the list; each follower's messages are found through
  * the follower index.
  *
  * Parameters: `$1 text[]` app ids, `$2 text[]` openids (pairwise). Result: one row per enrollment, `n`
@@ -34,9 +34,10 @@ JOIN enrollments e ON e.app_id = f.app_id AND e.openid = f.openid
 JOIN sequences s ON s.id = e.sequence_id
 JOIN sequence_versions v ON v.sequence_id = s.id AND v.version = s.current_version
 WHERE v.exits <> '[]'::jsonb
-  AND EXISTS (SELECT 1 FROM scheduled_messages m
-              WHERE m.app_id = f.app_id AND m.openid = f.openid AND m.enrollment_id = e.id
-                AND ${isOpenSql('m.status')} AND NOT ${LEDGER_COVERS('m')})
+  AND (EXISTS (SELECT 1 FROM scheduled_messages m
+               WHERE m.app_id = f.app_id AND m.openid = f.openid AND m.enrollment_id = e.id
+                 AND ${isOpenSql('m.status')} AND NOT ${LEDGER_COVERS('m')})
+       OR EXISTS (SELECT 1 FROM journey_waits w WHERE w.enrollment_id = e.id AND w.outcome IS NULL))
 ORDER BY f.n, e.created_at`;
 
 /** The running enrollments (RUNNING_WITH_EXITS_SQL) of `followers`, in list order. */

@@ -8,6 +8,8 @@ export interface NewEnrollment {
   readonly version: number;
   /** The openid (once per follower) or the push's key (once per trigger). */
   readonly dedupe: string;
+  /** The variables it was given (the API's enrollments), for the paths it starts later. */
+  readonly vars: Readonly<Record<string, string>>;
 }
 
 /**
@@ -24,8 +26,8 @@ export async function insertEnrollments(
   for (const e of enrollments) if (!first.has(keyOf(e))) first.set(keyOf(e), e);
   const rows = [...first.values()].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : 1));
   const inserted = await client.query<{ id: string; sequence_id: string; dedupe: string }>(
-    `INSERT INTO enrollments (app_id, openid, sequence_id, version, dedupe)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::uuid[], $4::int[], $5::text[])
+    `INSERT INTO enrollments (app_id, openid, sequence_id, version, dedupe, vars)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::uuid[], $4::int[], $5::text[], $6::jsonb[])
      ON CONFLICT (sequence_id, dedupe) DO NOTHING RETURNING id, sequence_id, dedupe`,
     [
       rows.map((e) => e.appId),
@@ -33,6 +35,7 @@ export async function insertEnrollments(
       rows.map((e) => e.sequenceId),
       rows.map((e) => e.version),
       rows.map((e) => e.dedupe),
+      rows.map((e) => JSON.stringify(e.vars)),
     ],
   );
   const ids = new Map(inserted.rows.map((r) => [`${r.sequence_id}\u0000${r.dedupe}`, r.id]));
@@ -66,4 +69,17 @@ export async function findEnrollments(
     found.set(r.dedupe, entry);
   }
   return found;
+}
+
+/** The variables of these enrollments, by id (`{}` for one started by a push). */
+export async function findEnrollmentVars(
+  db: PoolClient,
+  ids: readonly string[],
+): Promise<Map<string, Record<string, string>>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await db.query<{ id: string; vars: Record<string, string> }>(
+    `SELECT id, vars FROM enrollments WHERE id = ANY($1::uuid[])`,
+    [ids],
+  );
+  return new Map(rows.map((r) => [r.id, r.vars]));
 }

@@ -82,7 +82,8 @@ async function insertInteractions(db: PoolClient, inputs: readonly NewInteractio
 
 /**
  * The follower unfollowed: WeChat requires deleting their data. Every open message is cancelled, and
- * message payloads, interactions, stored pushes, enrollments and posted events lose everything personal;
+ * message payloads, interactions, stored pushes, enrollments (their variables too), journey waits (which
+ * end) and posted events lose everything personal;
  * rows stay as anonymous counts (per-step results; an event's idempotency key and answer). What remains is
  * the openid marked unsubscribed, so nothing is sent to it, and the ledger row recording the cancellation. Returns how many open messages were cancelled.
  */
@@ -106,8 +107,15 @@ export async function unsubscribeAndForget(
     openid,
   ]);
   await db.query(
-    `UPDATE enrollments SET openid = '', dedupe = 'redacted:' || id::text WHERE app_id = $1 AND openid = $2`,
+    `UPDATE enrollments SET openid = '', dedupe = 'redacted:' || id::text, vars = '{}'
+     WHERE app_id = $1 AND openid = $2`,
     [appId, openid],
+  );
+  // Their journeys' waits end (no path starts for them) and keep only anonymous counts.
+  await db.query(
+    `UPDATE journey_waits SET openid = '', outcome = coalesce(outcome, 'ended'), resolved_at = coalesce(resolved_at, $3)
+     WHERE app_id = $1 AND openid = $2`,
+    [appId, openid, at.toISOString()],
   );
   await db.query(`UPDATE follower_events SET openid = '' WHERE app_id = $1 AND openid = $2`, [appId, openid]);
   await db.query(

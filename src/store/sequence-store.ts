@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from '../db/pool';
 import { LEDGER_COVERS } from './ledger';
 import { isOpenSql } from './message-status';
-import type { ExitCondition, SequenceQuietHours, SequenceStatus, StepView, Trigger } from '../contract';
+import type { ExitCondition, SequenceQuietHours, SequenceStatus, StepView, Trigger, Wait } from '../contract';
 
 /**
  * A sequence as the store writes it: sequences/sequence-schema parses and checks the definition (each
@@ -12,11 +12,21 @@ export interface StoredDefinition {
   readonly name: string;
   readonly trigger: Trigger;
   readonly steps: readonly StepView[];
+  /** The wait that ends the main path (`steps`), or null. */
+  readonly wait: Wait | null;
+  /** The named paths its waits lead to. */
+  readonly paths: Readonly<Record<string, StoredPath>>;
   readonly oncePerFollower: boolean;
   readonly exits: readonly ExitCondition[];
   /** Its own quiet hours, `false` for none; undefined: the account's default. */
   readonly quietHours?: SequenceQuietHours;
 }
+/** A named path: its steps and the wait that may end it. */
+export interface StoredPath {
+  readonly steps: readonly StepView[];
+  readonly wait?: Wait;
+}
+
 /** The status whose sequences enroll followers. */
 const ACTIVE: SequenceStatus = 'active';
 
@@ -29,6 +39,9 @@ export interface Sequence {
   readonly oncePerFollower: boolean;
   readonly trigger: Trigger;
   readonly steps: readonly StepView[];
+  /** The wait that ends the main path, or null: the current version's, as `paths`. */
+  readonly wait: Wait | null;
+  readonly paths: Readonly<Record<string, StoredPath>>;
   /** The current version's exit conditions. */
   readonly exits: readonly ExitCondition[];
   /** Its own quiet hours, `false` for none, null: the account's default (the latest save's, for every enrollment). */
@@ -46,6 +59,8 @@ interface SequenceRow {
   once_per_follower: boolean;
   trigger: Trigger;
   steps: StepView[];
+  wait: Wait | null;
+  paths: Record<string, StoredPath>;
   exits: ExitCondition[];
   quiet_hours: SequenceQuietHours | null;
   created_at: Date;
@@ -53,7 +68,7 @@ interface SequenceRow {
 }
 
 const SELECT = `SELECT s.id, s.app_id, s.name, s.status, s.current_version, s.once_per_follower, v.trigger, v.steps,
-  v.exits, s.quiet_hours, s.created_at, s.updated_at
+  v.wait, v.paths, v.exits, s.quiet_hours, s.created_at, s.updated_at
   FROM sequences s JOIN sequence_versions v ON v.sequence_id = s.id AND v.version = s.current_version`;
 
 /** SELECT with each sequence's creation time in µs since the epoch, exact (a Date keeps only ms). */
@@ -73,6 +88,8 @@ function toSequence(r: SequenceRow): Sequence {
     oncePerFollower: r.once_per_follower,
     trigger: r.trigger,
     steps: r.steps,
+    wait: r.wait,
+    paths: r.paths,
     exits: r.exits,
     quietHours: r.quiet_hours,
     createdAt: r.created_at,
@@ -95,10 +112,7 @@ export async function insertSequence(
     [d.appId, d.name, status, d.oncePerFollower, quietHoursParam(d)],
   );
   const id = rows[0].id;
-  await db.query(
-    `INSERT INTO sequence_versions (sequence_id, version, trigger, steps, exits) VALUES ($1, 1, $2, $3, $4)`,
-    [id, JSON.stringify(d.trigger), JSON.stringify(d.steps), JSON.stringify(d.exits)],
-  );
+  await insertVersion(db, id, 1, d);
   return id;
 }
 
@@ -111,12 +125,72 @@ export async function addVersion(db: PoolClient, id: string, d: StoredDefinition
     [id, d.name, d.oncePerFollower, quietHoursParam(d)],
   );
   const version = rows[0].current_version;
-  await db.query(
-    `INSERT INTO sequence_versions (sequence_id, version, trigger, steps, exits) VALUES ($1, $2, $3, $4, $5)`,
-    [id, version, JSON.stringify(d.trigger), JSON.stringify(d.steps), JSON.stringify(d.exits)],
-  );
+  await insertVersion(db, id, version, d);
   return version;
 }
+
+async function insertVersion(
+  db: PoolClient,
+  id: string,
+  version: number,
+  d: StoredDefinition,
+): Promise<void> {
+  await db.query(
+    `INSERT INTO sequence_versions (sequence_id, version, trigger, steps, wait, paths, exits)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [
+      id,
+      version,
+      JSON.stringify(d.trigger),
+      JSON.stringify(d.steps),
+      d.wait === null ? null : JSON.stringify(d.wait),
+      JSON.stringify(d.paths),
+      JSON.stringify(d.exits),
+    ],
+  );
+}
+
+/** A version's paths: what an enrollment of it follows when its waits resolve. */
+export type JourneyVersion = Pick<Sequence, 'version' | 'trigger' | 'steps' | 'wait' | 'paths'> & {
+  readonly sequenceId: string;
+};
+
+/** The versions asked for, by `<sequenceId>:<version>`. */
+export async function findVersions(
+  db: PoolClient,
+  keys: readonly { sequenceId: string; version: number }[],
+): Promise<Map<string, JourneyVersion>> {
+  if (keys.length === 0) return new Map();
+  const { rows } = await db.query<{
+    sequence_id: string;
+    version: number;
+    trigger: Trigger;
+    steps: StepView[];
+    wait: Wait | null;
+    paths: Record<string, StoredPath>;
+  }>(
+    `SELECT v.sequence_id, v.version, v.trigger, v.steps, v.wait, v.paths FROM sequence_versions v
+     JOIN unnest($1::uuid[], $2::int[]) AS k(sequence_id, version)
+       ON v.sequence_id = k.sequence_id AND v.version = k.version`,
+    [keys.map((k) => k.sequenceId), keys.map((k) => k.version)],
+  );
+  return new Map(
+    rows.map((r) => [
+      versionKey(r.sequence_id, r.version),
+      {
+        sequenceId: r.sequence_id,
+        version: r.version,
+        trigger: r.trigger,
+        steps: r.steps,
+        wait: r.wait,
+        paths: r.paths,
+      },
+    ]),
+  );
+}
+
+/** The key `findVersions` answers by. */
+export const versionKey = (sequenceId: string, version: number): string => `${sequenceId}:${version}`;
 
 export async function findSequence(
   db: Pool | PoolClient,

@@ -1,5 +1,5 @@
 import type { TriggerEvent } from '../sequences/enroll';
-import type { ExitEvent } from '../sequences/exits';
+import type { FollowerAction } from '../sequences/follower-actions';
 import type { Push } from '../wechat/push';
 import type { InteractionKind } from '../wechat/window-policy';
 import {
@@ -21,7 +21,8 @@ export interface PushMeaning {
   /** Short description kept with the interaction (msg type, scene, menu key). */
   readonly detail: string | null;
   readonly trigger: TriggerEvent | null;
-  readonly exit: ExitEvent | null;
+  /** What the follower did, offered to the exit conditions and the waits of their running enrollments. */
+  readonly action: FollowerAction | null;
   readonly unsubscribe: boolean;
   /** A subscription-notice popup or change: the follower's answers per template. */
   readonly noticeAnswers: readonly NoticeAnswer[];
@@ -35,7 +36,7 @@ const NOTHING: PushMeaning = {
   interaction: null,
   detail: null,
   trigger: null,
-  exit: null,
+  action: null,
   unsubscribe: false,
   noticeAnswers: [],
   noticeResults: [],
@@ -63,7 +64,7 @@ export function interpretPush(push: Push): PushMeaning {
       interaction: 'message',
       detail: push.msgType,
       trigger: text === null ? null : { type: 'message', text },
-      exit: { type: 'message', text },
+      action: { type: 'message', text },
     };
   }
   const key = push.eventKey ?? '';
@@ -75,7 +76,13 @@ export function interpretPush(push: Push): PushMeaning {
     case 'unsubscribe':
       return { ...NOTHING, unsubscribe: true };
     case 'SCAN':
-      return { ...NOTHING, interaction: 'scan', detail: key, trigger: { type: 'scan', scene: key } };
+      return {
+        ...NOTHING,
+        interaction: 'scan',
+        detail: key,
+        trigger: { type: 'scan', scene: key },
+        action: { type: 'scan', scene: key },
+      };
     case NOTICE_EVENTS.popup:
     case NOTICE_EVENTS.change:
       return { ...NOTHING, noticeAnswers: readNoticeAnswers(push) };
@@ -90,7 +97,7 @@ export function interpretPush(push: Push): PushMeaning {
           interaction: 'click',
           detail: key,
           trigger: { type: 'click', key },
-          exit: { type: 'click', key },
+          action: { type: 'click', key },
         };
       }
       return NOTHING;

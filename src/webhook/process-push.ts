@@ -15,6 +15,7 @@ import {
 import { insertScheduled, publishScheduled } from '../scheduling/schedule-messages';
 import { type Enrollee, enrollFollowers } from '../sequences/enroll';
 import { applyExits, type ExitInput } from '../sequences/apply-exits';
+import { meetWaits } from '../sequences/meet-waits';
 import { type Push, pushDedupeKey, toPush } from '../wechat/push';
 import { interpretPush, type PushMeaning } from './interpret-push';
 import { recordNoticePushes } from './record-notice-pushes';
@@ -57,7 +58,7 @@ interface Taken {
  * were recorded (so an unfollow after a follow also erases the steps the follow scheduled). The steps are
  * scheduled in the round's transaction (`insertScheduled`); their wake-ups are published after commit
  * (`publishScheduled`; the outbox covers a crash in between). Returns each push's outcome: `<interaction>:<steps scheduled>`,
- * with ` exited:<enrollments ended>` when it ended some; `unsubscribed:<messages cancelled>`;
+ * with ` exited:<enrollments ended>` when it ended some and ` paths:<yes paths started>` when it met waits; `unsubscribed:<messages cancelled>`;
  * `template_report:<report>:<messages matched>` (`…:later` for a report left to the sweep); `ignored`.
  */
 export async function processPushes(
@@ -110,8 +111,8 @@ function rounds(taken: readonly Taken[]): Taken[][] {
 }
 
 /**
- * Applies one round (distinct followers): exits first, then unfollows one by one, then interactions and
- * enrollments together. A push's exits end only the enrollments running before it, and the steps it then
+ * Applies one round (distinct followers): exits first, then unfollows one by one, then interactions, the
+ * waits the actions meet (their yes paths start) and enrollments together. A push's exits end only the enrollments running before it, and the steps it then
  * schedules are new: the message that starts one sequence can end another, and a push never ends the
  * enrollment it starts. (Exits take the claim locks, which must come before any follower or message row.)
  */
@@ -136,13 +137,13 @@ async function applyRound(
     else if (meaning.unsubscribe) leaving.push({ t, push });
     else interacting.push({ t, push, meaning });
   }
-  const exiting = interacting.filter(({ meaning }) => meaning.exit);
+  const exiting = interacting.filter(({ meaning }) => meaning.action);
   const exited = await applyExits(
     client,
     exiting.map(({ t, push, meaning }): ExitInput => ({
       appId: t.row.appId,
       openid: push.openid,
-      event: meaning.exit!,
+      event: meaning.action!,
     })),
     ACTOR,
   );
@@ -163,6 +164,18 @@ async function applyRound(
       rule: policyOf(t.row.appId)?.[meaning.interaction!] ?? null,
     })),
   );
+  const acting = interacting.filter(({ meaning }) => meaning.action);
+  const waited = await meetWaits(
+    client,
+    acting.map(({ t, push, meaning }) => ({
+      appId: t.row.appId,
+      openid: push.openid,
+      action: meaning.action!,
+      at: t.row.receivedAt,
+      requestId: t.row.requestId,
+    })),
+  );
+  const pathsOf = new Map(acting.map(({ t }, i) => [t.row.id, waited.started[i].length]));
   const triggered = interacting.filter(({ meaning }) => meaning.trigger);
   const steps = await enrollFollowers(
     client,
@@ -178,8 +191,14 @@ async function applyRound(
   const stepsOf = new Map(triggered.map(({ t }, i) => [t.row.id, steps[i]]));
   for (const { t, meaning } of interacting) {
     const ended = exitsOf.get(t.row.id) ?? 0;
+    const paths = pathsOf.get(t.row.id) ?? 0;
     const enrolled = `${meaning.interaction}:${stepsOf.get(t.row.id)?.length ?? 0}`;
-    outcomes.set(t.row.id, ended > 0 ? `${enrolled} exited:${ended}` : enrolled);
+    outcomes.set(
+      t.row.id,
+      [enrolled, ...(ended > 0 ? [`exited:${ended}`] : []), ...(paths > 0 ? [`paths:${paths}`] : [])].join(
+        ' ',
+      ),
+    );
   }
   // Last: the claim locks follower rows before acceptances, so this transaction takes them in that order too.
   const noticed = await recordNoticePushes(
@@ -199,7 +218,7 @@ async function applyRound(
     if (early) deferred.add(t.row.id);
     outcomes.set(t.row.id, `template_report:${report}:${early ? 'later' : matched ? 1 : 0}`);
   }
-  return steps.flat();
+  return [...waited.messages, ...steps.flat()];
 }
 
 /** The follower unfollowed: one ledger row cancels everything pending, and their data is erased. */

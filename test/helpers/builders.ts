@@ -17,6 +17,7 @@ import {
   type AccountCreateBody,
   type ExitCondition,
   type Trigger,
+  type WaitInput,
 } from '../../src/contract';
 import type { CustomMessage, NoticeMessage, TemplateMessage } from '../../src/wechat/message-schema';
 import { newMessageId } from '../../src/store/message-id';
@@ -94,6 +95,9 @@ export type SequenceRequest = {
   status?: 'draft' | 'active';
   trigger: Trigger;
   steps: StepRequest[];
+  /** The wait that ends the main path, and the paths it leads to (docs/sequences.md "Journeys"). */
+  wait?: WaitInput;
+  paths?: Record<string, { steps?: StepRequest[]; wait?: WaitInput }>;
   oncePerFollower?: boolean;
   exits?: ExitCondition[];
   quietHours?: { start: string; end: string } | false;

@@ -82,6 +82,8 @@ describe('a counted cancellation racing the claim', () => {
           name: `race ${trial}`,
           trigger: { type: 'subscribe' },
           steps: [{ offsetMs: 0, message: aTextMessage('hi'), fallback: null }],
+          wait: null,
+          paths: {},
           oncePerFollower: false,
           exits: [],
         },

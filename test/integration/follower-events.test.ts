@@ -79,6 +79,7 @@ describe('POST /v1/followers/:appId/:openid/events', () => {
         { sequenceId: shop, enrollmentId: expect.any(String), reason: 'exit:event:purchased', cancelled: 1 },
       ],
       enrolled: [{ sequenceId: thanks, enrollmentId: expect.any(String), steps: 1 }],
+      continued: [],
     });
     await expectEventually('thanks 1', () => receivedTexts(h, openid).includes('thanks 1'));
     await expectNothingMore('shop 2 after the exit', () => receivedTexts(h, openid).includes('shop 2'), 2500);

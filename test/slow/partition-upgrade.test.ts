@@ -102,7 +102,8 @@ describe('upgrading 1,000,000 messages to partitioned ones', () => {
     const files = [await tableFile('scheduled_messages'), await tableFile('delivery_attempts')];
 
     const started = Date.now();
-    expect(await migrate(h.db.pool, silentLogger)).toEqual(['0029_partitioned_messages.sql']);
+    // Later migrations (journeys' tables, 0030 on) follow it in the same call: none touches the messages.
+    expect((await migrate(h.db.pool, silentLogger))[0]).toBe('0029_partitioned_messages.sql');
     migrationMs = Date.now() - started;
     console.info(`migration 0029 on ${FINISHED + BACKLOG + 3} messages: ${migrationMs} ms`);
 

@@ -214,6 +214,8 @@ export const en: Catalog = {
     editTitle: 'Edit sequence',
     editHeading: (name) => `Edit “${name}”`,
     versionNote: 'Saving makes a new version; followers already enrolled keep theirs.',
+    journeyNote: (paths: number) =>
+      `This sequence is a journey: after these steps it waits for what the follower does, then takes one of ${paths} paths. This page edits the main path; saving keeps the wait and the paths as they are (change them through the API, POST /v1/sequences).`,
     saved: (name, version, status) => `Saved “${name}” (version ${version}, ${status}).`,
     saveVersion: 'Save new version',
     saveDraft: 'Save draft',

@@ -193,6 +193,8 @@ export const zhCN = {
     editTitle: '编辑序列',
     editHeading: (name: string) => `编辑“${name}”`,
     versionNote: '保存后将生成新版本；已进入序列的粉丝仍按原版本发送。',
+    journeyNote: (paths: number) =>
+      `这是一个旅程：发送以下步骤后，等待粉丝的行动，再进入 ${paths} 条分支之一。本页编辑主路径；保存时等待条件和各分支保持不变（分支请通过 API 修改）。`,
     saved: (name: string, version: number, status: string) =>
       `已保存“${name}”（第 ${version} 版，${status}）。`,
     saveVersion: '保存为新版本',

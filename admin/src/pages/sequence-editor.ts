@@ -80,6 +80,8 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
       oncePerFollower: general.oncePerFollower(),
       exits: exits.exits(),
       ...(quiet.value() === undefined ? {} : { quietHours: quiet.value() }),
+      // A journey's wait and paths are not edited here yet: saving keeps them as they are.
+      ...(initial?.wait ? { wait: initial.wait, paths: initial.paths } : {}),
     };
     return { body, problems };
   };
@@ -228,6 +230,13 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
       h('a', { href: initial ? `${BASE}sequences/${seg(initial.id)}` : BASE }, common.back),
     ),
     initial ? h('p', { class: 'muted small' }, words.versionNote) : null,
+    initial?.wait
+      ? h(
+          'p',
+          { class: 'journey-note', 'data-test': 'journey-note' },
+          words.journeyNote(Object.keys(initial.paths).length),
+        )
+      : null,
     h('div', { class: 'editor-grid' }, form, aside),
   );
   drawAside(read().body);

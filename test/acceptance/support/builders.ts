@@ -91,6 +91,15 @@ export type Trigger =
 export type ExitCondition =
   { type: 'message'; keyword?: string } | { type: 'click'; key: string } | { type: 'event'; name: string };
 
+/** What a journey's wait watches for, how long, and where it leads (docs/sequences.md "Journeys"). */
+export interface Wait {
+  until: ExitCondition | { type: 'scan'; scene: string };
+  timeoutMs?: number;
+  afterMs?: number;
+  yes: string;
+  no?: string | null;
+}
+
 /** One step of a sequence: a message, or A/B variants. */
 export interface Step {
   offsetMs: number;
@@ -107,6 +116,9 @@ export interface SequenceRequest {
   status?: 'draft' | 'active';
   trigger: Trigger;
   steps: Step[];
+  /** The wait that ends the main path and the paths it leads to (docs/sequences.md "Journeys"). */
+  wait?: Wait;
+  paths?: Record<string, { steps?: Step[]; wait?: Wait }>;
   oncePerFollower?: boolean;
   exits?: ExitCondition[];
   /** Its own quiet hours (HH:MM[:SS] in the account's zone), `false` for none; absent: the account's. */

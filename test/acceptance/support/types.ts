@@ -98,6 +98,13 @@ export interface FollowerEventView {
     readonly enrollmentId: string;
     readonly steps: number;
   }[];
+  /** The journeys whose wait the event met, each with the yes path it started. */
+  readonly continued: readonly {
+    readonly sequenceId: string;
+    readonly enrollmentId: string;
+    readonly path: string;
+    readonly steps: number;
+  }[];
 }
 
 /** One send the simulator accepted (`GET /__sim/messages`). */

@@ -11,6 +11,8 @@ const seq = (name: string, trigger: Trigger): Sequence => ({
   oncePerFollower: false,
   trigger,
   steps: [],
+  wait: null,
+  paths: {},
   exits: [],
   quietHours: null,
   createdAt: new Date(0),

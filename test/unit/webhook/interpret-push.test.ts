@@ -12,7 +12,7 @@ describe('interpretPush', () => {
       interaction: 'subscribe',
       detail: 'spring',
       trigger: { type: 'subscribe', scene: 'spring' },
-      exit: null,
+      action: null,
       unsubscribe: false,
       noticeAnswers: [],
       noticeResults: [],
@@ -62,21 +62,24 @@ describe('interpretPush', () => {
     });
   });
 
-  it('offers every user message to the exit conditions (text only for keywords), and menu clicks by key', () => {
-    expect(interpretPush(push({ MsgType: 'text', Content: '退订', MsgId: '4' })).exit).toEqual({
+  it('offers every user message to the exits and waits (text only for keywords), menu clicks by key, scans by scene', () => {
+    expect(interpretPush(push({ MsgType: 'text', Content: '退订', MsgId: '4' })).action).toEqual({
       type: 'message',
       text: '退订',
     });
-    expect(interpretPush(push({ MsgType: 'voice', MediaId: 'm', MsgId: '5' })).exit).toEqual({
+    expect(interpretPush(push({ MsgType: 'voice', MediaId: 'm', MsgId: '5' })).action).toEqual({
       type: 'message',
       text: null,
     });
-    expect(interpretPush(push({ MsgType: 'event', Event: 'CLICK', EventKey: 'STOP' })).exit).toEqual({
+    expect(interpretPush(push({ MsgType: 'event', Event: 'CLICK', EventKey: 'STOP' })).action).toEqual({
       type: 'click',
       key: 'STOP',
     });
-    expect(interpretPush(push({ MsgType: 'event', Event: 'subscribe' })).exit).toBeNull();
-    expect(interpretPush(push({ MsgType: 'event', Event: 'SCAN', EventKey: 'b' })).exit).toBeNull();
+    expect(interpretPush(push({ MsgType: 'event', Event: 'subscribe' })).action).toBeNull();
+    expect(interpretPush(push({ MsgType: 'event', Event: 'SCAN', EventKey: 'b' })).action).toEqual({
+      type: 'scan',
+      scene: 'b',
+    });
   });
 
   it('counts a msgmenu tap as a menu click, not a user message (no 48 h window)', () => {
@@ -85,7 +88,7 @@ describe('interpretPush', () => {
     ).toMatchObject({
       interaction: 'click',
       trigger: null,
-      exit: null,
+      action: null,
     });
   });
 
@@ -94,7 +97,7 @@ describe('interpretPush', () => {
       interaction: null,
       detail: null,
       trigger: null,
-      exit: null,
+      action: null,
       unsubscribe: false,
       noticeAnswers: [],
       noticeResults: [],

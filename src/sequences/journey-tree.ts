@@ -1,0 +1,148 @@
+import { MAIN_PATH, MAX_DEPTH, MAX_JOURNEY_STEPS, type Wait } from '../contract/journeys';
+import type { IssueDetail } from '../validation';
+
+/** What the structure needs of a path: its steps' offsets, and the wait that ends it. */
+export interface PathLike {
+  readonly steps: readonly { readonly offsetMs: number }[];
+  readonly wait?: Wait;
+}
+
+/** A journey's paths: the main one (the sequence's `steps` and `wait`) and the named ones. */
+export interface JourneyShape<P extends PathLike = PathLike> {
+  readonly main: P;
+  readonly paths: Readonly<Record<string, P>>;
+}
+
+/** A sequence's journey (its `steps`, `wait` and `paths`) as the tree functions read it. */
+export function journeyShape<P extends PathLike>(j: {
+  readonly steps: P['steps'];
+  readonly wait: Wait | null;
+  readonly paths: Readonly<Record<string, P>>;
+}): JourneyShape<{ readonly steps: P['steps']; readonly wait?: Wait } | P> {
+  return { main: { steps: j.steps, ...(j.wait ? { wait: j.wait } : {}) }, paths: j.paths };
+}
+
+/** How a path is reached: from which path's wait, on which branch. */
+export interface PathEntry {
+  readonly from: string;
+  readonly branch: 'yes' | 'no';
+}
+
+/** A path where the journey reaches it, in step-number order (the main path first, then each wait's yes, then its no). */
+export interface PlacedPath<P extends PathLike = PathLike> {
+  readonly name: string;
+  readonly path: P;
+  /** Its first step's number: steps are numbered across the journey, in this order. */
+  readonly firstStep: number;
+  /** How many waits come before it. */
+  readonly depth: number;
+  readonly entry: PathEntry | null;
+}
+
+/** Where a path's fields are in the request: `steps`/`wait` for the main path, `paths.<name>` else. */
+export function pathField(name: string): string {
+  return name === MAIN_PATH ? '' : `paths.${name}.`;
+}
+
+/** When a path's wait starts watching, after the path's start: its `afterMs`, or its last step's offset. */
+export function waitStartMs(path: PathLike): number {
+  return path.wait?.afterMs ?? path.steps.at(-1)?.offsetMs ?? 0;
+}
+
+/**
+ * What is wrong with the structure, each named by its field: a wait leading to a path not declared, back
+ * to a path on its own route (a loop), or to a path another wait leads to already (a journey is a tree); a
+ * path no wait on the journey leads to; a route with more than `MAX_DEPTH` waits; a wait that starts before
+ * its path's last step; a path with neither steps nor a wait; steps out of order; more than
+ * `MAX_JOURNEY_STEPS` steps in all.
+ */
+export function journeyIssues(journey: JourneyShape): IssueDetail[] {
+  const issues: IssueDetail[] = [];
+  const reachedBy = new Map<string, string>([[MAIN_PATH, '']]);
+  const walk = (name: string, path: PathLike, route: readonly string[]): void => {
+    issues.push(...pathIssues(name, path));
+    const wait = path.wait;
+    if (!wait) return;
+    for (const branch of ['yes', 'no'] as const) {
+      const next = wait[branch];
+      if (next === null) continue;
+      const at = `${pathField(name)}wait.${branch}`;
+      const target = Object.hasOwn(journey.paths, next) ? journey.paths[next] : undefined;
+      if (!target) issues.push({ path: at, message: `names no path: declare paths.${next}` });
+      else if (route.includes(next))
+        issues.push({ path: at, message: `leads back to path ${next}: a journey is a tree, it never loops` });
+      else if (reachedBy.has(next))
+        issues.push({
+          path: at,
+          message: `leads to path ${next}, which ${reachedBy.get(next)} leads to already: each path has one way in`,
+        });
+      else if (route.length > MAX_DEPTH)
+        issues.push({
+          path: at,
+          message: `is wait ${route.length} on its route: at most ${MAX_DEPTH} waits follow each other`,
+        });
+      else {
+        reachedBy.set(next, at);
+        walk(next, target, [...route, next]);
+      }
+    }
+  };
+  walk(MAIN_PATH, journey.main, [MAIN_PATH]);
+  for (const name of Object.keys(journey.paths)) {
+    if (!reachedBy.has(name))
+      issues.push({
+        path: `paths.${name}`,
+        message: 'is unreachable: no wait on the journey leads to it (name it in a wait’s yes or no)',
+      });
+  }
+  const total = [journey.main, ...Object.values(journey.paths)].reduce((n, p) => n + p.steps.length, 0);
+  if (total > MAX_JOURNEY_STEPS)
+    issues.push({
+      path: 'paths',
+      message: `${total} steps in all: a journey has at most ${MAX_JOURNEY_STEPS}`,
+    });
+  return issues;
+}
+
+function pathIssues(name: string, path: PathLike): IssueDetail[] {
+  const at = pathField(name);
+  const issues: IssueDetail[] = [];
+  path.steps.forEach((step, i) => {
+    if (i > 0 && step.offsetMs < path.steps[i - 1].offsetMs)
+      issues.push({
+        path: `${at}steps.${i}.offsetMs`,
+        message: 'steps must be in order: this one is earlier than the step before',
+      });
+  });
+  const last = path.steps.at(-1)?.offsetMs ?? 0;
+  if (path.wait?.afterMs !== undefined && path.wait.afterMs < last)
+    issues.push({
+      path: `${at}wait.afterMs`,
+      message: `the wait starts before the path's last step (at ${last} ms): a wait follows its path's steps`,
+    });
+  if (name !== MAIN_PATH && path.steps.length === 0 && !path.wait)
+    issues.push({
+      path: `paths.${name}`,
+      message: 'has no steps and no wait: remove it, or end the wait with null',
+    });
+  return issues;
+}
+
+/**
+ * The paths in step-number order: the main path, then, depth first, each wait's yes path before its no
+ * path. Call it on a journey `journeyIssues` found nothing wrong with.
+ */
+export function placePaths<P extends PathLike>(journey: JourneyShape<P>): PlacedPath<P>[] {
+  const placed: PlacedPath<P>[] = [];
+  let next = 0;
+  const visit = (name: string, path: P, depth: number, entry: PathEntry | null): void => {
+    placed.push({ name, path, firstStep: next, depth, entry });
+    next += path.steps.length;
+    for (const branch of ['yes', 'no'] as const) {
+      const target = path.wait?.[branch];
+      if (target) visit(target, journey.paths[target], depth + 1, { from: name, branch });
+    }
+  };
+  visit(MAIN_PATH, journey.main, 0, null);
+  return placed;
+}

@@ -1,0 +1,112 @@
+import {
+  anOpenid,
+  aSequence,
+  aStep,
+  aTextMessage,
+  aWindowPolicy,
+  type SequenceRequest,
+  type Wait,
+} from './support/builders';
+import { expectRejected, untilMarker, untilReceived } from './support/expectations';
+import type { FollowerEventView, SequenceView } from './support/types';
+import { anAccount, APP_ID, startWorld, type World } from './support/world';
+
+// docs/sequences.md "Journeys": a scan allows 5 messages within a minute here, so no path needs a fallback.
+const POLICY = aWindowPolicy({ scan: { count: 5, windowMs: 60_000 } });
+
+let world: World;
+beforeAll(async () => {
+  world = await startWorld({ name: 'journeys', accounts: [anAccount({ windowPolicy: POLICY })] });
+}, 60_000);
+afterAll(() => world?.close(), 30_000);
+
+const text = (content: string) => aStep({ message: aTextMessage(content) });
+
+/** Scan `scene` → "<scene>: welcome"; wait for `until`: yes → "<scene>: yes", timeout → "<scene>: no". */
+const aJourney = (scene: string, until: Wait['until'], timeoutMs: number): SequenceRequest =>
+  aSequence({
+    trigger: { type: 'scan', scene },
+    steps: [text(`${scene}: welcome`)],
+    wait: { until, timeoutMs, yes: 'yes', no: 'no' },
+    paths: { yes: { steps: [text(`${scene}: yes`)] }, no: { steps: [text(`${scene}: no`)] } },
+  });
+
+async function waiting(scene: string): Promise<string> {
+  const openid = anOpenid(scene);
+  await world.sim.scan(openid, scene);
+  await untilReceived(world.sim, openid, `${scene}: welcome`);
+  return openid;
+}
+
+describe('Journeys: wait for what the follower does, then branch', () => {
+  it('a reply takes the yes path within a second; its timeout then takes nothing', async () => {
+    await world.api.createSequence(aJourney('reply', { type: 'message' }, 4000));
+    const openid = await waiting('reply');
+    const replied = Date.now();
+    await world.sim.message(openid, '你好');
+    await untilReceived(world.sim, openid, 'reply: yes', 5000);
+    const yes = (await world.sim.messages(openid)).find((m) => m.body.text?.content === 'reply: yes')!;
+    expect(yes.receivedAt - replied).toBeLessThan(1000);
+    await untilMarker(world.api, world.sim, openid, 5000);
+    expect(await world.sim.texts(openid)).toEqual(['reply: welcome', 'reply: yes', 'marker']);
+  });
+
+  it('without a reply, the timeout takes the no path', async () => {
+    await world.api.createSequence(aJourney('silent', { type: 'message' }, 1500));
+    const openid = await waiting('silent');
+    await untilReceived(world.sim, openid, 'silent: no', 10_000);
+    await untilMarker(world.api, world.sim, openid, 1000);
+    expect(await world.sim.texts(openid)).toEqual(['silent: welcome', 'silent: no', 'marker']);
+  });
+
+  it('a posted event meets its wait once: the answer names the path, a repeat continues nothing', async () => {
+    const sequence = await world.api.createSequence(aJourney('paid', { type: 'event', name: 'paid' }, 4000));
+    const openid = await waiting('paid');
+    const post = () => world.api(`/v1/followers/${APP_ID}/${openid}/events`, { json: { name: 'paid' } });
+    const first = (await post()).body as FollowerEventView;
+    expect(first.continued).toEqual([
+      { sequenceId: sequence.id, enrollmentId: expect.any(String), path: 'yes', steps: 1 },
+    ]);
+    expect(((await post()).body as FollowerEventView).continued).toEqual([]);
+    await untilMarker(world.api, world.sim, openid, 5000);
+    expect(await world.sim.texts(openid)).toEqual(['paid: welcome', 'paid: yes', 'marker']);
+  });
+
+  it('an unfollow while waiting: no path is taken', async () => {
+    await world.api.createSequence(aJourney('gone', { type: 'message' }, 1500));
+    const openid = await waiting('gone');
+    await world.sim.unfollow(openid);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect(await world.sim.texts(openid)).toEqual(['gone: welcome']);
+  });
+
+  it.each([
+    ['a wait without a timeout', { timeoutMs: undefined }, 'wait.timeoutMs'],
+    ['a wait leading to no declared path', { yes: 'nowhere' }, 'wait.yes'],
+  ])('refuses %s with a 400 naming the field, writing nothing', async (_what, change, field) => {
+    const before = (await world.api('/v1/sequences')).body as { sequences: SequenceView[] };
+    const journey = aJourney('bad', { type: 'message' }, 1000);
+    const res = await world.api('/v1/sequences', {
+      json: { ...journey, wait: { ...journey.wait, ...change } },
+    });
+    expectRejected(res, field, 400);
+    const after = (await world.api('/v1/sequences')).body as { sequences: SequenceView[] };
+    expect(after.sequences.length).toBe(before.sequences.length);
+  });
+
+  it('refuses a loop and an unreachable path, naming each', async () => {
+    const journey = aJourney('loop', { type: 'message' }, 1000);
+    const res = await world.api('/v1/sequences', {
+      json: {
+        ...journey,
+        paths: {
+          yes: { steps: [text('again')], wait: { until: { type: 'message' }, timeoutMs: 1000, yes: 'yes' } },
+          no: { steps: [text('no')] },
+          orphan: { steps: [text('never')] },
+        },
+      },
+    });
+    expectRejected(res, 'paths.yes.wait.yes', 400);
+    expectRejected(res, 'paths.orphan', 400);
+  });
+});

@@ -1,0 +1,250 @@
+import type { FollowerEventView } from '../../src/contract';
+import type { Service } from '../../src/main/start-service';
+import { APP_ID, createHarness, type Harness } from '../helpers/harness';
+import { expectNothingMore } from '../helpers/expect-nothing-more';
+import { anOpenid, type SequenceRequest } from '../helpers/builders';
+import { createSequence, expectEventually, receivedTexts, SHORT_WINDOWS, textSteps } from '../helpers/drip';
+
+/**
+ * Issue 25: journeys — a path ending in a wait for what the follower does, its yes path started by the
+ * action, its no path by the timeout; each taken once per enrollment, whatever races for it.
+ */
+const ACCOUNT = { appId: APP_ID, secret: 'test-secret', token: 'journeytoken', windowPolicy: SHORT_WINDOWS };
+
+let h: Harness;
+let service: Service;
+beforeAll(async () => {
+  h = await createHarness(
+    { WECHAT_ACCOUNTS: JSON.stringify([ACCOUNT]), RELAY_INTERVAL_MS: '200' },
+    { enforceContactWindow: true },
+  );
+  service = await h.start();
+}, 60_000);
+afterAll(() => h.close());
+
+const api = (method: string, path: string, body?: unknown) =>
+  h.api(service, path, { method, body: body === undefined ? undefined : JSON.stringify(body) });
+
+/** Scan `scene` → "<label> welcome"; wait `timeoutMs` for `until`: yes → "<label> yes", no → "<label> no". */
+const aJourney = (
+  label: string,
+  until: NonNullable<SequenceRequest['wait']>['until'],
+  timeoutMs: number,
+  extra: Partial<SequenceRequest> = {},
+): Partial<SequenceRequest> => ({
+  name: `journey ${label}`,
+  trigger: { type: 'scan', scene: label },
+  steps: textSteps(`${label} welcome`, [0]),
+  wait: { until, timeoutMs, yes: 'yes', no: 'no' },
+  paths: { yes: { steps: textSteps(`${label} yes`, [0]) }, no: { steps: textSteps(`${label} no`, [0]) } },
+  ...extra,
+});
+
+async function started(scene: string): Promise<string> {
+  const openid = anOpenid(scene);
+  await h.simulator.push('scan', openid, { appId: APP_ID, scene });
+  await expectEventually(`${scene} welcome 1`, () => receivedTexts(h, openid).includes(`${scene} welcome 1`));
+  return openid;
+}
+
+const waitsOf = async (openid: string) =>
+  (
+    await h.db.pool.query<{ path: string; outcome: string | null }>(
+      `SELECT path, outcome FROM journey_waits WHERE app_id = $1 AND openid = $2 ORDER BY starts_at`,
+      [APP_ID, openid],
+    )
+  ).rows;
+
+describe('journeys: wait, then branch', () => {
+  it('a reply takes the yes path at once, and the timeout then takes nothing', async () => {
+    await createSequence(h, service, aJourney('reply', { type: 'message' }, 3000));
+    const openid = await started('reply');
+    const sent = Date.now();
+    await h.simulator.push('message', openid, { appId: APP_ID, content: 'hi' });
+    await expectEventually('reply yes 1', () => receivedTexts(h, openid).includes('reply yes 1'), 5000);
+    const arrived = h.simulator.messages({ appId: APP_ID, openid }).at(-1)!.receivedAt;
+    expect(arrived - sent).toBeLessThan(1000);
+    expect(await waitsOf(openid)).toEqual([{ path: 'main', outcome: 'yes' }]);
+    await expectNothingMore('the no path', () => receivedTexts(h, openid).includes('reply no 1'), 4000);
+  });
+
+  it('no reply: the timeout takes the no path', async () => {
+    await createSequence(h, service, aJourney('silent', { type: 'message' }, 1500));
+    const openid = await started('silent');
+    await expectEventually('silent no 1', () => receivedTexts(h, openid).includes('silent no 1'), 8000);
+    expect(receivedTexts(h, openid)).toEqual(['silent welcome 1', 'silent no 1']);
+    expect(await waitsOf(openid)).toEqual([{ path: 'main', outcome: 'no' }]);
+  });
+
+  it('a keyword wait ignores other messages; a second match takes nothing more', async () => {
+    await createSequence(h, service, aJourney('kw', { type: 'message', keyword: 'YES' }, 4000));
+    const openid = await started('kw');
+    await h.simulator.push('message', openid, { appId: APP_ID, content: 'maybe' });
+    await h.simulator.push('message', openid, { appId: APP_ID, content: 'oh yes' });
+    await h.simulator.push('message', openid, { appId: APP_ID, content: 'yes yes' });
+    await expectEventually('kw yes 1', () => receivedTexts(h, openid).includes('kw yes 1'));
+    await expectNothingMore(
+      'a second yes path or the no path',
+      () => receivedTexts(h, openid).length > 2,
+      5000,
+    );
+    expect(receivedTexts(h, openid)).toEqual(['kw welcome 1', 'kw yes 1']);
+  });
+
+  it('an API event meets its wait: the answer names the path it continued', async () => {
+    const id = await createSequence(h, service, aJourney('paid', { type: 'event', name: 'paid' }, 5000));
+    const openid = await started('paid');
+    const res = await api('POST', `/v1/followers/${APP_ID}/${openid}/events`, { name: 'paid' });
+    expect(res.status).toBe(201);
+    const answer = (await res.json()) as FollowerEventView;
+    expect(answer.continued).toEqual([
+      { sequenceId: id, enrollmentId: expect.any(String), path: 'yes', steps: 1 },
+    ]);
+    await expectEventually('paid yes 1', () => receivedTexts(h, openid).includes('paid yes 1'));
+    const again = (await (
+      await api('POST', `/v1/followers/${APP_ID}/${openid}/events`, { name: 'paid' })
+    ).json()) as FollowerEventView;
+    expect(again.continued).toEqual([]);
+  });
+
+  it('an exit while waiting ends the wait: neither path is taken', async () => {
+    await createSequence(
+      h,
+      service,
+      aJourney('leave', { type: 'click', key: 'MORE' }, 1500, {
+        exits: [{ type: 'message', keyword: 'stop' }],
+      }),
+    );
+    const openid = await started('leave');
+    await h.simulator.push('message', openid, { appId: APP_ID, content: 'stop' });
+    await expectEventually('the wait ended', async () => (await waitsOf(openid))[0]?.outcome === 'ended');
+    await h.simulator.push('click', openid, { appId: APP_ID, key: 'MORE' });
+    await expectNothingMore('a path after the exit', () => receivedTexts(h, openid).length > 1, 3500);
+  });
+
+  it('an unfollow while waiting erases the wait and takes no path', async () => {
+    await createSequence(h, service, aJourney('gone', { type: 'message' }, 1500));
+    const openid = await started('gone');
+    await h.simulator.push('unfollow', openid, { appId: APP_ID });
+    await expectEventually('the wait erased', async () => (await waitsOf(openid)).length === 0);
+    const { rows } = await h.db.pool.query(
+      `SELECT w.outcome, w.openid FROM journey_waits w JOIN sequences s ON s.id = w.sequence_id WHERE s.name = 'journey gone'`,
+    );
+    expect(rows).toEqual([{ outcome: 'ended', openid: '' }]);
+    await expectNothingMore('a path after the unfollow', () => receivedTexts(h, openid).length > 1, 3000);
+  });
+
+  it('a running enrollment keeps its version’s paths when the journey is edited', async () => {
+    const request = aJourney('edited', { type: 'message' }, 5000);
+    const id = await createSequence(h, service, request);
+    const openid = await started('edited');
+    const edit = await api('PUT', `/v1/sequences/${id}`, {
+      ...request,
+      appId: APP_ID,
+      paths: {
+        yes: { steps: textSteps('edited v2 yes', [0]) },
+        no: { steps: textSteps('edited v2 no', [0]) },
+      },
+    });
+    expect(edit.status).toBe(200);
+    await h.simulator.push('message', openid, { appId: APP_ID, content: 'hi' });
+    await expectEventually('edited yes 1', () => receivedTexts(h, openid).includes('edited yes 1'));
+    expect(receivedTexts(h, openid)).toEqual(['edited welcome 1', 'edited yes 1']);
+  });
+
+  it('an action and the timeout racing for one wait: one path each, never both', async () => {
+    await createSequence(h, service, aJourney('race', { type: 'event', name: 'go' }, 50_000));
+    const openids = await Promise.all(Array.from({ length: 20 }, () => started('race')));
+    // Every wait falls due now; the timeouts and the events then race for them.
+    await h.db.pool.query(
+      `UPDATE journey_waits SET deadline = now() + interval '150 milliseconds' WHERE openid = ANY($1)`,
+      [openids],
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await Promise.all([
+      service.timeouts!.runOnce(),
+      service.timeouts!.runOnce(),
+      ...openids.map((openid) => api('POST', `/v1/followers/${APP_ID}/${openid}/events`, { name: 'go' })),
+    ]);
+    await expectEventually('every wait resolved', async () => {
+      const { rows } = await h.db.pool.query(
+        `SELECT count(*)::int AS n FROM journey_waits WHERE openid = ANY($1) AND outcome IS NULL`,
+        [openids],
+      );
+      return rows[0].n === 0;
+    });
+    for (const openid of openids)
+      await expectEventually(`${openid}: a path`, () => receivedTexts(h, openid).length === 2);
+    await expectNothingMore(
+      'a second path for anyone',
+      () => openids.some((openid) => receivedTexts(h, openid).length > 2),
+      2000,
+    );
+    const outcomes = await Promise.all(openids.map(async (openid) => (await waitsOf(openid))[0].outcome));
+    console.info(
+      `race: ${outcomes.filter((o) => o === 'yes').length} yes, ${outcomes.filter((o) => o === 'no').length} no`,
+    );
+    openids.forEach((openid, i) =>
+      expect(receivedTexts(h, openid)[1]).toBe(outcomes[i] === 'yes' ? 'race yes 1' : 'race no 1'),
+    );
+  });
+
+  it('a pause ends the waits: no path starts, and resuming starts none', async () => {
+    const id = await createSequence(h, service, aJourney('pause', { type: 'message' }, 1500));
+    const openid = await started('pause');
+    expect((await api('POST', `/v1/sequences/${id}/pause`)).status).toBe(200);
+    expect(await waitsOf(openid)).toEqual([{ path: 'main', outcome: 'ended' }]);
+    expect((await api('POST', `/v1/sequences/${id}/resume`)).status).toBe(200);
+    await h.simulator.push('message', openid, { appId: APP_ID, content: 'hi' });
+    await expectNothingMore('a path after the pause', () => receivedTexts(h, openid).length > 1, 3000);
+  });
+});
+
+describe('journeys: a path that waits again', () => {
+  it('yes → wait again → its own no path, each numbered across the journey', async () => {
+    await createSequence(h, service, {
+      name: 'two levels',
+      trigger: { type: 'scan', scene: 'deep' },
+      steps: textSteps('deep welcome', [0]),
+      wait: { until: { type: 'message' }, timeoutMs: 5000, yes: 'replied', no: null },
+      paths: {
+        replied: {
+          steps: textSteps('deep replied', [0]),
+          wait: { until: { type: 'click', key: 'BUY' }, timeoutMs: 1500, yes: 'bought', no: 'hesitant' },
+        },
+        bought: { steps: textSteps('deep bought', [0]) },
+        hesitant: { steps: textSteps('deep hesitant', [0]) },
+      },
+    });
+    const openid = await started('deep');
+    await h.simulator.push('message', openid, { appId: APP_ID, content: 'hi' });
+    await expectEventually(
+      'deep hesitant 1',
+      () => receivedTexts(h, openid).includes('deep hesitant 1'),
+      8000,
+    );
+    expect(receivedTexts(h, openid)).toEqual(['deep welcome 1', 'deep replied 1', 'deep hesitant 1']);
+    expect(await waitsOf(openid)).toEqual([
+      { path: 'main', outcome: 'yes' },
+      { path: 'replied', outcome: 'no' },
+    ]);
+    const { rows } = await h.db.pool.query<{ step_index: number }>(
+      `SELECT step_index FROM scheduled_messages WHERE app_id = $1 AND openid = $2 ORDER BY due_at`,
+      [APP_ID, openid],
+    );
+    // main 0, replied 1, bought 2, hesitant 3.
+    expect(rows.map((r) => r.step_index)).toEqual([0, 1, 3]);
+  });
+});
+
+describe('journeys: the timeouts job', () => {
+  it('a wait whose deadline passed while no worker ran takes its no path on the next pass', async () => {
+    await createSequence(h, service, aJourney('atomic', { type: 'message' }, 50_000));
+    const openid = await started('atomic');
+    await h.db.pool.query(`UPDATE journey_waits SET deadline = now() - interval '1 hour' WHERE openid = $1`, [
+      openid,
+    ]);
+    await expectEventually('atomic no 1', () => receivedTexts(h, openid).includes('atomic no 1'), 5000);
+    expect(await waitsOf(openid)).toEqual([{ path: 'main', outcome: 'no' }]);
+  });
+});
