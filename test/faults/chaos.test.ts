@@ -359,7 +359,9 @@ describeFaults(`fault suite: ${N} messages per scenario, none lost, none sent tw
       h.simulator.setFaults({ latencyMs: 5 });
       const counter = createReceivedCounter(h);
       const startedAt = Date.now();
-      const fromMs = scaledMs(1500, 0.3);
+      // Due once both workers consume, even on a loaded machine (a clean-clone CI run beside other work
+      // started them more than 1.5 s after scheduling, and the first one up drained every message alone).
+      const fromMs = scaledMs(8000, 0.3);
       const tags = await scheduleTagged(h, api, N, { fromMs, toMs: fromMs + scaledMs(1000, 0.2) });
       await waitUntilQueued(h);
       // A second wake-up for every message, as after a crash between the confirms and the outbox entry's
