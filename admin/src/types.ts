@@ -25,6 +25,7 @@ export type {
   SequenceView as Sequence,
   SeriesPoint,
   StepResult,
+  PathResult,
   TemplateMessageView as TemplateMessage,
   TimelineMessage,
   Trigger,

@@ -90,6 +90,8 @@ export const followerEventViewSchema = z.object({
   enrolled: z.array(startedEnrollmentSchema),
   /** The waits it met: each one's yes path, started now. */
   continued: z.array(continuedJourneySchema),
+  /** How many of the follower's enrollments it converted (their journey's goal, within its period). */
+  converted: z.number(),
 });
 
 export type FollowerState = z.output<typeof followerStateSchema>;

@@ -72,3 +72,26 @@ export const waitSchema = z
 export type WaitCondition = z.output<typeof waitConditionSchema>;
 export type WaitInput = z.input<typeof waitSchema>;
 export type Wait = z.output<typeof waitSchema>;
+
+/** How long after enrollment reaching the goal counts, when the goal does not say. */
+export const DEFAULT_GOAL_PERIOD_MS = 30 * 86_400_000;
+
+/**
+ * A journey's conversion goal: a posted event, a text message containing a keyword, or a menu click,
+ * reached within `periodMs` of the enrollment. Results count conversions per step, path and A/B variant
+ * (the last message sent before the goal); with `exit`, reaching it also ends the enrollment.
+ */
+export const goalSchema = z
+  .object({
+    until: z.discriminatedUnion('type', [
+      eventConditionSchema,
+      z.object({ type: z.literal('message'), keyword: keywordSchema }).strict(),
+      clickConditionSchema,
+    ]),
+    periodMs: z.number().int().min(60_000).max(MAX_WAIT_MS).default(DEFAULT_GOAL_PERIOD_MS),
+    exit: z.boolean().default(false),
+  })
+  .strict();
+
+export type GoalInput = z.input<typeof goalSchema>;
+export type Goal = z.output<typeof goalSchema>;

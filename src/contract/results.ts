@@ -39,6 +39,40 @@ export const stepResultSchema = z.object({
   variants: z.array(variantResultSchema).optional(),
 });
 
+/**
+ * One path of one version of a journey: how many enrollments entered it (the main path: the version's
+ * enrollments; another: the waits that took it), the step numbers it holds, and — for a path that ends
+ * in a wait — how many of those waits are still `waiting`, were met (`yes`), timed out (`no`) or `ended`
+ * (an exit, a pause, an unfollow).
+ */
+export const pathResultSchema = z.object({
+  version: z.number(),
+  path: z.string(),
+  entered: z.number(),
+  steps: z.array(z.number()),
+  /** Conversions attributed to a step of this path (the last message sent before the goal). */
+  converted: z.number(),
+  wait: z.object({ waiting: z.number(), yes: z.number(), no: z.number(), ended: z.number() }).nullable(),
+});
+
+/**
+ * A journey's conversions: enrollments that reached the goal within its period, the rate among the
+ * enrollments of versions with a goal, and the count per version, step and A/B variant of the last message
+ * sent before the goal (`stepIndex` null: reached before any message was sent).
+ */
+export const conversionResultsSchema = z.object({
+  converted: z.number(),
+  rate: z.number(),
+  perStep: z.array(
+    z.object({
+      version: z.number(),
+      stepIndex: z.number().nullable(),
+      variant: z.string().nullable(),
+      converted: z.number(),
+    }),
+  ),
+});
+
 /** Outcomes of one minute with activity. */
 export const seriesPointSchema = z.object({
   at: z.string(),
@@ -57,10 +91,16 @@ export const sequenceResultsSchema = z.object({
   enrolled: z.number(),
   exited: countsByReasonSchema,
   steps: z.array(stepResultSchema),
+  /** A journey's paths, per version that enrolled someone (empty for a straight sequence). */
+  paths: z.array(pathResultSchema),
+  /** Null for a sequence none of whose versions has a goal. */
+  conversions: conversionResultsSchema.nullable(),
   series: z.array(seriesPointSchema),
 });
 
 export type VariantResult = z.output<typeof variantResultSchema>;
 export type StepResult = z.output<typeof stepResultSchema>;
 export type SeriesPoint = z.output<typeof seriesPointSchema>;
+export type PathResult = z.output<typeof pathResultSchema>;
+export type ConversionResults = z.output<typeof conversionResultsSchema>;
 export type SequenceResults = z.output<typeof sequenceResultsSchema>;

@@ -5,6 +5,7 @@ import {
   clickConditionSchema,
   eventConditionSchema,
   eventNameSchema,
+  goalSchema,
   keywordSchema,
   MAX_PATHS,
   messageConditionSchema,
@@ -137,6 +138,8 @@ export const sequenceDefinitionSchema = z
       .record(pathNameSchema, pathRequestSchema)
       .refine((paths) => Object.keys(paths).length <= MAX_PATHS, `at most ${MAX_PATHS} paths`)
       .default({}),
+    /** The journey's conversion goal: what counts as converted, within how long, and whether it ends it. */
+    goal: goalSchema.optional(),
     oncePerFollower: z.boolean().default(false),
     exits: z.array(exitConditionSchema).max(MAX_EXITS).default([]),
     /** Its own quiet hours, `false` for none; absent: the account's default. */
@@ -230,6 +233,8 @@ export const sequenceViewSchema = z.object({
   wait: waitSchema.nullable(),
   /** The paths its waits lead to, by name (`{}` for a straight sequence). */
   paths: z.record(z.string(), pathViewSchema),
+  /** Its conversion goal, or null. */
+  goal: goalSchema.nullable(),
   /** Its own quiet hours, `false` for none, or null: the account's default (`quietHours` of the account). */
   quietHours: z.union([z.object({ start: z.string(), end: z.string() }), z.literal(false)]).nullable(),
   createdAt: z.string(),

@@ -13,7 +13,7 @@ import { templateRuleWarnings, unknownTemplateWarnings } from '../sequences/temp
 import { missingPermissions } from '../accounts/permissions';
 import { findSequence, listSequences } from '../store/sequence-store';
 import { parseSequenceCursor, sequenceCursor } from './sequence-cursor';
-import { sequenceResults } from '../store/sequence-results';
+import { resultsOf } from '../sequences/journey-results';
 import { scheduleMessages } from '../scheduling/schedule-messages';
 import { type IssueDetail, parseInput } from '../validation';
 import {
@@ -118,7 +118,7 @@ export function createSequenceRouter(deps: V1Deps): Router {
   router.get('/:id/results', async (req, res) => {
     const id = sequenceId(req.params.id);
     if (!(await findSequence(deps.pool, id))) throw new NotFoundError(`sequence ${id}`);
-    res.json(await sequenceResults(deps.pool, id));
+    res.json(await resultsOf(deps.pool, id));
   });
 
   router.post('/:id/test-send', async (req, res) => {

@@ -14,6 +14,7 @@ export function sequenceView(s: Sequence): SequenceView {
     exits: [...s.exits],
     steps: [...s.steps],
     wait: s.wait,
+    goal: s.goal,
     paths: Object.fromEntries(
       Object.entries(s.paths).map(([name, path]) => [name, { ...path, steps: [...path.steps] }]),
     ),

@@ -4,7 +4,10 @@ import { countOpenStepsByEnrollment, listRunningWithExits } from '../store/enrol
 import { appendCancellation, holdClaimsOfAccounts } from '../store/ledger';
 import { endWaitsOfEnrollments } from '../store/journey-waits';
 import { exitReason, matchExit } from './exits';
-import type { FollowerAction } from './follower-actions';
+import { type FollowerAction, meetsCondition } from './follower-actions';
+
+/** The ledger reason of an enrollment its goal ended (`"exit": true`): counted with the exits. */
+export const GOAL_EXIT = 'exit:goal';
 
 /** A follower's push or posted event, offered to the exit conditions of their running enrollments. */
 export interface ExitInput {
@@ -15,7 +18,7 @@ export interface ExitInput {
 
 /**
  * Ends each running enrollment (one with a step still to send, or a journey wait open — which ends too)
- * whose sequence has an exit condition the
+ * whose sequence has an exit condition (or a goal with `exit`, reason `exit:goal`) the
  * follower's event meets — the first such condition in the sequence's list names the exit — with one
  * ledger row (scope `enrollment`, reason `exit:…`, see `exitReason`): the worker finds it when each step
  * falls due. Returns, per input, the enrollments it ended and how many steps each had left.
@@ -32,8 +35,10 @@ export async function applyExits(
   const exited: ExitedEnrollment[][] = inputs.map(() => []);
   const running = await listRunningWithExits(db, inputs);
   const hits = running.flatMap((r) => {
-    const condition = matchExit(r.exits, inputs[r.index].event);
-    return condition ? [{ ...r, reason: exitReason(condition) }] : [];
+    const event = inputs[r.index].event;
+    const condition = matchExit(r.exits, event);
+    if (condition) return [{ ...r, reason: exitReason(condition) }];
+    return r.exitGoal && meetsCondition(r.exitGoal.until, event) ? [{ ...r, reason: GOAL_EXIT }] : [];
   });
   if (hits.length === 0) return exited;
   await holdClaimsOfAccounts(

@@ -13,6 +13,7 @@ import type { NewMessage } from '../store/message-store';
 import { applyExits } from './apply-exits';
 import { enrollFollowers } from './enroll';
 import { meetWaits } from './meet-waits';
+import { recordConversions } from './record-conversions';
 
 /** Who the ledger names as having ended the enrollments an event exits. */
 const ACTOR = 'api';
@@ -48,9 +49,9 @@ export async function postFollowerEvent(
     const event = { type: 'event', name: input.name } as const;
     const follower = { appId: input.appId, openid: input.openid };
     const [exited] = await applyExits(client, [{ ...follower, event }], ACTOR);
-    const waited = await meetWaits(client, [
-      { ...follower, action: event, at: recorded.at, requestId: input.requestId },
-    ]);
+    const action = { ...follower, action: event, at: recorded.at, requestId: input.requestId };
+    const waited = await meetWaits(client, [action]);
+    const [converted] = await recordConversions(client, [action]);
     const [steps] = await enrollFollowers(client, [
       { ...follower, event, pushKey: `event:${recorded.id}`, at: recorded.at, requestId: input.requestId },
     ]);
@@ -61,6 +62,7 @@ export async function postFollowerEvent(
       exited,
       enrolled: started(steps),
       continued: waited.started[0],
+      converted,
     };
     await saveFollowerEventAnswer(client, recorded.id, view);
     if (exited.length > 0) deps.metrics.cancelled.inc({ scope: 'enrollment' }, exited.length);
@@ -80,8 +82,8 @@ function replayed(prior: PriorFollowerEvent, input: FollowerEventInput): Followe
       { existingId: prior.answer.eventId },
     );
   }
-  // An answer recorded before journeys has no `continued`: it continued none.
-  return { ...prior.answer, continued: prior.answer.continued ?? [] };
+  // An answer recorded before journeys has no `continued` or `converted`: it continued and converted none.
+  return { ...prior.answer, continued: prior.answer.continued ?? [], converted: prior.answer.converted ?? 0 };
 }
 
 /** The enrollments the steps belong to, in order, with how many steps each scheduled. */

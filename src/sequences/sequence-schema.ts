@@ -4,6 +4,7 @@ import {
   type ExitCondition,
   sequenceDefinitionSchema,
   type SequenceQuietHours,
+  type Goal,
   type Trigger,
   type Wait,
 } from '../contract';
@@ -62,6 +63,8 @@ export interface SequenceDefinition {
   readonly wait: Wait | null;
   /** The paths the waits lead to, by name. */
   readonly paths: Readonly<Record<string, JourneyPath>>;
+  /** Its conversion goal, or null. */
+  readonly goal: Goal | null;
   /** Enroll a follower at most once ever, rather than once per trigger event. */
   readonly oncePerFollower: boolean;
   /** What ends a follower's enrollment early (the rest of its steps cancelled). */
@@ -82,6 +85,20 @@ function duplicateExits(exits: readonly ExitCondition[]): IssueDetail[] {
     }
     return [{ path: `exits.${i}`, message: `repeats exits.${first} (${reason})` }];
   });
+}
+
+/** A goal that is also an exit condition could never be counted as reached and left both: refused. */
+function goalIssues(goal: Goal, exits: readonly ExitCondition[]): IssueDetail[] {
+  const reason = exitReason(goal.until);
+  const same = exits.findIndex((condition) => exitReason(condition) === reason);
+  return same < 0
+    ? []
+    : [
+        {
+          path: 'goal.until',
+          message: `is also exits.${same} (${reason}): to end the journey when the goal is reached, set "exit": true on the goal`,
+        },
+      ];
 }
 
 /** A detail for each variant of a step whose name repeats an earlier one's. */
@@ -132,6 +149,7 @@ export function parseSequenceDefinition(
   const missing = missingOf(d.appId);
   if (policy === undefined) details.push({ path: 'appId', message: `no account ${d.appId} is configured` });
   details.push(...duplicateExits(d.exits));
+  if (d.goal) details.push(...goalIssues(d.goal, d.exits));
   const journey = journeyShape({ steps: d.steps, wait: d.wait ?? null, paths: d.paths });
   if (d.steps.length === 0 && !d.wait)
     details.push({ path: 'steps', message: 'a sequence needs at least one step (or a wait)' });
@@ -196,6 +214,7 @@ export function parseSequenceDefinition(
     trigger: d.trigger,
     steps: d.steps.map((_, i) => parsed.get(`steps.${i}`)!),
     wait: d.wait ?? null,
+    goal: d.goal ?? null,
     paths: Object.fromEntries(
       Object.entries(d.paths).map(([name, path]) => [
         name,

@@ -1,5 +1,5 @@
 import type { PoolClient } from '../db/pool';
-import type { ExitCondition } from '../contract';
+import type { ExitCondition, Goal } from '../contract';
 import { LEDGER_COVERS } from './ledger';
 import { isOpenSql } from './message-status';
 
@@ -17,23 +17,26 @@ export interface RunningEnrollment {
   readonly sequenceId: string;
   /** The exit conditions of the sequence's current version. */
   readonly exits: readonly ExitCondition[];
+  /** Its current version's goal, when reaching it ends the enrollment (`exit`); else null. */
+  readonly exitGoal: Goal | null;
 }
 
 /**
  * The followers' enrollments that still have a step to send (open, and covered by no cancellation) or a
- * journey wait open, in a sequence with exit conditions. One statement for the list; each follower's messages are found through
+ * journey wait open, in a sequence with exit conditions or a goal that ends the enrollment. One statement for the list; each follower's messages are found through
  * the follower index.
  *
  * Parameters: `$1 text[]` app ids, `$2 text[]` openids (pairwise). Result: one row per enrollment, `n`
  * the 1-based position of its follower in the list.
  */
 const RUNNING_WITH_EXITS_SQL = `
-SELECT f.n::int AS n, e.app_id, e.id AS enrollment_id, e.sequence_id, v.exits
+SELECT f.n::int AS n, e.app_id, e.id AS enrollment_id, e.sequence_id, v.exits,
+       CASE WHEN (v.goal->>'exit')::boolean THEN v.goal END AS exit_goal
 FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS f(app_id, openid, n)
 JOIN enrollments e ON e.app_id = f.app_id AND e.openid = f.openid
 JOIN sequences s ON s.id = e.sequence_id
 JOIN sequence_versions v ON v.sequence_id = s.id AND v.version = s.current_version
-WHERE v.exits <> '[]'::jsonb
+WHERE (v.exits <> '[]'::jsonb OR (v.goal->>'exit')::boolean)
   AND (EXISTS (SELECT 1 FROM scheduled_messages m
                WHERE m.app_id = f.app_id AND m.openid = f.openid AND m.enrollment_id = e.id
                  AND ${isOpenSql('m.status')} AND NOT ${LEDGER_COVERS('m')})
@@ -52,6 +55,7 @@ export async function listRunningWithExits(
     enrollment_id: string;
     sequence_id: string;
     exits: ExitCondition[];
+    exit_goal: Goal | null;
   }>(RUNNING_WITH_EXITS_SQL, [followers.map((f) => f.appId), followers.map((f) => f.openid)]);
   return rows.map((r) => ({
     index: r.n - 1,
@@ -59,6 +63,7 @@ export async function listRunningWithExits(
     enrollmentId: r.enrollment_id,
     sequenceId: r.sequence_id,
     exits: r.exits,
+    exitGoal: r.exit_goal,
   }));
 }
 

@@ -26,8 +26,11 @@ SELECT reason, count(*)::int AS n FROM (
   GROUP BY m.enrollment_id
 ) x GROUP BY reason`;
 
-/** Results per step of a sequence, across all its versions, for marketing's results page. */
-export async function sequenceResults(pool: Pool, sequenceId: string): Promise<SequenceResults> {
+/** Results per step of a sequence, across all its versions, for marketing's results page (its paths apart). */
+export async function sequenceResults(
+  pool: Pool,
+  sequenceId: string,
+): Promise<Omit<SequenceResults, 'paths' | 'conversions'>> {
   const [counts, lateness, enrolled, series, exited, variants] = await Promise.all([
     pool.query<{
       step_index: number;

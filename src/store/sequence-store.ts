@@ -1,7 +1,15 @@
 import type { Pool, PoolClient } from '../db/pool';
 import { LEDGER_COVERS } from './ledger';
 import { isOpenSql } from './message-status';
-import type { ExitCondition, SequenceQuietHours, SequenceStatus, StepView, Trigger, Wait } from '../contract';
+import type {
+  ExitCondition,
+  Goal,
+  SequenceQuietHours,
+  SequenceStatus,
+  StepView,
+  Trigger,
+  Wait,
+} from '../contract';
 
 /**
  * A sequence as the store writes it: sequences/sequence-schema parses and checks the definition (each
@@ -16,6 +24,8 @@ export interface StoredDefinition {
   readonly wait: Wait | null;
   /** The named paths its waits lead to. */
   readonly paths: Readonly<Record<string, StoredPath>>;
+  /** Its conversion goal, or null. */
+  readonly goal: Goal | null;
   readonly oncePerFollower: boolean;
   readonly exits: readonly ExitCondition[];
   /** Its own quiet hours, `false` for none; undefined: the account's default. */
@@ -42,6 +52,8 @@ export interface Sequence {
   /** The wait that ends the main path, or null: the current version's, as `paths`. */
   readonly wait: Wait | null;
   readonly paths: Readonly<Record<string, StoredPath>>;
+  /** The current version's conversion goal, or null. */
+  readonly goal: Goal | null;
   /** The current version's exit conditions. */
   readonly exits: readonly ExitCondition[];
   /** Its own quiet hours, `false` for none, null: the account's default (the latest save's, for every enrollment). */
@@ -61,6 +73,7 @@ interface SequenceRow {
   steps: StepView[];
   wait: Wait | null;
   paths: Record<string, StoredPath>;
+  goal: Goal | null;
   exits: ExitCondition[];
   quiet_hours: SequenceQuietHours | null;
   created_at: Date;
@@ -68,7 +81,7 @@ interface SequenceRow {
 }
 
 const SELECT = `SELECT s.id, s.app_id, s.name, s.status, s.current_version, s.once_per_follower, v.trigger, v.steps,
-  v.wait, v.paths, v.exits, s.quiet_hours, s.created_at, s.updated_at
+  v.wait, v.paths, v.goal, v.exits, s.quiet_hours, s.created_at, s.updated_at
   FROM sequences s JOIN sequence_versions v ON v.sequence_id = s.id AND v.version = s.current_version`;
 
 /** SELECT with each sequence's creation time in µs since the epoch, exact (a Date keeps only ms). */
@@ -90,6 +103,7 @@ function toSequence(r: SequenceRow): Sequence {
     steps: r.steps,
     wait: r.wait,
     paths: r.paths,
+    goal: r.goal,
     exits: r.exits,
     quietHours: r.quiet_hours,
     createdAt: r.created_at,
@@ -136,8 +150,8 @@ async function insertVersion(
   d: StoredDefinition,
 ): Promise<void> {
   await db.query(
-    `INSERT INTO sequence_versions (sequence_id, version, trigger, steps, wait, paths, exits)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    `INSERT INTO sequence_versions (sequence_id, version, trigger, steps, wait, paths, goal, exits)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
     [
       id,
       version,
@@ -145,13 +159,14 @@ async function insertVersion(
       JSON.stringify(d.steps),
       d.wait === null ? null : JSON.stringify(d.wait),
       JSON.stringify(d.paths),
+      d.goal === null ? null : JSON.stringify(d.goal),
       JSON.stringify(d.exits),
     ],
   );
 }
 
 /** A version's paths: what an enrollment of it follows when its waits resolve. */
-export type JourneyVersion = Pick<Sequence, 'version' | 'trigger' | 'steps' | 'wait' | 'paths'> & {
+export type JourneyVersion = Pick<Sequence, 'version' | 'trigger' | 'steps' | 'wait' | 'paths' | 'goal'> & {
   readonly sequenceId: string;
 };
 
@@ -168,8 +183,9 @@ export async function findVersions(
     steps: StepView[];
     wait: Wait | null;
     paths: Record<string, StoredPath>;
+    goal: Goal | null;
   }>(
-    `SELECT v.sequence_id, v.version, v.trigger, v.steps, v.wait, v.paths FROM sequence_versions v
+    `SELECT v.sequence_id, v.version, v.trigger, v.steps, v.wait, v.paths, v.goal FROM sequence_versions v
      JOIN unnest($1::uuid[], $2::int[]) AS k(sequence_id, version)
        ON v.sequence_id = k.sequence_id AND v.version = k.version`,
     [keys.map((k) => k.sequenceId), keys.map((k) => k.version)],
@@ -184,6 +200,7 @@ export async function findVersions(
         steps: r.steps,
         wait: r.wait,
         paths: r.paths,
+        goal: r.goal,
       },
     ]),
   );

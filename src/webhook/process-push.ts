@@ -16,6 +16,7 @@ import { insertScheduled, publishScheduled } from '../scheduling/schedule-messag
 import { type Enrollee, enrollFollowers } from '../sequences/enroll';
 import { applyExits, type ExitInput } from '../sequences/apply-exits';
 import { meetWaits } from '../sequences/meet-waits';
+import { recordConversions } from '../sequences/record-conversions';
 import { type Push, pushDedupeKey, toPush } from '../wechat/push';
 import { interpretPush, type PushMeaning } from './interpret-push';
 import { recordNoticePushes } from './record-notice-pushes';
@@ -58,7 +59,8 @@ interface Taken {
  * were recorded (so an unfollow after a follow also erases the steps the follow scheduled). The steps are
  * scheduled in the round's transaction (`insertScheduled`); their wake-ups are published after commit
  * (`publishScheduled`; the outbox covers a crash in between). Returns each push's outcome: `<interaction>:<steps scheduled>`,
- * with ` exited:<enrollments ended>` when it ended some and ` paths:<yes paths started>` when it met waits; `unsubscribed:<messages cancelled>`;
+ * with ` exited:<enrollments ended>` when it ended some, ` paths:<yes paths started>` when it met waits and
+ * ` converted:<enrollments>` when it reached goals; `unsubscribed:<messages cancelled>`;
  * `template_report:<report>:<messages matched>` (`…:later` for a report left to the sweep); `ignored`.
  */
 export async function processPushes(
@@ -164,18 +166,20 @@ async function applyRound(
       rule: policyOf(t.row.appId)?.[meaning.interaction!] ?? null,
     })),
   );
-  const acting = interacting.filter(({ meaning }) => meaning.action);
-  const waited = await meetWaits(
-    client,
-    acting.map(({ t, push, meaning }) => ({
+  const actions = interacting
+    .filter(({ meaning }) => meaning.action)
+    .map(({ t, push, meaning }) => ({
+      pushId: t.row.id,
       appId: t.row.appId,
       openid: push.openid,
       action: meaning.action!,
       at: t.row.receivedAt,
       requestId: t.row.requestId,
-    })),
-  );
-  const pathsOf = new Map(acting.map(({ t }, i) => [t.row.id, waited.started[i].length]));
+    }));
+  const waited = await meetWaits(client, actions);
+  const pathsOf = new Map(actions.map((a, i) => [a.pushId, waited.started[i].length]));
+  const converted = await recordConversions(client, actions);
+  const conversionsOf = new Map(actions.map((a, i) => [a.pushId, converted[i]]));
   const triggered = interacting.filter(({ meaning }) => meaning.trigger);
   const steps = await enrollFollowers(
     client,
@@ -192,12 +196,16 @@ async function applyRound(
   for (const { t, meaning } of interacting) {
     const ended = exitsOf.get(t.row.id) ?? 0;
     const paths = pathsOf.get(t.row.id) ?? 0;
+    const conversions = conversionsOf.get(t.row.id) ?? 0;
     const enrolled = `${meaning.interaction}:${stepsOf.get(t.row.id)?.length ?? 0}`;
     outcomes.set(
       t.row.id,
-      [enrolled, ...(ended > 0 ? [`exited:${ended}`] : []), ...(paths > 0 ? [`paths:${paths}`] : [])].join(
-        ' ',
-      ),
+      [
+        enrolled,
+        ...(ended > 0 ? [`exited:${ended}`] : []),
+        ...(paths > 0 ? [`paths:${paths}`] : []),
+        ...(conversions > 0 ? [`converted:${conversions}`] : []),
+      ].join(' '),
     );
   }
   // Last: the claim locks follower rows before acceptances, so this transaction takes them in that order too.

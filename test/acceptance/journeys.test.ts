@@ -80,6 +80,48 @@ describe('Journeys: wait for what the follower does, then branch', () => {
     expect(await world.sim.texts(openid)).toEqual(['gone: welcome']);
   });
 
+  it('counts conversions per step, path and A/B variant: the last message sent before the goal', async () => {
+    const sequence = await world.api.createSequence({
+      ...aJourney('convert', { type: 'message' }, 30_000),
+      steps: [
+        {
+          offsetMs: 0,
+          variants: [
+            { name: 'warm', weight: 1, message: aTextMessage('convert: welcome') },
+            { name: 'plain', weight: 1, message: aTextMessage('convert: welcome') },
+          ],
+        },
+      ],
+      goal: { until: { type: 'event', name: 'bought' } },
+    });
+    const replied = await waiting('convert');
+    await world.sim.message(replied, '好');
+    await untilReceived(world.sim, replied, 'convert: yes');
+    const silent = await waiting('convert');
+    const buy = (openid: string) =>
+      world.api(`/v1/followers/${APP_ID}/${openid}/events`, { json: { name: 'bought' } });
+    expect(((await buy(replied)).body as FollowerEventView).converted).toBe(1);
+    expect(((await buy(silent)).body as FollowerEventView).converted).toBe(1);
+    expect(((await buy(silent)).body as FollowerEventView).converted).toBe(0);
+    const results = (await world.api(`/v1/sequences/${sequence.id}/results`)).body as {
+      conversions: {
+        converted: number;
+        rate: number;
+        perStep: { stepIndex: number; variant: string | null }[];
+      };
+      paths: { path: string; converted: number }[];
+    };
+    expect(results.conversions).toMatchObject({ converted: 2, rate: 1 });
+    // The follower who replied last got the yes path's step (1); the other, the A/B welcome (0).
+    expect(results.conversions.perStep.map((c) => c.stepIndex).sort()).toEqual([0, 1]);
+    expect(results.conversions.perStep.find((c) => c.stepIndex === 0)?.variant).toMatch(/^(warm|plain)$/);
+    expect(results.paths.map((p) => [p.path, p.converted])).toEqual([
+      ['main', 1],
+      ['yes', 1],
+      ['no', 0],
+    ]);
+  });
+
   it.each([
     ['a wait without a timeout', { timeoutMs: undefined }, 'wait.timeoutMs'],
     ['a wait leading to no declared path', { yes: 'nowhere' }, 'wait.yes'],

@@ -17,6 +17,7 @@ import {
   type AccountCreateBody,
   type ExitCondition,
   type Trigger,
+  type GoalInput,
   type WaitInput,
 } from '../../src/contract';
 import type { CustomMessage, NoticeMessage, TemplateMessage } from '../../src/wechat/message-schema';
@@ -98,6 +99,7 @@ export type SequenceRequest = {
   /** The wait that ends the main path, and the paths it leads to (docs/sequences.md "Journeys"). */
   wait?: WaitInput;
   paths?: Record<string, { steps?: StepRequest[]; wait?: WaitInput }>;
+  goal?: GoalInput;
   oncePerFollower?: boolean;
   exits?: ExitCondition[];
   quietHours?: { start: string; end: string } | false;

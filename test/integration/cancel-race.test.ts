@@ -83,6 +83,7 @@ describe('a counted cancellation racing the claim', () => {
           trigger: { type: 'subscribe' },
           steps: [{ offsetMs: 0, message: aTextMessage('hi'), fallback: null }],
           wait: null,
+          goal: null,
           paths: {},
           oncePerFollower: false,
           exits: [],

@@ -80,6 +80,7 @@ describe('POST /v1/followers/:appId/:openid/events', () => {
       ],
       enrolled: [{ sequenceId: thanks, enrollmentId: expect.any(String), steps: 1 }],
       continued: [],
+      converted: 0,
     });
     await expectEventually('thanks 1', () => receivedTexts(h, openid).includes('thanks 1'));
     await expectNothingMore('shop 2 after the exit', () => receivedTexts(h, openid).includes('shop 2'), 2500);

@@ -1,8 +1,8 @@
-import type { FollowerEventView } from '../../src/contract';
+import type { FollowerEventView, SequenceResults } from '../../src/contract';
 import type { Service } from '../../src/main/start-service';
 import { APP_ID, createHarness, type Harness } from '../helpers/harness';
 import { expectNothingMore } from '../helpers/expect-nothing-more';
-import { anOpenid, type SequenceRequest } from '../helpers/builders';
+import { anOpenid, aSequence, type SequenceRequest } from '../helpers/builders';
 import { createSequence, expectEventually, receivedTexts, SHORT_WINDOWS, textSteps } from '../helpers/drip';
 
 /**
@@ -59,12 +59,17 @@ describe('journeys: wait, then branch', () => {
   it('a reply takes the yes path at once, and the timeout then takes nothing', async () => {
     await createSequence(h, service, aJourney('reply', { type: 'message' }, 3000));
     const openid = await started('reply');
-    const sent = Date.now();
     await h.simulator.push('message', openid, { appId: APP_ID, content: 'hi' });
     await expectEventually('reply yes 1', () => receivedTexts(h, openid).includes('reply yes 1'), 5000);
-    const arrived = h.simulator.messages({ appId: APP_ID, openid }).at(-1)!.receivedAt;
-    expect(arrived - sent).toBeLessThan(1000);
     expect(await waitsOf(openid)).toEqual([{ path: 'main', outcome: 'yes' }]);
+    // The yes path starts at the reply: its step is due when the wait was met, not later.
+    const { rows } = await h.db.pool.query<{ due: Date; met: Date }>(
+      `SELECT m.due_at AS due, w.resolved_at AS met FROM scheduled_messages m
+       JOIN journey_waits w ON w.enrollment_id = m.enrollment_id
+       WHERE m.app_id = $1 AND m.openid = $2 AND m.step_index = 1`,
+      [APP_ID, openid],
+    );
+    expect(rows.map((r) => r.due.getTime() - r.met.getTime())).toEqual([0]);
     await expectNothingMore('the no path', () => receivedTexts(h, openid).includes('reply no 1'), 4000);
   });
 
@@ -201,8 +206,8 @@ describe('journeys: wait, then branch', () => {
 });
 
 describe('journeys: a path that waits again', () => {
-  it('yes → wait again → its own no path, each numbered across the journey', async () => {
-    await createSequence(h, service, {
+  it('yes → wait again → its own no path, numbered across the journey, counted per path', async () => {
+    const id = await createSequence(h, service, {
       name: 'two levels',
       trigger: { type: 'scan', scene: 'deep' },
       steps: textSteps('deep welcome', [0]),
@@ -234,6 +239,27 @@ describe('journeys: a path that waits again', () => {
     );
     // main 0, replied 1, bought 2, hesitant 3.
     expect(rows.map((r) => r.step_index)).toEqual([0, 1, 3]);
+    const results = (await (await api('GET', `/v1/sequences/${id}/results`)).json()) as SequenceResults;
+    expect(results.paths).toEqual([
+      {
+        version: 1,
+        path: 'main',
+        entered: 1,
+        steps: [0],
+        converted: 0,
+        wait: { waiting: 0, yes: 1, no: 0, ended: 0 },
+      },
+      {
+        version: 1,
+        path: 'replied',
+        entered: 1,
+        steps: [1],
+        converted: 0,
+        wait: { waiting: 0, yes: 0, no: 1, ended: 0 },
+      },
+      { version: 1, path: 'bought', entered: 0, steps: [2], converted: 0, wait: null },
+      { version: 1, path: 'hesitant', entered: 1, steps: [3], converted: 0, wait: null },
+    ]);
   });
 });
 
@@ -246,5 +272,70 @@ describe('journeys: the timeouts job', () => {
     ]);
     await expectEventually('atomic no 1', () => receivedTexts(h, openid).includes('atomic no 1'), 5000);
     expect(await waitsOf(openid)).toEqual([{ path: 'main', outcome: 'no' }]);
+  });
+});
+
+describe('journeys: conversion goals', () => {
+  it('an event reaching the goal converts once, attributed to the last message sent; with exit, it ends the journey', async () => {
+    const id = await createSequence(h, service, {
+      ...aJourney('goal', { type: 'message' }, 3000),
+      goal: { until: { type: 'event', name: 'purchased' }, periodMs: 3_600_000, exit: true },
+    });
+    const openid = await started('goal');
+    const post = async () =>
+      (await (
+        await api('POST', `/v1/followers/${APP_ID}/${openid}/events`, { name: 'purchased' })
+      ).json()) as FollowerEventView;
+    const first = await post();
+    expect(first).toMatchObject({
+      converted: 1,
+      exited: [{ sequenceId: id, reason: 'exit:goal', cancelled: 0 }],
+    });
+    expect((await post()).converted).toBe(0);
+    expect(await waitsOf(openid)).toEqual([{ path: 'main', outcome: 'ended' }]);
+    await expectNothingMore('a path after the goal', () => receivedTexts(h, openid).length > 1, 4000);
+    const results = (await (await api('GET', `/v1/sequences/${id}/results`)).json()) as SequenceResults;
+    expect(results.conversions).toEqual({
+      converted: 1,
+      rate: 1,
+      perStep: [{ version: 1, stepIndex: 0, variant: null, converted: 1 }],
+    });
+    expect(results.paths.map((p) => [p.path, p.converted])).toEqual([
+      ['main', 1],
+      ['yes', 0],
+      ['no', 0],
+    ]);
+    expect(results.exited).toEqual({ 'exit:goal': 1 });
+  });
+
+  it('a keyword goal reached by a push counts per path; without exit the journey goes on', async () => {
+    const id = await createSequence(h, service, {
+      ...aJourney('kwgoal', { type: 'message' }, 10_000),
+      goal: { until: { type: 'message', keyword: 'BUY' }, periodMs: 3_600_000 },
+    });
+    const openid = await started('kwgoal');
+    await h.simulator.push('message', openid, { appId: APP_ID, content: 'hello' });
+    await expectEventually('kwgoal yes 1', () => receivedTexts(h, openid).includes('kwgoal yes 1'));
+    await h.simulator.push('message', openid, { appId: APP_ID, content: 'I buy' });
+    await expectEventually('a conversion', async () => {
+      const r = (await (await api('GET', `/v1/sequences/${id}/results`)).json()) as SequenceResults;
+      return r.conversions?.converted === 1;
+    });
+    const results = (await (await api('GET', `/v1/sequences/${id}/results`)).json()) as SequenceResults;
+    expect(results.paths.map((p) => [p.path, p.converted])).toEqual([
+      ['main', 0],
+      ['yes', 1],
+      ['no', 0],
+    ]);
+  });
+
+  it('refuses a goal that is also an exit, naming the field', async () => {
+    const res = await api('POST', '/v1/sequences', {
+      ...aSequence(aJourney('dup', { type: 'message' }, 1000)),
+      exits: [{ type: 'event', name: 'purchased' }],
+      goal: { until: { type: 'event', name: 'purchased' } },
+    });
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(await res.json())).toContain('goal.until');
   });
 });

@@ -80,8 +80,9 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
       oncePerFollower: general.oncePerFollower(),
       exits: exits.exits(),
       ...(quiet.value() === undefined ? {} : { quietHours: quiet.value() }),
-      // A journey's wait and paths are not edited here yet: saving keeps them as they are.
+      // A journey's wait, paths and goal are not edited here yet: saving keeps them as they are.
       ...(initial?.wait ? { wait: initial.wait, paths: initial.paths } : {}),
+      ...(initial?.goal ? { goal: initial.goal } : {}),
     };
     return { body, problems };
   };

@@ -9,7 +9,7 @@ import { shownContent } from '../step-content.js';
 import { actionButtons } from '../sequence-actions.js';
 import { exitsSummary } from './sequence-exits.js';
 import { variantRows } from './variant-rows.js';
-import type { Sequence, SequenceResults, StepResult } from '../types.js';
+import type { PathResult, Sequence, SequenceResults, Step, StepResult } from '../types.js';
 
 const REFRESH_MS = 4000;
 
@@ -51,14 +51,24 @@ function tile(key: TileKey, value: number, cls = ''): HTMLElement {
   );
 }
 
-function stepRow(sequence: Sequence, r: StepResult): HTMLElement {
-  const step = sequence.steps[r.stepIndex];
+/** A step of the current version by its number, and its label: on a journey, the path and its place there. */
+function stepOf(sequence: Sequence, paths: readonly PathResult[], n: number): { step?: Step; label: string } {
+  const place = paths.find((p) => p.version === sequence.version && p.steps.includes(n));
+  if (!place) return { step: sequence.steps[n], label: `${n + 1}` };
+  const i = place.steps.indexOf(n);
+  const main = place.path === 'main';
+  const steps = main ? sequence.steps : (sequence.paths[place.path]?.steps ?? []);
+  return { step: steps[i], label: t().results.pathStep(main ? t().results.mainPath : place.path, i) };
+}
+
+function stepRow(sequence: Sequence, paths: readonly PathResult[], r: StepResult): HTMLElement {
+  const { step, label } = stepOf(sequence, paths, r.stepIndex);
   const skipped = total(r.skipped);
   const failed = total(r.failed);
   return h(
     'tr',
     { 'data-step': r.stepIndex + 1 },
-    h('td', {}, `${r.stepIndex + 1}`),
+    h('td', {}, label),
     h('td', {}, step ? offsetLabel(step.offsetMs) : t().results.olderVersion),
     h('td', {}, step ? msgtypeName(String(shownContent(step).message.msgtype)) : ''),
     h('td', { class: 'num' }, r.scheduled),
@@ -83,6 +93,45 @@ function stepRow(sequence: Sequence, r: StepResult): HTMLElement {
   );
 }
 
+/** A journey's funnel per version and path: entered, and what became of the wait that ends each path. */
+function pathTable(paths: readonly PathResult[]): HTMLElement[] {
+  const words = t().results;
+  return [
+    h('h2', {}, words.perPath),
+    h(
+      'table',
+      { class: 'data' },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          words.pathColumns.map((c) => h('th', {}, c)),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        paths.map((p) =>
+          h(
+            'tr',
+            { 'data-path': `${p.version}:${p.path}` },
+            h('td', { class: 'num' }, p.version),
+            h('td', {}, p.path === 'main' ? words.mainPath : p.path),
+            h('td', { class: 'num' }, p.entered),
+            h('td', { class: 'num' }, p.steps.length),
+            h('td', { class: 'num' }, p.converted),
+            ...(p.wait
+              ? [p.wait.waiting, p.wait.yes, p.wait.no, p.wait.ended].map((n) => h('td', { class: 'num' }, n))
+              : [h('td', { colspan: 4, class: 'muted' }, '—')]),
+          ),
+        ),
+      ),
+    ),
+  ];
+}
+
 /** One sequence: status and actions, totals, a chart over time and the outcomes of each step. */
 export const sequenceResultsPage: PageFactory = (ctx, params) => {
   const id = params.id;
@@ -94,6 +143,7 @@ export const sequenceResultsPage: PageFactory = (ctx, params) => {
   const chart = h('div', {});
   const tbody = h('tbody');
   const updated = h('p', { class: 'muted small' });
+  const pathsEl = h('div', { id: 'path-results' });
   let timer = 0;
   let stopped = false;
 
@@ -185,7 +235,18 @@ export const sequenceResultsPage: PageFactory = (ctx, params) => {
       tbody,
       [...rows.values()]
         .sort((a, b) => a.stepIndex - b.stepIndex)
-        .flatMap((r) => [stepRow(sequence, r), ...variantRows(r)]),
+        .flatMap((r) => [stepRow(sequence, results.paths, r), ...variantRows(r)]),
+    );
+    replace(
+      pathsEl,
+      results.conversions
+        ? h(
+            'p',
+            { 'data-test': 'conversions' },
+            words.converted(results.conversions.converted, results.conversions.rate),
+          )
+        : null,
+      results.paths.length ? pathTable(results.paths) : null,
     );
   };
 
@@ -235,6 +296,7 @@ export const sequenceResultsPage: PageFactory = (ctx, params) => {
       ),
       tbody,
     ),
+    pathsEl,
     updated,
   );
   return {

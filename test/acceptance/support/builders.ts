@@ -119,6 +119,8 @@ export interface SequenceRequest {
   /** The wait that ends the main path and the paths it leads to (docs/sequences.md "Journeys"). */
   wait?: Wait;
   paths?: Record<string, { steps?: Step[]; wait?: Wait }>;
+  /** A conversion goal (docs/sequences.md "Conversion goals"). */
+  goal?: { until: ExitCondition; periodMs?: number; exit?: boolean };
   oncePerFollower?: boolean;
   exits?: ExitCondition[];
   /** Its own quiet hours (HH:MM[:SS] in the account's zone), `false` for none; absent: the account's. */

@@ -105,6 +105,8 @@ export interface FollowerEventView {
     readonly path: string;
     readonly steps: number;
   }[];
+  /** How many of the follower's enrollments it converted (their journey's goal). */
+  readonly converted: number;
 }
 
 /** One send the simulator accepted (`GET /__sim/messages`). */

@@ -12,6 +12,7 @@ const seq = (name: string, trigger: Trigger): Sequence => ({
   trigger,
   steps: [],
   wait: null,
+  goal: null,
   paths: {},
   exits: [],
   quietHours: null,
