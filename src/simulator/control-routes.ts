@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type Cues, parseCueSpec } from './cues';
 import { parseFaultSpec, type Faults } from './faults';
 import { readBody, sendBadRequest, sendJson } from './http-io';
 import type { MessageFilter } from './store';
@@ -15,6 +16,8 @@ export interface ControlTarget {
   readonly faults: Faults;
   /** The `TEMPLATESENDJOBFINISH` reports of accepted template sends. */
   readonly templateReports: TemplateReports;
+  /** Followers who answer sends on cue. */
+  readonly cues: Cues;
   /** Null when the account is unknown. */
   invalidateTokens(appId: string): number | null;
   register(account: SimulatorAccount): void;
@@ -109,6 +112,10 @@ export async function handleControl(
         parseTemplateReportSpec,
         target.templateReports,
       );
+    case 'GET /__sim/cues':
+    case 'POST /__sim/cues':
+    case 'DELETE /__sim/cues':
+      return handleSetting(req, res, 'cues', 'cue spec', parseCueSpec, target.cues);
     case 'POST /__sim/tokens/invalidate': {
       const body = parseJsonBody(await readBody(req));
       if (!body.ok) return sendBadRequest(res, 'body must be JSON');

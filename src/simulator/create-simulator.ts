@@ -1,3 +1,4 @@
+import { createCues } from './cues';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SimulatorAccount, SimulatorOptions } from './config';
@@ -114,6 +115,20 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
   );
   const templates = createTemplateRegistry();
   const pusher = createPusher({ accounts: opts.accounts, followers, notices, webhookBaseUrl, now, logger });
+  const cues = createCues();
+  const cueTimers = new Set<NodeJS.Timeout>();
+  /** Plays the followers' cued answers to a send just accepted, each after its delay. */
+  const answerCues = (appId: string, openid: string, text: string): void => {
+    for (const cued of cues.answer(appId, openid, text)) {
+      const timer = setTimeout(() => {
+        cueTimers.delete(timer);
+        pusher
+          .push(cued.action, openid, { appId, ...cued.body })
+          .catch((err: Error) => logger.warn({ err: err.message, openid }, 'cued push failed'));
+      }, cued.afterMs);
+      cueTimers.add(timer);
+    }
+  };
   const { component, ticketIntervalMs = 600_000 } = opts;
   const openPlatform = component
     ? createOpenPlatform({
@@ -135,6 +150,7 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
     followers,
     notices,
     templates,
+    accepted: answerCues,
     reportNoticeSent: (appId, openid, templateId, msgid) =>
       pusher.pushNoticeSent(appId, openid, templateId, msgid),
     templateReports,
@@ -178,6 +194,7 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
     stats: simulator.stats,
     faults,
     templateReports,
+    cues,
     invalidateTokens: simulator.invalidateTokens,
     register: simulator.register,
     registerTemplates: simulator.registerTemplates,
@@ -247,6 +264,8 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
 
   async function close(): Promise<void> {
     pauses.releaseAll();
+    for (const timer of cueTimers) clearTimeout(timer);
+    cueTimers.clear();
     openPlatform?.close();
     await pusher.close();
     await new Promise<void>((resolve) => {

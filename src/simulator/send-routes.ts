@@ -56,6 +56,8 @@ interface SendDeps {
     templateId: string,
     msgid: number,
   ) => Promise<void>;
+  /** Called with each accepted send's text (a text message's content, a template's shown fields): cues. */
+  readonly accepted: (appId: string, openid: string, text: string) => void;
   /** Which delivery report an accepted template send gets (`POST /__sim/template-reports`). */
   readonly templateReports: TemplateReports;
   /** Pushes a template send's `TEMPLATESENDJOBFINISH` to the webhook, after the send is answered. */
@@ -109,6 +111,7 @@ export function createSendHandler(deps: SendDeps): SendHandler {
     shown?: ShownTemplate,
   ): void {
     store.record({ appId, openid, channel, msgtype, raw, receivedAt: now(), ...(shown ? { shown } : {}) });
+    deps.accepted(appId, openid, acceptedText(raw, msgtype, shown));
     stats.received += 1;
     stats.byChannel[channel] += 1;
     stats.byMsgtype[msgtype] = (stats.byMsgtype[msgtype] ?? 0) + 1;
@@ -191,4 +194,16 @@ export function createSendHandler(deps: SendDeps): SendHandler {
     else if (channel === 'notice') handleNotice(res, owner.appId, raw);
     else handleTemplate(res, owner.appId, raw);
   };
+}
+
+/** What a follower reads in a send, for cues: a text message's content, a template's title and fields. */
+function acceptedText(raw: string, msgtype: string, shown: ShownTemplate | undefined): string {
+  if (shown) return [shown.title, ...shown.fields.map((f) => f.value)].join('\n');
+  if (msgtype !== 'text') return '';
+  try {
+    const content = (JSON.parse(raw) as { text?: { content?: unknown } }).text?.content;
+    return typeof content === 'string' ? content : '';
+  } catch {
+    return '';
+  }
 }

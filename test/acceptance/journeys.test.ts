@@ -9,6 +9,7 @@ import {
 } from './support/builders';
 import { expectRejected, untilMarker, untilReceived } from './support/expectations';
 import type { FollowerEventView, SequenceView } from './support/types';
+import { waitFor } from './support/wait-for';
 import { anAccount, APP_ID, startWorld, type World } from './support/world';
 
 // docs/sequences.md "Journeys": a scan allows 5 messages within a minute here, so no path needs a fallback.
@@ -120,6 +121,45 @@ describe('Journeys: wait for what the follower does, then branch', () => {
       ['yes', 1],
       ['no', 0],
     ]);
+  });
+
+  it('followers played by the simulator on cue take each path: one replies, one clicks to buy, one stays silent', async () => {
+    const sequence = await world.api.createSequence({
+      ...aJourney('cue', { type: 'message' }, 3000),
+      goal: { until: { type: 'click', key: 'BUY' } },
+    });
+    await world.sim.cues([
+      {
+        openidPrefix: 'cue-reply',
+        when: { contains: 'cue: welcome' },
+        then: { action: 'message', content: '好' },
+        afterMs: 100,
+      },
+      {
+        openidPrefix: 'cue-reply',
+        when: { contains: 'cue: yes' },
+        then: { action: 'click', key: 'BUY' },
+        afterMs: 100,
+      },
+    ]);
+    try {
+      const replier = anOpenid('cue-reply');
+      const silent = anOpenid('cue-silent');
+      await world.sim.scan(replier, 'cue');
+      await world.sim.scan(silent, 'cue');
+      await untilReceived(world.sim, replier, 'cue: yes');
+      await untilReceived(world.sim, silent, 'cue: no', 10_000);
+      await waitFor(async () => {
+        const r = (await world.api(`/v1/sequences/${sequence.id}/results`)).body as {
+          conversions: { converted: number };
+        };
+        return r.conversions.converted === 1;
+      }, 'the cued click to convert');
+      expect(await world.sim.texts(replier)).toEqual(['cue: welcome', 'cue: yes']);
+      expect(await world.sim.texts(silent)).toEqual(['cue: welcome', 'cue: no']);
+    } finally {
+      await world.sim.clearCues();
+    }
   });
 
   it.each([

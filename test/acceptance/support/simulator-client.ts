@@ -50,6 +50,9 @@ export interface SimulatorClient {
   clearTemplateReports(): Promise<void>;
   /** `POST /__sim/accounts`: (re-)registers an account, with the simulator's own fields (`publishApis`). */
   register(account: object): Promise<void>;
+  /** Followers who answer sends on cue (`POST /__sim/cues`, docs/simulator.md "Followers on cue"). */
+  cues(cues: readonly object[]): Promise<void>;
+  clearCues(): Promise<void>;
   /** Replaces the account's template library (`POST /__sim/templates`). */
   templates(templates: readonly { template_id: string; title: string; content: string }[]): Promise<void>;
   /** `GET /__sim/stats`. */
@@ -97,6 +100,8 @@ export function createSimulatorClient(url: string, appId: string): SimulatorClie
     register: async (account) =>
       void (await ok(call(`${url}/__sim/accounts`, { json: account }), 'accounts')),
     stats: () => ok(call(`${url}/__sim/stats`), 'stats'),
+    cues: async (cues) => void (await ok(call(`${url}/__sim/cues`, { json: { cues } }), 'cues')),
+    clearCues: async () => void (await ok(call(`${url}/__sim/cues`, { method: 'DELETE' }), 'cues')),
     templates: async (templates) =>
       void (await ok(call(`${url}/__sim/templates`, { json: { appId, templates } }), 'templates')),
   };
