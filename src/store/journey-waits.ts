@@ -1,10 +1,6 @@
 import type { PoolClient } from '../db/pool';
 import type { WaitCondition } from '../contract';
 
-/** How a wait was resolved: the follower did it, the timeout came, or the enrollment ended first. */
-export const WAIT_OUTCOMES = ['yes', 'no', 'ended'] as const;
-export type WaitOutcome = (typeof WAIT_OUTCOMES)[number];
-
 /** Whose wait it is: the enrollment (and its sequence's version, whose paths it follows). */
 export interface WaitOwner {
   readonly enrollmentId: string;
