@@ -37,6 +37,12 @@ export const stepResultSchema = z.object({
   latenessMs: z.object({ p50: z.number(), p95: z.number(), p99: z.number(), max: z.number() }).nullable(),
   /** An A/B step's outcomes per variant (by name); absent for a step without variants. */
   variants: z.array(variantResultSchema).optional(),
+  /**
+   * A last-chance step's: how many times a follower's new interaction moved it to the new window's end
+   * (each move counted once, not as a scheduled and a cancelled message), and how many followers it
+   * `recovered` — who interacted again after it was sent. Absent for other steps.
+   */
+  lastChance: z.object({ moved: z.number(), recovered: z.number() }).optional(),
 });
 
 /**

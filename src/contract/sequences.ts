@@ -17,6 +17,11 @@ import {
 /** Most steps a sequence may have. */
 export const MAX_STEPS = 20;
 const MAX_OFFSET_MS = 366 * 86_400_000;
+/**
+ * A last-chance step goes out this long before the follower's contact window closes, at least 1 s: its
+ * offset is the window's end, which each new interaction moves.
+ */
+export const MIN_BEFORE_CLOSE_MS = 1000;
 
 /** A sequence's lifecycle. */
 export const SEQUENCE_STATUSES = ['draft', 'active', 'paused', 'archived'] as const;
@@ -92,11 +97,13 @@ const variantRequestSchema = z
 
 /**
  * One step as sent: a `message` (and `fallback`), or `variants` instead; each message and fallback is checked
- * against the WeChat message schemas after this.
+ * against the WeChat message schemas after this. Timed by `offsetMs` after its path starts, or, a
+ * last-chance step, by `beforeWindowCloseMs`: that long before the follower's contact window closes.
  */
 const stepRequestSchema = z
   .object({
-    offsetMs: z.number().int().min(0).max(MAX_OFFSET_MS),
+    offsetMs: z.number().int().min(0).max(MAX_OFFSET_MS).optional(),
+    beforeWindowCloseMs: z.number().int().min(MIN_BEFORE_CLOSE_MS).max(MAX_OFFSET_MS).optional(),
     message: z.record(z.string(), z.unknown()).optional(),
     fallback: z.record(z.string(), z.unknown()).nullable().optional(),
     variants: z.array(variantRequestSchema).min(MIN_VARIANTS).max(MAX_VARIANTS).optional(),
@@ -104,6 +111,21 @@ const stepRequestSchema = z
   })
   .strict()
   .superRefine((step, ctx) => {
+    if (step.beforeWindowCloseMs !== undefined && step.offsetMs) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['offsetMs'],
+        message:
+          'a last-chance step is timed by the window’s end (beforeWindowCloseMs): leave offsetMs out or 0',
+      });
+    } else if (step.beforeWindowCloseMs === undefined && step.offsetMs === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['offsetMs'],
+        message:
+          'a step needs offsetMs (its time after the path starts) or beforeWindowCloseMs (a last-chance step)',
+      });
+    }
     if (step.variants && (step.message || step.fallback)) {
       ctx.addIssue({
         code: 'custom',
@@ -113,7 +135,8 @@ const stepRequestSchema = z
     } else if (!step.variants && !step.message) {
       ctx.addIssue({ code: 'custom', path: ['message'], message: 'a step needs a message (or variants)' });
     }
-  });
+  })
+  .transform((step) => ({ ...step, offsetMs: step.offsetMs ?? 0 }));
 
 /** A named path as sent: its steps (offsets from when the path starts) and the wait that may end it. */
 const pathRequestSchema = z
@@ -208,7 +231,10 @@ const variantViewSchema = z.object({
 
 /** A step: its `message` and `fallback`, or, for an A/B step, `variants` (and no message). */
 const stepViewSchema = z.object({
+  /** Its time after its path starts; 0 for a last-chance step. */
   offsetMs: z.number(),
+  /** A last-chance step: how long before the follower's contact window closes it goes out. */
+  beforeWindowCloseMs: z.number().optional(),
   message: z.record(z.string(), z.unknown()).optional(),
   fallback: templateMessageViewSchema.nullable().optional(),
   variants: z.array(variantViewSchema).optional(),

@@ -26,11 +26,14 @@ export interface ExitInput {
  * The count is true as a cancellation by key's is: claims in flight on those accounts finish first (what
  * they took is being sent and goes out) and none starts until the caller's transaction commits. Run it
  * before the transaction locks a follower or message row: a claim waits for those while holding its lock.
+ * `lockAlso`: the accounts whose claim locks the caller takes after this (`moveLastChances`), taken here
+ * with the exits' in one ordered statement.
  */
 export async function applyExits(
   db: PoolClient,
   inputs: readonly ExitInput[],
   actor: string,
+  lockAlso: readonly string[] = [],
 ): Promise<ExitedEnrollment[][]> {
   const exited: ExitedEnrollment[][] = inputs.map(() => []);
   const running = await listRunningWithExits(db, inputs);
@@ -40,11 +43,11 @@ export async function applyExits(
     if (condition) return [{ ...r, reason: exitReason(condition) }];
     return r.exitGoal && meetsCondition(r.exitGoal.until, event) ? [{ ...r, reason: GOAL_EXIT }] : [];
   });
+  // One ordered statement for every claim lock the caller's transaction will take (`lockAlso`: a second
+  // taken later could wait for a claim that waits for one taken here).
+  const locking = [...hits.map((hit) => hit.appId), ...lockAlso];
+  if (locking.length > 0) await holdClaimsOfAccounts(db, locking);
   if (hits.length === 0) return exited;
-  await holdClaimsOfAccounts(
-    db,
-    hits.map((hit) => hit.appId),
-  );
   const open = await countOpenStepsByEnrollment(
     db,
     hits.map((hit) => hit.enrollmentId),

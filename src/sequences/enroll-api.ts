@@ -6,8 +6,8 @@ import { insertScheduled, publishScheduled, type ScheduleDeps } from '../schedul
 import { findEnrollments, insertEnrollments } from '../store/enrollments';
 import type { Sequence } from '../store/sequence-store';
 import type { IssueDetail } from '../validation';
-import { insertWaits } from '../store/journey-waits';
-import { planPath, renderJourney } from './plan-path';
+import { savePlans, windowEndsOf } from './save-plans';
+import { hasLastChance, planPath, renderJourney } from './plan-path';
 import type { RenderedStep } from './render-step';
 
 /** One enrollment asked of the API (`enrollmentRequestSchema`). */
@@ -79,6 +79,11 @@ export async function enrollThroughApi(
         vars: v.vars,
       })),
     );
+    const needs = hasLastChance(sequence, MAIN_PATH);
+    const windowEnd = await windowEndsOf(
+      tx,
+      valid.map((v) => ({ appId: sequence.appId, openid: v.openid, needs })),
+    );
     const planned = valid.flatMap((v, j) => {
       const enrollmentId = enrolled[j];
       if (!enrollmentId) return [];
@@ -92,14 +97,11 @@ export async function enrollThroughApi(
         at,
         requestId,
         vars: v.vars,
+        windowEndsAt: windowEnd(sequence.appId, v.openid),
       };
       return [planPath(sequence, start, v.rendered)];
     });
-    await insertWaits(
-      tx,
-      planned.flatMap((p) => (p.wait ? [p.wait] : [])),
-    );
-    const steps = planned.flatMap((p) => p.messages);
+    const steps = await savePlans(tx, planned);
     return { ids: enrolled, scheduled: await insertScheduled(deps, tx, steps) };
   });
   await publishScheduled(deps, scheduled);

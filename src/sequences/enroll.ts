@@ -1,10 +1,10 @@
 import type { PoolClient } from '../db/pool';
 import { insertEnrollments } from '../store/enrollments';
-import { insertWaits, type NewWait } from '../store/journey-waits';
 import type { NewMessage } from '../store/message-store';
 import { MAIN_PATH, type Trigger } from '../contract';
 import { listActive, type Sequence } from '../store/sequence-store';
-import { planPath } from './plan-path';
+import { hasLastChance, planPath, type PlannedPath } from './plan-path';
+import { savePlans, windowEndsOf } from './save-plans';
 
 /** What a push or a posted event offers to the triggers: its kind and key (scene, menu key, text, name). */
 export type TriggerEvent =
@@ -55,8 +55,9 @@ export interface Enrollee {
 /**
  * Enrolls each follower in every active sequence its event starts — once per trigger event (the push's
  * dedupe key), or once ever for `oncePerFollower` sequences — and returns, per follower, the main path's
- * steps to schedule, due at the interaction time plus each step's offset; the wait that ends the main
- * path, if any, is recorded here. The active sequences are read once per
+ * steps to schedule, due at the interaction time plus each step's offset (a last-chance step's by the
+ * window the interaction opened); the wait that ends the main path, and its last-chance steps, are
+ * recorded here. The active sequences are read once per
  * account and the enrollments written in one statement. Runs in the caller's transaction, which then
  * schedules the steps (`insertScheduled`), so that they commit with the enrollments.
  */
@@ -83,7 +84,11 @@ export async function enrollFollowers(
     })),
   );
   const steps: NewMessage[][] = enrollees.map(() => []);
-  const waits: NewWait[] = [];
+  const plans: PlannedPath[] = [];
+  const windowEnd = await windowEndsOf(
+    db,
+    wanted.map(({ n, sequence }) => ({ ...enrollees[n], needs: hasLastChance(sequence, MAIN_PATH) })),
+  );
   wanted.forEach(({ n, sequence }, k) => {
     const enrollmentId = ids[k];
     if (!enrollmentId) return;
@@ -98,10 +103,11 @@ export async function enrollFollowers(
       at,
       requestId,
       vars: {},
+      windowEndsAt: windowEnd(appId, openid),
     });
     steps[n].push(...planned.messages);
-    if (planned.wait) waits.push(planned.wait);
+    plans.push(planned);
   });
-  await insertWaits(db, waits);
+  await savePlans(db, plans);
   return steps;
 }

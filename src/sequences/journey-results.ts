@@ -2,18 +2,24 @@ import type { Pool } from '../db/pool';
 import type { ConversionResults, PathResult, SequenceResults } from '../contract';
 import { journeyCounts, type JourneyCounts } from '../store/journey-counts';
 import { countConversions } from '../store/journey-conversions';
+import { countLastChances } from '../store/last-chance-steps';
 import { sequenceResults } from '../store/sequence-results';
 import { journeyShape, placePaths } from './journey-tree';
 
-/** `GET /v1/sequences/:id/results`: per step, per minute, and a journey's paths per version. */
+/** `GET /v1/sequences/:id/results`: per step (a last-chance step's moves and recoveries), per minute, and a journey's paths per version. */
 export async function resultsOf(pool: Pool, sequenceId: string): Promise<SequenceResults> {
-  const [results, counts, conversions] = await Promise.all([
+  const [results, counts, conversions, lastChances] = await Promise.all([
     sequenceResults(pool, sequenceId),
     journeyCounts(pool, sequenceId),
     countConversions(pool, sequenceId),
+    countLastChances(pool, sequenceId),
   ]);
   return {
     ...results,
+    steps: results.steps.map((step) => {
+      const lastChance = lastChances.get(step.stepIndex);
+      return lastChance ? { ...step, lastChance } : step;
+    }),
     paths: pathResults(counts, conversions),
     conversions: conversionResults(counts, conversions),
   };

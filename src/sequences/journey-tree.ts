@@ -3,7 +3,7 @@ import type { IssueDetail } from '../validation';
 
 /** What the structure needs of a path: its steps' offsets, and the wait that ends it. */
 export interface PathLike {
-  readonly steps: readonly { readonly offsetMs: number }[];
+  readonly steps: readonly { readonly offsetMs: number; readonly beforeWindowCloseMs?: number }[];
   readonly wait?: Wait;
 }
 
@@ -53,7 +53,8 @@ export function waitStartMs(path: PathLike): number {
  * What is wrong with the structure, each named by its field: a wait leading to a path not declared, back
  * to a path on its own route (a loop), or to a path another wait leads to already (a journey is a tree); a
  * path no wait on the journey leads to; a route with more than `MAX_DEPTH` waits; a wait that starts before
- * its path's last step; a path with neither steps nor a wait; steps out of order; more than
+ * its path's last step; a path with neither steps nor a wait; steps out of order (a path's last-chance
+ * steps last, on a path without a wait); more than
  * `MAX_JOURNEY_STEPS` steps in all.
  */
 export function journeyIssues(journey: JourneyShape): IssueDetail[] {
@@ -108,7 +109,28 @@ function pathIssues(name: string, path: PathLike): IssueDetail[] {
   const at = pathField(name);
   const issues: IssueDetail[] = [];
   path.steps.forEach((step, i) => {
-    if (i > 0 && step.offsetMs < path.steps[i - 1].offsetMs)
+    const before = path.steps[i - 1];
+    if (step.beforeWindowCloseMs !== undefined) {
+      if (path.wait)
+        issues.push({
+          path: `${at}steps.${i}.beforeWindowCloseMs`,
+          message:
+            'a last-chance step ends its path, and this path goes on to a wait: put it on a path the wait leads to',
+        });
+      else if (
+        before?.beforeWindowCloseMs !== undefined &&
+        step.beforeWindowCloseMs > before.beforeWindowCloseMs
+      )
+        issues.push({
+          path: `${at}steps.${i}.beforeWindowCloseMs`,
+          message: 'steps must be in order: this last-chance step goes out earlier than the one before',
+        });
+    } else if (before?.beforeWindowCloseMs !== undefined)
+      issues.push({
+        path: `${at}steps.${i}.offsetMs`,
+        message: 'last-chance steps come last on their path: move this step before them',
+      });
+    else if (before && step.offsetMs < before.offsetMs)
       issues.push({
         path: `${at}steps.${i}.offsetMs`,
         message: 'steps must be in order: this one is earlier than the step before',

@@ -68,7 +68,10 @@ export function windowAnchors(
 export interface StepWindow {
   readonly kind: InteractionKind;
   readonly index: number;
+  /** Since the window opened: the step's time, or, for a last-chance step, its path's start. */
   readonly sinceMs: number;
+  /** A last-chance step: how long before the window closes it goes out (the window's rule says when). */
+  readonly beforeCloseMs?: number;
 }
 
 /** A step where the journey places it: its field, a label for messages, its number, and its window. */
@@ -85,7 +88,7 @@ export interface PlacedStep<S> {
 }
 
 /** Every step of a well-formed journey (`journeyIssues` found nothing), in step-number order. */
-export function placeSteps<S extends { readonly offsetMs: number }>(
+export function placeSteps<S extends { readonly offsetMs: number; readonly beforeWindowCloseMs?: number }>(
   trigger: Trigger,
   journey: JourneyShape<{ readonly steps: readonly S[]; readonly wait?: PathLike['wait'] }>,
 ): PlacedStep<S>[] {
@@ -94,16 +97,21 @@ export function placeSteps<S extends { readonly offsetMs: number }>(
   return placed.flatMap(({ name, path, firstStep }) => {
     const anchor = anchors.get(name) ?? null;
     return path.steps.map((step, i) => {
-      const when = `+${formatDuration(step.offsetMs) || '0 s'}`;
+      const before = step.beforeWindowCloseMs;
+      const when =
+        before === undefined
+          ? `at +${formatDuration(step.offsetMs) || '0 s'}`
+          : `${formatDuration(before)} before the window closes`;
       return {
         step,
         at: `${pathField(name)}steps.${i}`,
-        label: name === MAIN_PATH ? `step ${i + 1} at ${when}` : `step ${i + 1} of path ${name} at ${when}`,
+        label: name === MAIN_PATH ? `step ${i + 1} ${when}` : `step ${i + 1} of path ${name} ${when}`,
         number: firstStep + i,
         window: anchor && {
           kind: anchor.kind,
           index: anchor.sent + i,
           sinceMs: anchor.sinceMs + step.offsetMs,
+          ...(before === undefined ? {} : { beforeCloseMs: before }),
         },
       };
     });

@@ -2,6 +2,7 @@ import { MAIN_PATH, type Wait } from '../contract';
 import type { IssueDetail } from '../validation';
 import { newMessageId } from '../store/message-id';
 import type { NewWait } from '../store/journey-waits';
+import type { NewLastChance } from '../store/last-chance-steps';
 import type { NewMessage } from '../store/message-store';
 import type { StoredPath } from '../store/sequence-store';
 import { chooseVariant } from './choose-variant';
@@ -28,6 +29,18 @@ export interface PathStart {
   readonly requestId: string | null;
   /** The enrollment's variables (`{}` for one a push started). */
   readonly vars: Readonly<Record<string, string>>;
+  /**
+   * When the follower's current contact window closes (null: none recorded): a path with last-chance
+   * steps needs it (`hasLastChance`), a path without ignores it.
+   */
+  readonly windowEndsAt?: Date | null;
+}
+
+/** What a path's start plans: its messages, the wait that ends it, and which of the messages are last-chance steps. */
+export interface PlannedPath {
+  readonly messages: NewMessage[];
+  readonly wait: NewWait | null;
+  readonly lastChances: NewLastChance[];
 }
 
 /**
@@ -58,20 +71,38 @@ export function renderJourney(
   );
 }
 
+/** Whether path `name` of the journey has a last-chance step (its start then needs the follower's window). */
+export function hasLastChance(journey: Journey, name: string): boolean {
+  const path = name === MAIN_PATH ? journey : journey.paths[name];
+  return path?.steps.some((step) => step.beforeWindowCloseMs !== undefined) ?? false;
+}
+
 /**
- * What a path's start schedules: each of its steps due at the start plus its offset (numbered across the
- * journey; taken from `rendered`, by number, else rendered with the enrollment's variables — a variable
- * with neither value nor default stays as written), and the wait that ends it —
- * watching from its start until its timeout.
+ * When a last-chance step is due: `beforeCloseMs` before the window closes, but not before `from` (its
+ * path's start, or the interaction that moved it); at `from` when no window is recorded — the send policy
+ * then skips it, or sends its fallback.
+ */
+export function lastChanceDue(from: Date, windowEndsAt: Date | null, beforeCloseMs: number): Date {
+  if (!windowEndsAt) return from;
+  return new Date(Math.max(from.getTime(), windowEndsAt.getTime() - beforeCloseMs));
+}
+
+/**
+ * What a path's start schedules: each of its steps due at the start plus its offset — a last-chance step
+ * `beforeWindowCloseMs` before the follower's current window closes (`lastChanceDue`) — numbered across the
+ * journey, taken from `rendered`, by number, else rendered with the enrollment's variables (a variable
+ * with neither value nor default stays as written); the wait that ends it, watching from its start until
+ * its timeout; and its last-chance steps, which later interactions move.
  */
 export function planPath(
   journey: Journey,
   start: PathStart,
   rendered?: readonly RenderedStep[],
-): { messages: NewMessage[]; wait: NewWait | null } {
+): PlannedPath {
   const placed = placePaths(journeyShape(journey)).find((p) => p.name === start.path);
   if (!placed) throw new Error(`sequence ${start.sequenceId} v${start.version} has no path ${start.path}`);
   const { path, firstStep } = placed;
+  const lastChances: NewLastChance[] = [];
   const messages = path.steps.map((step, i): NewMessage => {
     const number = firstStep + i;
     const content =
@@ -82,9 +113,31 @@ export function planPath(
         start.vars,
         null,
       );
-    const dueAt = new Date(start.at.getTime() + step.offsetMs);
+    const before = step.beforeWindowCloseMs;
+    const dueAt =
+      before === undefined
+        ? new Date(start.at.getTime() + step.offsetMs)
+        : lastChanceDue(start.at, start.windowEndsAt ?? null, before);
+    const id = newMessageId(dueAt);
+    if (before !== undefined)
+      lastChances.push({
+        enrollmentId: start.enrollmentId,
+        stepIndex: number,
+        appId: start.appId,
+        openid: start.openid,
+        sequenceId: start.sequenceId,
+        version: start.version,
+        variant: content.variant,
+        beforeCloseMs: before,
+        messageId: id,
+        dueAt,
+        payload: content.message,
+        fallback: content.fallback,
+        fallbackChannel: content.fallback ? content.fallbackChannel : null,
+        maxLatenessMs: step.maxLatenessMs ?? null,
+      });
     return {
-      id: newMessageId(dueAt),
+      id,
       appId: start.appId,
       openid: start.openid,
       channel: 'custom',
@@ -106,10 +159,11 @@ export function planPath(
       },
     };
   });
-  if (!path.wait) return { messages, wait: null };
+  if (!path.wait) return { messages, wait: null, lastChances };
   const startsAt = new Date(start.at.getTime() + waitStartMs(path));
   return {
     messages,
+    lastChances,
     wait: {
       enrollmentId: start.enrollmentId,
       appId: start.appId,

@@ -13,7 +13,7 @@ import { placeSteps, type StepWindow } from './journey-windows';
 import { exitReason } from './exits';
 import { type IssueDetail, parseInput } from '../validation';
 import { placeholdersOf, urlVariableIssues } from './template-vars';
-import { windowIssues } from './window-issues';
+import { lastChanceIssues, windowIssues } from './window-issues';
 import {
   isNoticeFallback,
   parseCustomMessage,
@@ -32,8 +32,13 @@ export interface Variant {
 }
 
 export interface Step {
-  /** Wait after the trigger, in ms. */
+  /** Wait after its path starts (the trigger, for the main path), in ms; 0 for a last-chance step. */
   readonly offsetMs: number;
+  /**
+   * A last-chance step: sent this long before the follower's contact window closes (the window its path
+   * starts in; each new interaction moves it to the new window's end).
+   */
+  readonly beforeWindowCloseMs?: number;
   /** The step's message, or none when it has variants. */
   readonly message?: CustomMessage;
   /**
@@ -134,7 +139,8 @@ function placeholderIssues(trigger: Trigger, payload: unknown, path: string): Is
  * names the step and says why. An `event` trigger opens no window, so its steps are not checked: each
  * goes out if a window the follower opened is open at due time, else on its fallback, else is skipped.
  * An exit condition that repeats another is refused. The structure is checked first: steps are checked
- * once it holds. `policyOf` returns the policy of a configured
+ * once it holds. A last-chance step needs a window to refer to (`lastChanceIssues`), whatever its
+ * fallback. `policyOf` returns the policy of a configured
  * account, `undefined` else; `missingOf` the channels a platform account's permissions do not allow (a
  * step using one is refused).
  */
@@ -194,7 +200,13 @@ export function parseSequenceDefinition(
 
   const parsed = new Map<string, Step>();
   for (const { step: s, at, label, window } of placeSteps(d.trigger, journey)) {
-    const timing = { offsetMs: s.offsetMs, ...(s.maxLatenessMs ? { maxLatenessMs: s.maxLatenessMs } : {}) };
+    const timing = {
+      offsetMs: s.offsetMs,
+      ...(s.beforeWindowCloseMs === undefined ? {} : { beforeWindowCloseMs: s.beforeWindowCloseMs }),
+      ...(s.maxLatenessMs ? { maxLatenessMs: s.maxLatenessMs } : {}),
+    };
+    if (s.beforeWindowCloseMs !== undefined)
+      details.push(...lastChanceIssues(policy ?? null, window, s.beforeWindowCloseMs, label, at));
     if (s.variants) {
       details.push(...duplicateVariantNames(s.variants, at));
       const variants = s.variants.flatMap((v, j) => {

@@ -1,9 +1,10 @@
 import type { PoolClient } from '../db/pool';
 import { findEnrollmentVars } from '../store/enrollments';
-import { insertWaits, type NewWait, type ResolvedWait } from '../store/journey-waits';
+import type { ResolvedWait } from '../store/journey-waits';
 import type { NewMessage } from '../store/message-store';
 import { findVersions, versionKey } from '../store/sequence-store';
-import { nextPath, planPath } from './plan-path';
+import { hasLastChance, nextPath, planPath, type PlannedPath } from './plan-path';
+import { savePlans, windowEndsOf } from './save-plans';
 
 /** A path a resolved wait started, with how many steps it scheduled. */
 export interface StartedPath {
@@ -15,8 +16,9 @@ export interface StartedPath {
 
 /**
  * Starts the path each resolved wait leads to on `branch` — the enrollment's own version's path, from the
- * wait's resolution time, with the enrollment's variables — recording the waits those paths end in, in
- * the caller's transaction. Returns the steps to schedule (`insertScheduled`, in the same transaction) and
+ * wait's resolution time, with the enrollment's variables (and the follower's current window, for a path
+ * with last-chance steps) — recording the waits those paths end in and their last-chance steps, in the
+ * caller's transaction. Returns the steps to schedule (`insertScheduled`, in the same transaction) and
  * the path each resolved wait started (null where the journey ends there).
  */
 export async function startNextPaths(
@@ -30,11 +32,21 @@ export async function startNextPaths(
     db,
     resolved.map((r) => r.enrollmentId),
   );
-  const messages: NewMessage[] = [];
-  const waits: NewWait[] = [];
-  const started = resolved.map((r) => {
+  const journeyOf = (r: ResolvedWait) => {
     const journey = versions.get(versionKey(r.sequenceId, r.version));
     if (!journey) throw new Error(`sequence ${r.sequenceId} has no version ${r.version}`);
+    return journey;
+  };
+  const windowEnd = await windowEndsOf(
+    db,
+    resolved.map((r) => {
+      const path = nextPath(journeyOf(r), r.path, branch);
+      return { ...r, needs: path !== null && hasLastChance(journeyOf(r), path) };
+    }),
+  );
+  const plans: PlannedPath[] = [];
+  const started = resolved.map((r) => {
+    const journey = journeyOf(r);
     const path = nextPath(journey, r.path, branch);
     if (path === null) return null;
     const planned = planPath(journey, {
@@ -47,11 +59,10 @@ export async function startNextPaths(
       at: r.at,
       requestId: r.requestId,
       vars: vars.get(r.enrollmentId) ?? {},
+      windowEndsAt: windowEnd(r.appId, r.openid),
     });
-    messages.push(...planned.messages);
-    if (planned.wait) waits.push(planned.wait);
+    plans.push(planned);
     return { sequenceId: r.sequenceId, enrollmentId: r.enrollmentId, path, steps: planned.messages.length };
   });
-  await insertWaits(db, waits);
-  return { messages, started };
+  return { messages: await savePlans(db, plans), started };
 }

@@ -1,7 +1,14 @@
 import type { IssueDetail } from '../validation';
 import { stepOutsideWindow, type WindowPolicy } from '../policy/window-rule';
-import { describeRule } from '../wechat/window-policy';
+import { describeRule, formatDuration } from '../wechat/window-policy';
 import type { StepWindow } from './journey-windows';
+
+/** When a step goes out, since its window opened: a last-chance step's is the window's end less its lead. */
+function sinceOpened(policy: WindowPolicy, window: StepWindow): number {
+  const rule = policy?.[window.kind];
+  if (window.beforeCloseMs === undefined || !rule) return window.sinceMs;
+  return Math.max(window.sinceMs, rule.windowMs - window.beforeCloseMs);
+}
 
 /**
  * A step (or one of its variants, at `at`) without a template fallback must fit the window its path is
@@ -13,7 +20,7 @@ export function windowIssues(
   label: string,
   at: string,
 ): IssueDetail[] {
-  const outside = stepOutsideWindow(policy, window.kind, window.index, window.sinceMs);
+  const outside = stepOutsideWindow(policy, window.kind, window.index, sinceOpened(policy, window));
   const rule = policy?.[window.kind];
   if (!outside || !rule) return [];
   const message =
@@ -21,4 +28,42 @@ export function windowIssues(
       ? `${label} falls outside the contact window: ${describeRule(window.kind, rule)}. Move it earlier or add a template fallback.`
       : `${label} would be message ${window.index + 1} in a window where ${describeRule(window.kind, rule)}. Add a template fallback or drop a step.`;
   return [{ path: at, message }];
+}
+
+/**
+ * A last-chance step (at `at`, `beforeCloseMs` before the window closes) needs a window to refer to: its
+ * path's (null: the trigger is an API call or a posted event, or the path is the yes path of a posted
+ * event — none opens a window), one the account's policy checks, and longer than the lead.
+ */
+export function lastChanceIssues(
+  policy: WindowPolicy,
+  window: StepWindow | null,
+  beforeCloseMs: number,
+  label: string,
+  at: string,
+): IssueDetail[] {
+  const field = `${at}.beforeWindowCloseMs`;
+  if (!window)
+    return [
+      {
+        path: field,
+        message: `${label} is timed by the end of the contact window, but its path has none to refer to: an API call or a posted event (the trigger, or the wait this path answers) opens no window`,
+      },
+    ];
+  const rule = policy?.[window.kind];
+  if (!rule)
+    return [
+      {
+        path: field,
+        message: `${label} is timed by the end of the contact window, but the account's window policy checks none (none): set a policy, or time the step by offsetMs`,
+      },
+    ];
+  if (rule.windowMs <= beforeCloseMs)
+    return [
+      {
+        path: field,
+        message: `${label}: ${describeRule(window.kind, rule)}, so ${formatDuration(beforeCloseMs)} before it closes is before it opens`,
+      },
+    ];
+  return [];
 }

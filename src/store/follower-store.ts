@@ -118,6 +118,12 @@ export async function unsubscribeAndForget(
     [appId, openid, at.toISOString()],
   );
   await db.query(`UPDATE follower_events SET openid = '' WHERE app_id = $1 AND openid = $2`, [appId, openid]);
+  // Their last-chance steps (cancelled above) keep only the counts: no openid, no content.
+  await db.query(
+    `UPDATE last_chance_steps SET openid = '', payload = '{}', fallback = NULL, settled_at = coalesce(settled_at, $3)
+     WHERE app_id = $1 AND openid = $2`,
+    [appId, openid, at.toISOString()],
+  );
   await db.query(
     `INSERT INTO followers (app_id, openid, subscribed, unsubscribed_at) VALUES ($1, $2, false, $3)
      ON CONFLICT (app_id, openid) DO UPDATE SET subscribed = false, subscribed_at = NULL, unsubscribed_at = $3,

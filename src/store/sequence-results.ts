@@ -4,6 +4,7 @@ import { ledgerStatusSql } from './ledger';
 import { MESSAGE_STATUS, type MessageStatus, sqlList } from './message-status';
 import type { DeliveryReport } from './template-reports';
 import { variantResults } from './variant-results';
+import { MOVED_REASON } from './last-chance-steps';
 
 /** The final states the per-minute series counts. */
 const FINISHED = [MESSAGE_STATUS.sent, MESSAGE_STATUS.skipped, MESSAGE_STATUS.failed];
@@ -41,7 +42,10 @@ export async function sequenceResults(
     }>(
       `SELECT m.step_index, ${ledgerStatusSql('m')} AS status, m.status_reason AS reason,
               m.delivery_report AS report, count(*)::int AS n
-       FROM scheduled_messages m WHERE m.sequence_id = $1 GROUP BY 1, 2, 3, 4`,
+       FROM scheduled_messages m
+       WHERE m.sequence_id = $1
+         AND NOT (m.status = '${MESSAGE_STATUS.cancelled}' AND m.status_reason = '${MOVED_REASON}')
+       GROUP BY 1, 2, 3, 4`,
       [sequenceId],
     ),
     pool.query<{ step_index: number; p50: number; p95: number; p99: number; max: number }>(

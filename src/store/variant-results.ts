@@ -2,6 +2,7 @@ import type { Pool } from '../db/pool';
 import type { VariantResult } from '../contract';
 import { ledgerStatusSql } from './ledger';
 import { MESSAGE_STATUS, type MessageStatus } from './message-status';
+import { MOVED_REASON } from './last-chance-steps';
 
 /**
  * The rows of A/B steps of sequence `$1`, per step, variant and status (as the ledger sees it); `exited_after`
@@ -13,7 +14,10 @@ SELECT m.step_index, m.variant, ${ledgerStatusSql('m')} AS status, count(*)::int
          SELECT 1 FROM cancellations c
          WHERE c.app_id = m.app_id AND c.scope = 'enrollment' AND c.target = m.enrollment_id::text
            AND c.reason LIKE 'exit:%' AND c.created_at >= m.sent_at))::int AS exited_after
-FROM scheduled_messages m WHERE m.sequence_id = $1 AND m.variant IS NOT NULL GROUP BY 1, 2, 3`;
+FROM scheduled_messages m
+WHERE m.sequence_id = $1 AND m.variant IS NOT NULL
+  AND NOT (m.status = '${MESSAGE_STATUS.cancelled}' AND m.status_reason = '${MOVED_REASON}')
+GROUP BY 1, 2, 3`;
 
 /** Outcomes per variant of each A/B step of a sequence, across its versions, by step index. */
 export async function variantResults(pool: Pool, sequenceId: string): Promise<Map<number, VariantResult[]>> {

@@ -16,11 +16,13 @@ import { insertScheduled, publishScheduled } from '../scheduling/schedule-messag
 import { type Enrollee, enrollFollowers } from '../sequences/enroll';
 import { applyExits, type ExitInput } from '../sequences/apply-exits';
 import { meetWaits } from '../sequences/meet-waits';
+import { moveLastChances } from '../sequences/move-last-chances';
 import { recordConversions } from '../sequences/record-conversions';
 import { type Push, pushDedupeKey, toPush } from '../wechat/push';
 import { interpretPush, type PushMeaning } from './interpret-push';
 import { recordNoticePushes } from './record-notice-pushes';
 import { recordTemplateReport } from '../store/template-reports';
+import { listOpenLastChances } from '../store/last-chance-steps';
 import { loggableError } from '../loggable-error';
 
 export interface ProcessDeps {
@@ -60,7 +62,8 @@ interface Taken {
  * scheduled in the round's transaction (`insertScheduled`); their wake-ups are published after commit
  * (`publishScheduled`; the outbox covers a crash in between). Returns each push's outcome: `<interaction>:<steps scheduled>`,
  * with ` exited:<enrollments ended>` when it ended some, ` paths:<yes paths started>` when it met waits and
- * ` converted:<enrollments>` when it reached goals; `unsubscribed:<messages cancelled>`;
+ * ` converted:<enrollments>` when it reached goals, ` moved:<last-chance steps>` when it moved some to the
+ * window it opened; `unsubscribed:<messages cancelled>`;
  * `template_report:<report>:<messages matched>` (`…:later` for a report left to the sweep); `ignored`.
  */
 export async function processPushes(
@@ -113,10 +116,12 @@ function rounds(taken: readonly Taken[]): Taken[][] {
 }
 
 /**
- * Applies one round (distinct followers): exits first, then unfollows one by one, then interactions, the
+ * Applies one round (distinct followers): exits first, the last-chance steps the interactions move, then
+ * unfollows one by one, then interactions, the
  * waits the actions meet (their yes paths start) and enrollments together. A push's exits end only the enrollments running before it, and the steps it then
  * schedules are new: the message that starts one sequence can end another, and a push never ends the
- * enrollment it starts. (Exits take the claim locks, which must come before any follower or message row.)
+ * enrollment it starts. (Exits and moves take the claim locks, which must come before any follower or
+ * message row.)
  */
 async function applyRound(
   deps: ProcessDeps,
@@ -139,6 +144,15 @@ async function applyRound(
     else if (meaning.unsubscribe) leaving.push({ t, push });
     else interacting.push({ t, push, meaning });
   }
+  const policyOf = (appId: string) => deps.accounts.get(appId)?.windowPolicy ?? null;
+  const interactions = interacting.map(({ t, push, meaning }) => ({
+    appId: t.row.appId,
+    openid: push.openid,
+    at: t.row.receivedAt,
+    windowMs: policyOf(t.row.appId)?.[meaning.interaction!]?.windowMs ?? null,
+    requestId: t.row.requestId,
+  }));
+  const openLastChances = await listOpenLastChances(client, interactions);
   const exiting = interacting.filter(({ meaning }) => meaning.action);
   const exited = await applyExits(
     client,
@@ -148,13 +162,14 @@ async function applyRound(
       event: meaning.action!,
     })),
     ACTOR,
+    openLastChances.map((step) => step.appId),
   );
   const ends = exited.flat().length;
   if (ends > 0) deps.metrics.cancelled.inc({ scope: 'enrollment' }, ends);
   const exitsOf = new Map(exiting.map(({ t }, i) => [t.row.id, exited[i].length]));
+  const lastChances = await moveLastChances(client, interactions, openLastChances, ACTOR);
+  const movesOf = new Map(interacting.map(({ t }, i) => [t.row.id, lastChances.moved[i]]));
   for (const { t, push } of leaving) outcomes.set(t.row.id, await unfollow(deps, client, t.row, push));
-
-  const policyOf = (appId: string) => deps.accounts.get(appId)?.windowPolicy ?? null;
   await recordInteractions(
     client,
     interacting.map(({ t, push, meaning }) => ({
@@ -197,6 +212,7 @@ async function applyRound(
     const ended = exitsOf.get(t.row.id) ?? 0;
     const paths = pathsOf.get(t.row.id) ?? 0;
     const conversions = conversionsOf.get(t.row.id) ?? 0;
+    const moved = movesOf.get(t.row.id) ?? 0;
     const enrolled = `${meaning.interaction}:${stepsOf.get(t.row.id)?.length ?? 0}`;
     outcomes.set(
       t.row.id,
@@ -205,6 +221,7 @@ async function applyRound(
         ...(ended > 0 ? [`exited:${ended}`] : []),
         ...(paths > 0 ? [`paths:${paths}`] : []),
         ...(conversions > 0 ? [`converted:${conversions}`] : []),
+        ...(moved > 0 ? [`moved:${moved}`] : []),
       ].join(' '),
     );
   }
@@ -226,7 +243,7 @@ async function applyRound(
     if (early) deferred.add(t.row.id);
     outcomes.set(t.row.id, `template_report:${report}:${early ? 'later' : matched ? 1 : 0}`);
   }
-  return [...waited.messages, ...steps.flat()];
+  return [...lastChances.messages, ...waited.messages, ...steps.flat()];
 }
 
 /** The follower unfollowed: one ledger row cancels everything pending, and their data is erased. */

@@ -77,7 +77,9 @@ export const aMessageRequest = (overrides: Partial<MessageRequest> = {}): Messag
 
 /** One step of a `POST /v1/sequences` body: a message, or A/B variants. */
 export type StepRequest = {
-  offsetMs: number;
+  offsetMs?: number;
+  /** A last-chance step: this long before the follower's contact window closes. */
+  beforeWindowCloseMs?: number;
   message?: Record<string, unknown>;
   fallback?: Record<string, unknown> | null;
   variants?: {

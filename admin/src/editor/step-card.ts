@@ -8,7 +8,8 @@ import { type ContentBlock, createContentBlock } from './content-block.js';
 const VARIANT_NAMES = ['A', 'B', 'C', 'D', 'E'];
 
 /**
- * One step of the editor: when (offset in friendly units), what (a message form) and its fallback — or, after
+ * One step of the editor: when (in friendly units, after the trigger or — a last-chance step — before the
+ * contact window closes), what (a message form) and its fallback — or, after
  * "add variant", two to five named, weighted variants of them (an A/B step).
  */
 export interface StepCard {
@@ -21,7 +22,8 @@ export interface StepCard {
 
 export function createStepCard(initial: Step | null, onRemove: (card: StepCard) => void): StepCard {
   const { editor: words, time } = t();
-  const start = bestUnit(initial?.offsetMs ?? 0);
+  const lastChance = initial?.beforeWindowCloseMs !== undefined;
+  const start = bestUnit(initial?.beforeWindowCloseMs ?? initial?.offsetMs ?? 0);
   const offset = h('input', { type: 'number', min: 0, step: 'any', name: 'offset', class: 'offset' });
   offset.value = String(start.value);
   const unit = h(
@@ -29,7 +31,14 @@ export function createStepCard(initial: Step | null, onRemove: (card: StepCard) 
     { name: 'unit', 'aria-label': words.unit },
     UNITS.map((u) => h('option', { value: u.name, selected: u.name === start.unit }, time.units[u.name])),
   );
-  const offsetRow = field(words.sendAfter, h('span', { class: 'offset-input' }, offset, unit));
+  // After the trigger (or its path's start), or before the follower's contact window closes: a last-chance step.
+  const timing = h(
+    'select',
+    { name: 'timing', 'aria-label': words.timing },
+    h('option', { value: 'after', selected: !lastChance }, words.timingAfter),
+    h('option', { value: 'beforeClose', selected: lastChance }, words.timingBeforeClose),
+  );
+  const offsetRow = field(words.sendAt, h('span', { class: 'offset-input' }, offset, unit, timing));
 
   const blocksEl = h('div', { class: 'content-blocks' });
   const blocks: ContentBlock[] = [];
@@ -110,21 +119,24 @@ export function createStepCard(initial: Step | null, onRemove: (card: StepCard) 
       el.dataset.path = at;
       el.dataset.step = String(index + 1);
       title.textContent = words.step(index + 1);
-      offsetRow.dataset.path = `${at}.offsetMs`;
+      const beforeClose = timing.value === 'beforeClose';
+      const path = beforeClose ? `${at}.beforeWindowCloseMs` : `${at}.offsetMs`;
+      offsetRow.dataset.path = path;
       const value = Number(offset.value);
       if (offset.value.trim() === '' || !Number.isFinite(value) || value < 0) {
-        problems.push({ path: `${at}.offsetMs`, message: words.offsetProblem });
+        problems.push({ path, message: words.offsetProblem });
       }
-      const offsetMs = Math.round((Number.isFinite(value) ? value : 0) * unitMs(unit.value as UnitName));
-      const timing = {
-        offsetMs,
+      const ms = Math.round((Number.isFinite(value) ? value : 0) * unitMs(unit.value as UnitName));
+      const when = {
+        offsetMs: beforeClose ? 0 : ms,
+        ...(beforeClose ? { beforeWindowCloseMs: ms } : {}),
         ...(initial?.maxLatenessMs ? { maxLatenessMs: initial.maxLatenessMs } : {}),
       };
       if (blocks.length > 1) {
-        return { ...timing, variants: blocks.map((b, j) => b.read(`${at}.variants.${j}`, problems)) };
+        return { ...when, variants: blocks.map((b, j) => b.read(`${at}.variants.${j}`, problems)) };
       }
       const { message, fallback } = blocks[0].read(at, problems);
-      return { ...timing, message, ...(fallback ? { fallback } : {}) };
+      return { ...when, message, ...(fallback ? { fallback } : {}) };
     },
   };
   return card;

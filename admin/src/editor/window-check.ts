@@ -21,6 +21,20 @@ export function describeRule(kind: InteractionKind, rule: WindowRule): string {
 }
 
 /**
+ * When a step goes out after its trigger, as the API plans it: its offset, or, for a last-chance step, the
+ * trigger's window end less its lead (0 when the policy gives no window: the API refuses that step).
+ */
+export function plannedOffsetMs(
+  step: { readonly offsetMs?: number; readonly beforeWindowCloseMs?: number },
+  policy: WindowPolicy,
+  kind: InteractionKind | null,
+): number {
+  if (step.beforeWindowCloseMs === undefined) return step.offsetMs ?? 0;
+  const rule = kind ? policy?.[kind] : undefined;
+  return rule ? Math.max(0, rule.windowMs - step.beforeWindowCloseMs) : 0;
+}
+
+/**
  * The API's rule (src/policy/window-rule.ts): a step is inside its trigger's window before the window ends
  * and within its message count. An outside step without a template fallback is refused on save; with one,
  * it goes out as the template message. `kind` null (an API event or enrollment) opens no window: nothing

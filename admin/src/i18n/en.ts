@@ -198,6 +198,9 @@ export const en: Catalog = {
     lateness: 'Lateness',
     latenessTitle: 'p50 / p95 / max',
     olderVersion: '(older version)',
+    beforeClose: (lead: string) => `${lead} before the window closes`,
+    lastChance: (moved: number, recovered: number) =>
+      `moved ${moved} time${moved === 1 ? '' : 's'} by new interactions · recovered ${recovered}`,
     perPath: 'Per path',
     pathColumns: [
       'Version',
@@ -261,7 +264,10 @@ export const en: Catalog = {
     variantWeight: 'Weight',
     variantWeightHint:
       'Followers get each variant in proportion to its weight; a follower always gets the same one.',
-    sendAfter: 'Send after the trigger',
+    sendAt: 'Send',
+    timing: 'Timing',
+    timingAfter: 'after the trigger',
+    timingBeforeClose: 'before the window closes',
     unit: 'Unit',
     offsetProblem: 'must be a number, 0 or more',
     messageType: 'Message type',

@@ -10,7 +10,7 @@ import { zoneOf } from '../format.js';
 import { effectiveQuietHours } from '../policy/quiet-hours.js';
 import { triggerKind } from '../policy/window-rule.js';
 import { createStepCard, type StepCard } from '../editor/step-card.js';
-import { checkSteps } from '../editor/window-check.js';
+import { checkSteps, plannedOffsetMs } from '../editor/window-check.js';
 import { windowTimeline } from '../editor/window-timeline.js';
 import { t } from '../i18n/index.js';
 import { BASE, type AppContext, type PageFactory } from '../router.js';
@@ -109,7 +109,10 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
     // An API event or enrollment opens no window (kind null): each step's note says what happens to it.
     const kind = triggerKind(body.trigger);
     const policy = account?.windowPolicy ?? null;
-    const steps = body.steps.map((s) => ({ offsetMs: s.offsetMs, hasFallback: hasFallback(s) }));
+    const steps = body.steps.map((s) => ({
+      offsetMs: plannedOffsetMs(s, policy, kind),
+      hasFallback: hasFallback(s),
+    }));
     const verdicts = checkSteps(steps, policy, kind);
     const zone = zoneOf(accounts, body.appId);
     quiet.sync(account?.quietHours ?? null, zone);

@@ -61,6 +61,25 @@ function stepOf(sequence: Sequence, paths: readonly PathResult[], n: number): { 
   return { step: steps[i], label: t().results.pathStep(main ? t().results.mainPath : place.path, i) };
 }
 
+/** When a step goes out: its offset, or, a last-chance step, how long before the window closes. */
+function stepTiming(step: Step | undefined): string {
+  if (!step) return t().results.olderVersion;
+  if (step.beforeWindowCloseMs !== undefined)
+    return t().results.beforeClose(duration(step.beforeWindowCloseMs));
+  return offsetLabel(step.offsetMs);
+}
+
+/** A last-chance step's moves and the followers it recovered, or nothing. */
+function lastChanceNote(r: StepResult): HTMLElement | null {
+  if (!r.lastChance) return null;
+  const { moved, recovered } = r.lastChance;
+  return h(
+    'span',
+    { class: 'block small', 'data-test': 'last-chance' },
+    t().results.lastChance(moved, recovered),
+  );
+}
+
 function stepRow(sequence: Sequence, paths: readonly PathResult[], r: StepResult): HTMLElement {
   const { step, label } = stepOf(sequence, paths, r.stepIndex);
   const skipped = total(r.skipped);
@@ -69,7 +88,7 @@ function stepRow(sequence: Sequence, paths: readonly PathResult[], r: StepResult
     'tr',
     { 'data-step': r.stepIndex + 1 },
     h('td', {}, label),
-    h('td', {}, step ? offsetLabel(step.offsetMs) : t().results.olderVersion),
+    h('td', {}, stepTiming(step), lastChanceNote(r)),
     h('td', {}, step ? msgtypeName(String(shownContent(step).message.msgtype)) : ''),
     h('td', { class: 'num' }, r.scheduled),
     h('td', { class: 'num' }, r.pending),

@@ -102,7 +102,9 @@ export interface Wait {
 
 /** One step of a sequence: a message, or A/B variants. */
 export interface Step {
-  offsetMs: number;
+  offsetMs?: number;
+  /** A last-chance step: this long before the follower's contact window closes. */
+  beforeWindowCloseMs?: number;
   message?: Record<string, unknown>;
   fallback?: Record<string, unknown> | null;
   variants?: { name: string; weight: number; message: Record<string, unknown> }[];
