@@ -44,7 +44,7 @@ migrate: build ## Create the database if needed and apply migrations
 run: build ## Install, build, migrate and start api + worker + WeChat simulator
 	scripts/run-local.sh
 
-demo: build ## Start everything, create a demo drip, simulate 1,000 follows, show the results live
+demo: build ## Start everything; a demo drip (1,000 follows), then a journey (two branches, a goal) played on cue, live
 	scripts/run-local.sh --demo
 
 batch-check: ## Against a running `make run`: 200,000 template reminders in one NDJSON batch, each once
