@@ -4,6 +4,7 @@ import { readAtScrape, registerHealthGauges } from './metrics-health';
 import { countMessagesIn } from './store/message-counts';
 import { MESSAGE_STATUS } from './store/message-status';
 import { horizonPumpLagSeconds } from './store/horizon-pump';
+import { overdueWaitSeconds } from './store/journey-waits';
 import { countOwedWakeUps, oldestOwedWakeUpAgeSeconds, OWED_ENTRIES_COUNTED } from './store/wake-up-outbox';
 
 /** Seconds: 10 ms … 10 min, for lateness (sent − due) and WeChat call durations. */
@@ -40,6 +41,7 @@ export interface Metrics {
   readonly webhookPushes: Counter<'type' | 'verdict'>;
   readonly authorizationCodes: Counter<'by' | 'result'>;
   readonly windowChecks: Counter<'verdict'>;
+  readonly journeyWaits: Counter<'outcome' | 'by'>;
   readonly retentionPruned: Counter<'table'>;
   readonly retentionPartitionsDropped: Counter;
   readonly retentionLastRun: Gauge;
@@ -123,6 +125,17 @@ export function createMetrics(opts: {
       },
     });
   }
+  new Gauge({
+    name: 'wechat_drip_journey_waits_overdue_seconds',
+    help:
+      'How long ago the deadline of the oldest journey wait still open passed (0 when none is): the ' +
+      "workers' timeouts pass takes each at its deadline, within RELAY_INTERVAL_MS.",
+    registers: [registry],
+    async collect() {
+      const seconds = await readAtScrape(() => overdueWaitSeconds(opts.pool));
+      if (seconds !== null) this.set(seconds);
+    },
+  });
   registerHealthGauges(registry, opts);
 
   return {
@@ -179,6 +192,12 @@ export function createMetrics(opts: {
       ['by', 'result'],
     ),
     windowChecks: counter('window_checks', 'Contact-window checks at claim time, by verdict.', ['verdict']),
+    journeyWaits: counter(
+      'journey_waits_resolved',
+      'Journey waits resolved, by outcome (yes: the path the condition takes; no: the timeout) and by what ' +
+        "resolved them (push, event: in their transaction; pass: the workers' timeouts pass).",
+      ['outcome', 'by'],
+    ),
     retentionPruned: counter('retention_pruned', 'Rows the retention pruner deleted, by table.', ['table']),
     retentionPartitionsDropped: counter(
       'retention_partitions_dropped',

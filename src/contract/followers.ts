@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { INTERACTION_KINDS } from './accounts';
 import { messageViewSchema } from './messages';
-import { eventNameSchema } from './journeys';
+import { eventNameSchema, varsSchema } from './journeys';
 
 const followerStateSchema = z.object({
   subscribed: z.boolean(),
@@ -53,6 +53,11 @@ export const followerTimelineSchema = z.object({
 export const followerEventRequestSchema = z
   .object({
     name: eventNameSchema,
+    /**
+     * Values for the variables of the follower's enrollments in the account, merged into theirs (the steps
+     * their paths schedule from now on render with them; a wait for a variable with a value is met).
+     */
+    vars: varsSchema.optional(),
     /** A repeat with the same key answers the first answer and changes nothing. */
     idempotencyKey: z.string().min(1).max(200).optional(),
   })

@@ -33,6 +33,19 @@ export const eventNameSchema = z
   .string()
   .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1–64 letters, digits, _ . : or -');
 
+/** The name of an enrollment's variable, as a step's `{{name}}` writes it. */
+export const varNameSchema = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'a variable name is a letter or _, then letters, digits or _');
+
+/**
+ * Values of an enrollment's variables (a step's `{{name}}`): text, up to 1,000 characters each, 50 of them —
+ * given when an API call enrolls the follower, or later by a posted event's `vars`.
+ */
+export const varsSchema = z
+  .record(varNameSchema, z.string().max(1000))
+  .refine((v) => Object.keys(v).length <= 50, 'at most 50 variables');
+
 /** A user message: any, or one containing `keyword` (ASCII letters in any case). */
 export const messageConditionSchema = z
   .object({ type: z.literal('message'), keyword: keywordSchema.optional() })
@@ -42,12 +55,16 @@ export const clickConditionSchema = z.object({ type: z.literal('click'), key: to
 /** An event another system posts (`POST /v1/followers/:appId/:openid/events`). */
 export const eventConditionSchema = z.object({ type: z.literal('event'), name: eventNameSchema }).strict();
 
-/** What a wait watches for: a user message, a menu click, a scan of the QR code with `scene`, or an event. */
+/**
+ * What a wait watches for: a user message, a menu click, a scan of the QR code with `scene`, an event, or
+ * the enrollment's variable `name` having a value (given at enrollment, or by a posted event's `vars`).
+ */
 export const waitConditionSchema = z.discriminatedUnion('type', [
   messageConditionSchema,
   clickConditionSchema,
   z.object({ type: z.literal('scan'), scene: tokenSchema }).strict(),
   eventConditionSchema,
+  z.object({ type: z.literal('var'), name: varNameSchema }).strict(),
 ]);
 
 /**

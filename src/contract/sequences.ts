@@ -11,6 +11,7 @@ import {
   messageConditionSchema,
   pathNameSchema,
   tokenSchema,
+  varsSchema,
   waitSchema,
 } from './journeys';
 
@@ -170,15 +171,6 @@ export const sequenceDefinitionSchema = z
   })
   .strict();
 
-/** Values of a step's `{{name}}` variables: text, up to 1,000 characters each, 50 of them. */
-export const varsSchema = z
-  .record(
-    z
-      .string()
-      .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'a variable name is a letter or _, then letters, digits or _'),
-    z.string().max(1000),
-  )
-  .refine((v) => Object.keys(v).length <= 50, 'at most 50 variables');
 /** `POST /v1/sequences`: a definition, and the status to create it in. */
 export const sequenceCreateSchema = sequenceDefinitionSchema.extend({
   status: createStatusSchema.default('draft'),

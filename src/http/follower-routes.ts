@@ -36,6 +36,7 @@ export function createFollowerRouter(deps: V1Deps): Router {
       appId,
       openid,
       name: parsed.name,
+      vars: parsed.vars ?? {},
       idempotencyKey: parsed.idempotencyKey ?? null,
       requestId: req.requestId,
     });

@@ -8,7 +8,12 @@ export type FollowerAction =
   | { readonly type: 'message'; readonly text: string | null }
   | { readonly type: 'click'; readonly key: string }
   | { readonly type: 'scan'; readonly scene: string }
-  | { readonly type: 'event'; readonly name: string };
+  | {
+      readonly type: 'event';
+      readonly name: string;
+      /** The variables it gave values (`vars`), by name. */
+      readonly vars?: readonly string[];
+    };
 
 /**
  * Lower case for ASCII letters only: `STOP` matches `stop`, while other scripts compare as written (full
@@ -20,7 +25,8 @@ export function lowerAscii(s: string): string {
 
 /**
  * Whether the action meets a condition (an exit's or a wait's): any user message, or one whose text
- * contains the keyword (ASCII letters in any case); a click on the key; a scan of the scene; the event.
+ * contains the keyword (ASCII letters in any case); a click on the key; a scan of the scene; the event; a
+ * posted event giving the variable a value (a variable set before the wait is the timeouts pass's).
  */
 export function meetsCondition(condition: WaitCondition, action: FollowerAction): boolean {
   switch (condition.type) {
@@ -34,5 +40,7 @@ export function meetsCondition(condition: WaitCondition, action: FollowerAction)
       return action.type === 'scan' && action.scene === condition.scene;
     case 'event':
       return action.type === 'event' && action.name === condition.name;
+    case 'var':
+      return action.type === 'event' && (action.vars ?? []).includes(condition.name);
   }
 }

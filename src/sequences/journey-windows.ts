@@ -21,9 +21,9 @@ export interface WindowAnchor {
   readonly sent: number;
 }
 
-/** The interaction a wait's condition is, which opens a fresh window; null for a posted event (none). */
+/** The interaction a wait's condition is, which opens a fresh window; null for a posted event or a variable (none). */
 export function conditionKind(condition: WaitCondition): InteractionKind | null {
-  return condition.type === 'event' ? null : condition.type;
+  return condition.type === 'event' || condition.type === 'var' ? null : condition.type;
 }
 
 /**

@@ -13,12 +13,15 @@ import type { NewMessage } from '../store/message-store';
 import { applyExits } from './apply-exits';
 import { enrollFollowers } from './enroll';
 import { meetWaits } from './meet-waits';
+import { mergeEnrollmentVars } from '../store/enrollments';
 import { recordConversions } from './record-conversions';
 
 /** Who the ledger names as having ended the enrollments an event exits. */
 const ACTOR = 'api';
 
 export interface FollowerEventInput extends NewFollowerEvent {
+  /** Values for the variables of the follower's enrollments (`{}`: none). */
+  readonly vars: Readonly<Record<string, string>>;
   readonly requestId: string | null;
 }
 
@@ -30,7 +33,9 @@ export interface FollowerEventResult {
 
 /**
  * Another system says the follower did something (`purchased`, `course_signup`). In one transaction: the
- * event is recorded, the running enrollments whose exit conditions it meets end (`applyExits`), the waits
+ * event is recorded, its `vars` merged into the variables of the follower's enrollments, the running
+ * enrollments whose exit conditions it meets end (`applyExits`), the waits (for the event, or for a
+ * variable it gave a value)
  * it meets take their yes paths (`meetWaits`), and the active sequences it triggers enroll the follower as a push would (once per event, or once ever with
  * `oncePerFollower`), their steps due from the event's time. It is no interaction: it opens no contact
  * window. The follower need not be known. A repeated idempotency key answers the first answer and changes
@@ -46,11 +51,15 @@ export async function postFollowerEvent(
       const prior = await findFollowerEventByKey(client, input.appId, input.idempotencyKey!);
       return { result: { view: replayed(prior, input), created: false }, scheduled: null };
     }
-    const event = { type: 'event', name: input.name } as const;
     const follower = { appId: input.appId, openid: input.openid };
+    const given = Object.keys(input.vars).filter((name) => input.vars[name] !== '');
+    if (Object.keys(input.vars).length > 0) await mergeEnrollmentVars(client, follower, input.vars);
+    const event = { type: 'event', name: input.name, vars: given } as const;
     const [exited] = await applyExits(client, [{ ...follower, event }], ACTOR);
     const action = { ...follower, action: event, at: recorded.at, requestId: input.requestId };
     const waited = await meetWaits(client, [action]);
+    const continued = waited.started[0].length;
+    if (continued > 0) deps.metrics.journeyWaits.inc({ outcome: 'yes', by: 'event' }, continued);
     const [converted] = await recordConversions(client, [action]);
     const [steps] = await enrollFollowers(client, [
       { ...follower, event, pushKey: `event:${recorded.id}`, at: recorded.at, requestId: input.requestId },

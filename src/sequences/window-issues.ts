@@ -33,7 +33,7 @@ export function windowIssues(
 /**
  * A last-chance step (at `at`, `beforeCloseMs` before the window closes) needs a window to refer to: its
  * path's (null: the trigger is an API call or a posted event, or the path is the yes path of a posted
- * event — none opens a window), one the account's policy checks, and longer than the lead.
+ * event or a variable — none opens a window), one the account's policy checks, and longer than the lead.
  */
 export function lastChanceIssues(
   policy: WindowPolicy,
@@ -47,7 +47,7 @@ export function lastChanceIssues(
     return [
       {
         path: field,
-        message: `${label} is timed by the end of the contact window, but its path has none to refer to: an API call or a posted event (the trigger, or the wait this path answers) opens no window`,
+        message: `${label} is timed by the end of the contact window, but its path has none to refer to: an API call, a posted event or a variable (the trigger, or the wait this path answers) opens no window`,
       },
     ];
   const rule = policy?.[window.kind];

@@ -83,3 +83,19 @@ export async function findEnrollmentVars(
   );
   return new Map(rows.map((r) => [r.id, r.vars]));
 }
+
+/**
+ * Merges `vars` into the variables of every enrollment of the follower in the account (a posted event's
+ * `vars`, in its transaction); returns how many it changed.
+ */
+export async function mergeEnrollmentVars(
+  db: PoolClient,
+  follower: { appId: string; openid: string },
+  vars: Readonly<Record<string, string>>,
+): Promise<number> {
+  const { rowCount } = await db.query(
+    `UPDATE enrollments SET vars = vars || $3::jsonb WHERE app_id = $1 AND openid = $2`,
+    [follower.appId, follower.openid, JSON.stringify(vars)],
+  );
+  return rowCount ?? 0;
+}

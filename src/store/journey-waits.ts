@@ -1,4 +1,4 @@
-import type { PoolClient } from '../db/pool';
+import type { Pool, PoolClient } from '../db/pool';
 import type { WaitCondition } from '../contract';
 
 /** Whose wait it is: the enrollment (and its sequence's version, whose paths it follows). */
@@ -139,6 +139,25 @@ export async function takeTimedOutWaits(db: PoolClient, limit: number): Promise<
   return rows.map((r) => ({ ...owner(r), at: r.resolved_at }));
 }
 
+/**
+ * Resolves `yes` up to `limit` open waits for a variable that their enrollment's variables give a value
+ * (given before the wait started watching: a posted event's `vars` meets the waits open then itself),
+ * skipping those another transaction holds. Each resolves now.
+ */
+export async function takeMetVariableWaits(db: PoolClient, limit: number): Promise<ResolvedWait[]> {
+  const { rows } = await db.query<WaitRow & { resolved_at: Date }>(
+    `UPDATE journey_waits w SET outcome = 'yes', resolved_at = now()
+     FROM (SELECT v.enrollment_id, v.path FROM journey_waits v JOIN enrollments e ON e.id = v.enrollment_id
+           WHERE v.outcome IS NULL AND v.condition->>'type' = 'var' AND v.starts_at <= now() AND v.deadline > now()
+             AND coalesce(e.vars->>(v.condition->>'name'), '') <> ''
+           ORDER BY v.starts_at LIMIT $1 FOR UPDATE OF v SKIP LOCKED) met
+     WHERE w.enrollment_id = met.enrollment_id AND w.path = met.path
+     RETURNING w.enrollment_id, w.path, w.app_id, w.openid, w.sequence_id, w.version, w.resolved_at`,
+    [limit],
+  );
+  return rows.map((r) => ({ ...owner(r), at: r.resolved_at }));
+}
+
 /** Ends the open waits of these enrollments (an exit): returns how many each had. */
 export async function endWaitsOfEnrollments(
   db: PoolClient,
@@ -162,4 +181,16 @@ export async function endWaitsOfSequence(db: PoolClient, sequenceId: string): Pr
     [sequenceId],
   );
   return rowCount ?? 0;
+}
+
+/**
+ * How long ago the deadline of the oldest open wait passed, in seconds (0 when none is overdue): what the
+ * workers' timeouts pass has not caught up with. One probe of the index on open waits by deadline.
+ */
+export async function overdueWaitSeconds(pool: Pool): Promise<number> {
+  const { rows } = await pool.query<{ s: number | null }>(
+    `SELECT extract(epoch FROM now() - min(deadline))::float8 AS s
+       FROM journey_waits WHERE outcome IS NULL AND deadline <= now()`,
+  );
+  return Math.max(0, rows[0].s ?? 0);
 }

@@ -192,6 +192,8 @@ async function applyRound(
       requestId: t.row.requestId,
     }));
   const waited = await meetWaits(client, actions);
+  const continued = waited.started.flat().length;
+  if (continued > 0) deps.metrics.journeyWaits.inc({ outcome: 'yes', by: 'push' }, continued);
   const pathsOf = new Map(actions.map((a, i) => [a.pushId, waited.started[i].length]));
   const converted = await recordConversions(client, actions);
   const conversionsOf = new Map(actions.map((a, i) => [a.pushId, converted[i]]));

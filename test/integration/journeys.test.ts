@@ -339,3 +339,84 @@ describe('journeys: conversion goals', () => {
     expect(JSON.stringify(await res.json())).toContain('goal.until');
   });
 });
+
+/** `wechat_drip_journey_waits_resolved_total{outcome, by}` of the service so far. */
+async function resolvedBy(outcome: 'yes' | 'no', by: 'push' | 'event' | 'pass'): Promise<number> {
+  const { values } = await service.metrics.journeyWaits.get();
+  return values.find((v) => v.labels.outcome === outcome && v.labels.by === by)?.value ?? 0;
+}
+
+describe('journeys: waiting for a variable of the enrollment', () => {
+  it('a posted event’s vars meet the wait at once; the yes path renders the value', async () => {
+    const id = await createSequence(h, service, {
+      ...aJourney('varev', { type: 'var', name: 'phone' }, 20_000),
+      paths: {
+        yes: {
+          steps: [{ offsetMs: 0, message: { msgtype: 'text', text: { content: 'varev yes {{phone|-}}' } } }],
+        },
+        no: { steps: textSteps('varev no', [0]) },
+      },
+    });
+    const openid = await started('varev');
+    // An event that gives no value for it (or an empty one) meets nothing.
+    const empty = await api('POST', `/v1/followers/${APP_ID}/${openid}/events`, {
+      name: 'profile',
+      vars: { phone: '' },
+    });
+    expect(((await empty.json()) as FollowerEventView).continued).toEqual([]);
+    const res = await api('POST', `/v1/followers/${APP_ID}/${openid}/events`, {
+      name: 'profile',
+      vars: { phone: '13800000000' },
+    });
+    expect(((await res.json()) as FollowerEventView).continued).toEqual([
+      { sequenceId: id, enrollmentId: expect.any(String), path: 'yes', steps: 1 },
+    ]);
+    await expectEventually('varev yes', () => receivedTexts(h, openid).includes('varev yes 13800000000'));
+    expect(await waitsOf(openid)).toEqual([{ path: 'main', outcome: 'yes' }]);
+    expect(await resolvedBy('yes', 'event')).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a value given at enrollment meets the wait as it starts (the pass); without one, the timeout', async () => {
+    const id = await createSequence(h, service, {
+      name: 'journey varapi',
+      trigger: { type: 'api' },
+      steps: textSteps('varapi welcome', [0]),
+      wait: { until: { type: 'var', name: 'coupon' }, timeoutMs: 2500, yes: 'yes', no: 'no' },
+      paths: { yes: { steps: textSteps('varapi yes', [0]) }, no: { steps: textSteps('varapi no', [0]) } },
+    });
+    const given = anOpenid('varapi');
+    const without = anOpenid('varapi');
+    // An API enrollment opens no window: each follower writes first, so that its steps can go out.
+    for (const openid of [given, without]) {
+      await h.simulator.push('message', openid, { appId: APP_ID, content: 'hello' });
+      await expectEventually(`${openid}'s window`, async () => {
+        const { rows } = await h.db.pool.query(
+          `SELECT 1 FROM followers WHERE app_id = $1 AND openid = $2 AND window_expires_at > now()`,
+          [APP_ID, openid],
+        );
+        return rows.length === 1;
+      });
+    }
+    for (const [openid, vars] of [
+      [given, { coupon: 'C-1' }],
+      [without, {}],
+    ] as const)
+      expect((await api('POST', `/v1/sequences/${id}/enrollments`, { openid, vars })).status).toBe(201);
+    await expectEventually('varapi yes', () => receivedTexts(h, given).includes('varapi yes 1'), 5000);
+    await expectEventually('varapi no', () => receivedTexts(h, without).includes('varapi no 1'), 8000);
+    expect(await waitsOf(given)).toEqual([{ path: 'main', outcome: 'yes' }]);
+    expect(await waitsOf(without)).toEqual([{ path: 'main', outcome: 'no' }]);
+    // The workers' pass resolved both (…_journey_waits_resolved_total{by="pass"}).
+    expect(await resolvedBy('yes', 'pass')).toBeGreaterThanOrEqual(1);
+    expect(await resolvedBy('no', 'pass')).toBeGreaterThanOrEqual(1);
+  });
+
+  it('refuses a variable wait with a bad name, naming the field', async () => {
+    const res = await api('POST', '/v1/sequences', {
+      ...aJourney('varbad', { type: 'var', name: '1phone' } as never, 1000),
+      appId: APP_ID,
+    });
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(await res.json())).toContain('wait.until.name');
+  });
+});
