@@ -420,3 +420,53 @@ describe('journeys: waiting for a variable of the enrollment', () => {
     expect(JSON.stringify(await res.json())).toContain('wait.until.name');
   });
 });
+
+describe('journeys: a timeouts pass that fails midway', () => {
+  it('takes nothing: the wait stays open, and a later pass takes its no path once', async () => {
+    await createSequence(h, service, {
+      name: 'journey passfault',
+      trigger: { type: 'scan', scene: 'passfault' },
+      steps: textSteps('passfault welcome', [0]),
+      wait: { until: { type: 'message' }, timeoutMs: 1000, yes: 'yes', no: 'faulty' },
+      paths: {
+        yes: { steps: textSteps('passfault yes', [0]) },
+        faulty: {
+          steps: textSteps('passfault no', [0]),
+          wait: { until: { type: 'click', key: 'X' }, timeoutMs: 60_000, yes: 'yes2', no: null },
+        },
+        yes2: { steps: textSteps('passfault yes2', [0]) },
+      },
+    });
+    // The no path's own wait cannot be written: each pass fails after resolving the wait and scheduling
+    // the path's step, in the same transaction.
+    await h.db.pool.query(`
+      CREATE OR REPLACE FUNCTION refuse_faulty_wait() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.path = 'faulty' THEN RAISE EXCEPTION 'injected: the pass fails midway'; END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER refuse_faulty_wait BEFORE INSERT ON journey_waits
+        FOR EACH ROW EXECUTE FUNCTION refuse_faulty_wait();`);
+    try {
+      const openid = await started('passfault');
+      // Past the deadline, several passes have failed: nothing moved.
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      expect(await waitsOf(openid)).toEqual([{ path: 'main', outcome: null }]);
+      expect(receivedTexts(h, openid)).toEqual(['passfault welcome 1']);
+      await h.db.pool.query(`DROP TRIGGER refuse_faulty_wait ON journey_waits`);
+      await expectEventually(
+        'passfault no 1',
+        () => receivedTexts(h, openid).includes('passfault no 1'),
+        5000,
+      );
+      await expectNothingMore('a second no path', () => receivedTexts(h, openid).length > 2, 2000);
+      expect(await waitsOf(openid)).toEqual([
+        { path: 'main', outcome: 'no' },
+        { path: 'faulty', outcome: null },
+      ]);
+    } finally {
+      await h.db.pool.query(`DROP TRIGGER IF EXISTS refuse_faulty_wait ON journey_waits`);
+      await h.db.pool.query(`DROP FUNCTION IF EXISTS refuse_faulty_wait()`);
+    }
+  });
+});
