@@ -8,7 +8,7 @@ JEST = npx jest --json --outputFile=$(JEST_RESULTS)/$@.json
 CHAOS_MESSAGES ?= 10000
 # How many of `make test`'s three parts run at once (TEST_JOBS=1: one after another).
 TEST_JOBS ?= 3
-COMPOSE := docker compose -p wechat-drip -f docker/compose.yaml
+COMPOSE := scripts/compose.sh
 # Plugin-mode tests and the bench's plugin row: start the broker with the delayed-message plugin when this
 # machine has one, and export its URL (scripts/plugin-broker.sh; without one they skip and say so).
 WITH_PLUGIN_BROKER = eval "$$(scripts/plugin-broker.sh)";

@@ -6,7 +6,7 @@
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { onPath } from '../helpers/path';
@@ -441,6 +441,24 @@ interface Definitions {
   bindings?: unknown[];
 }
 
+/**
+ * What in a Dockerfile only BuildKit builds (Debian's docker.io defaults to the classic builder): `ADD
+ * --checksum`, `--chmod` on ADD or COPY, `COPY --link` or `--parents`, `RUN --mount`, `--network` or
+ * `--security`, and here-documents (`<<EOF`).
+ */
+function buildKitOnly(dockerfile: string): string[] {
+  const instructions = dockerfile
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .filter((l) => !l.trimStart().startsWith('#'));
+  return instructions.filter(
+    (l) =>
+      /^\s*(ADD|COPY)\b.*--(checksum|chmod|link|parents)\b/i.test(l) ||
+      /^\s*RUN\b.*--(mount|network|security)\b/i.test(l) ||
+      /^\s*(RUN|COPY)\b.*<<-?\s*["']?[A-Z]+/i.test(l),
+  );
+}
+
 /** RabbitMQ's rabbit_password_hashing_sha256: base64(salt ‖ sha256(salt ‖ password)), a 4-byte salt. */
 function isRabbitSha256Hash(hash: string, password: string): boolean {
   const bytes = Buffer.from(hash, 'base64');
@@ -463,12 +481,24 @@ describe('rabbitmq/', () => {
 
   it('builds RabbitMQ 4.2 with the delayed-message plugin release made for it, v4.2.0, checksummed', () => {
     expect(dockerfile).toMatch(/^FROM rabbitmq:4\.2-management$/m);
+    const asset = 'rabbitmq_delayed_message_exchange-4.2.0.ez';
+    expect(dockerfile).toContain(
+      `ADD https://github.com/rabbitmq/rabbitmq-delayed-message-exchange/releases/download/v4.2.0/${asset} /tmp/${asset}\n`,
+    );
     expect(dockerfile).toMatch(
-      /^ADD --checksum=sha256:[0-9a-f]{64} --chmod=644 https:\/\/github\.com\/rabbitmq\/rabbitmq-delayed-message-exchange\/releases\/download\/v4\.2\.0\/rabbitmq_delayed_message_exchange-4\.2\.0\.ez \/opt\/rabbitmq\/plugins\/$/m,
+      new RegExp(
+        `^RUN echo "[0-9a-f]{64}  /tmp/${asset}" \\| sha256sum -c - && install -m 644 /tmp/${asset} /opt/rabbitmq/plugins/ `,
+        'm',
+      ),
     );
     expect(dockerfile).toMatch(
       /^COPY --chown=rabbitmq:rabbitmq enabled_plugins rabbitmq\.conf advanced\.config definitions\.json \/etc\/rabbitmq\/$/m,
     );
+  });
+
+  it('builds with the classic builder too: no instruction flag or syntax only BuildKit knows', () => {
+    for (const file of ['rabbitmq/Dockerfile', 'docker/Dockerfile'])
+      expect([file, buildKitOnly(read(file))]).toEqual([file, []]);
   });
 
   it('enables the management UI, the Prometheus endpoint and the delayed-message exchange', () => {
@@ -658,4 +688,44 @@ describe('the Grafana dashboard and its provisioning', () => {
       ]);
     },
   );
+});
+
+describe('scripts/compose.sh (make up, down, logs)', () => {
+  /** Runs the script with only `tools` (name → shell body) on its PATH, beside the bash and dirname it needs. */
+  function composeWith(tools: Record<string, string>): { status: number | null; out: string; err: string } {
+    const bin = mkdtempSync(join(tmpdir(), 'compose-bin-'));
+    try {
+      for (const tool of ['bash', 'dirname']) {
+        const found = spawnSync('bash', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim();
+        symlinkSync(found, join(bin, tool));
+      }
+      for (const [name, body] of Object.entries(tools))
+        writeFileSync(join(bin, name), `#!/bin/bash\n${body}\n`, { mode: 0o755 });
+      const result = spawnSync(join(ROOT, 'scripts/compose.sh'), ['up', '-d'], {
+        env: { PATH: bin },
+        encoding: 'utf8',
+      });
+      return { status: result.status, out: result.stdout, err: result.stderr };
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
+  }
+
+  it('runs the docker compose plugin when there is one, else docker-compose, else says what is missing', () => {
+    const plugin = composeWith({
+      docker: 'if [ "$1 $2" = "compose version" ]; then exit 0; fi; echo "docker $*"',
+      'docker-compose': 'echo "docker-compose $*"',
+    });
+    expect(plugin.out.trim()).toBe('docker compose -p wechat-drip -f docker/compose.yaml up -d');
+    const standalone = composeWith({
+      docker: 'echo "docker: unknown command: docker $1" >&2; exit 1',
+      'docker-compose': 'echo "docker-compose $*"',
+    });
+    expect(standalone.out.trim()).toBe('docker-compose -p wechat-drip -f docker/compose.yaml up -d');
+    const neither = composeWith({});
+    expect([neither.status, neither.err]).toEqual([
+      127,
+      expect.stringContaining('apt install docker-compose'),
+    ]);
+  });
 });
