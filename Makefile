@@ -17,7 +17,7 @@ WITH_PLUGIN_BROKER = eval "$$(scripts/plugin-broker.sh)";
   ci-static ci-suites ci-faults
 
 help: ## List the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
 
 # npm ci first (exactly the lock file). npm 11.16+ rejects its own lock file when an optional
 # platform package is unavailable (npm/cli#9846, here jest's @unrs/resolver-binding-*); then fall
@@ -53,7 +53,7 @@ batch-check: ## Against a running `make run`: 200,000 template reminders in one 
 spine-check: ## Against a running `make run`: 1,000 messages, 100 cancelled, 900 must arrive once
 	node scripts/spine-check.js
 
-bench: build ## Benchmark against BullMQ and pg-boss (about 100 min); writes docs/BENCHMARKS.md, or test-artifacts/bench/ for a partial run (BENCH_SCALE=0.05: a quick look)
+bench: build ## Benchmark against BullMQ and pg-boss (2–3 hours on two cores); writes docs/BENCHMARKS.md, or test-artifacts/bench/ for a partial run (BENCH_SCALE=0.05: a quick look)
 	npx tsc -p tsconfig.bench.json
 	$(WITH_PLUGIN_BROKER) node --enable-source-maps dist-bench/bench/run.js
 

@@ -6,6 +6,7 @@
 const { Readable } = require('node:stream');
 
 const { env, api, sim, appId } = require('./lib/local-env').localInstance();
+const { requireRunning } = require('./lib/local-env');
 const COUNT = Number(process.argv[2] || 200_000);
 
 async function* lines(run) {
@@ -22,6 +23,7 @@ async function* lines(run) {
 }
 
 async function main() {
+  await requireRunning(api);
   const run = Date.now().toString(36);
   const since = (await (await fetch(`${sim}/__sim/stats`)).json()).received;
   const t0 = Date.now();

@@ -4,44 +4,55 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [ ! -f .env ]; then
+# The settings file: .env (ENV_FILE names another, as the tests do).
+env_file=${ENV_FILE:-.env}
+if [ ! -f "$env_file" ]; then
   token=$(node -e "process.stdout.write(require('crypto').randomBytes(24).toString('base64url'))")
-  sed "s/^ADMIN_TOKEN=.*/ADMIN_TOKEN=${token}/" .env.example > .env
-  echo "Created .env from .env.example with a fresh ADMIN_TOKEN."
+  sed "s/^ADMIN_TOKEN=.*/ADMIN_TOKEN=${token}/" .env.example > "$env_file"
+  echo "Created $env_file from .env.example with a fresh ADMIN_TOKEN."
 fi
-if ! grep -q '^ACCOUNTS_ENCRYPTION_KEY=.' .env; then
+if ! grep -q '^ACCOUNTS_ENCRYPTION_KEY=.' "$env_file"; then
   key=$(node -e "process.stdout.write(require('crypto').randomBytes(32).toString('base64'))")
-  sed -i.bak '/^ACCOUNTS_ENCRYPTION_KEY=/d' .env && rm -f .env.bak
-  echo "ACCOUNTS_ENCRYPTION_KEY=${key}" >> .env
-  echo "Added a fresh ACCOUNTS_ENCRYPTION_KEY to .env (it seals the accounts' secrets in Postgres)."
+  sed -i.bak '/^ACCOUNTS_ENCRYPTION_KEY=/d' "$env_file" && rm -f "$env_file.bak"
+  echo "ACCOUNTS_ENCRYPTION_KEY=${key}" >> "$env_file"
+  echo "Added a fresh ACCOUNTS_ENCRYPTION_KEY to $env_file (it seals the accounts' secrets in Postgres)."
 fi
+# Settings: the environment wins, the file fills in what it does not set (as `npm start` reads .env).
+environment=$(export -p)
 set -a
-# shellcheck disable=SC1091
-. ./.env
+# shellcheck disable=SC1090
+. "$(dirname "$env_file")/$(basename "$env_file")"
 set +a
+eval "$environment" 2>/dev/null || true
 
-node dist/main/migrate.js
+# The migrations' log lines go to the terminal only when something is wrong (the banner comes first).
+LOG_LEVEL=warn node dist/main/migrate.js
 
+# The processes run in sessions of their own, so that Ctrl-C (SIGINT to the terminal's foreground group)
+# reaches this script alone, which then stops each of them with one SIGTERM and waits for its graceful stop.
+own_session=()
+command -v setsid >/dev/null && own_session=(setsid)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+cleanup() { for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# The demo draws a progress line: its processes log to files instead of the terminal.
+# The processes log to descriptor 3: this script's output, or — the demo draws a progress line — a file.
 logs=/dev/stdout
+exec 3>&1
 if [ "${1:-}" = "--demo" ]; then
   mkdir -p test-artifacts
   logs=test-artifacts/demo.log
-  : > "$logs"
+  exec 3>"$logs"
   echo "Logs: $logs"
 fi
 
 if [ "${START_SIMULATOR:-false}" = "true" ]; then
-  node dist/main/simulator.js >> "$logs" &
+  ${own_session[@]+"${own_session[@]}"} node dist/main/simulator.js >&3 &
   pids+=($!)
 fi
 
-node dist/main/all.js >> "$logs" &
+${own_session[@]+"${own_session[@]}"} node dist/main/all.js >&3 &
 service=$!
 pids+=("$service")
 

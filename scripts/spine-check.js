@@ -6,11 +6,13 @@
 // Usage: node scripts/spine-check.js   (reads ADMIN_TOKEN etc. from the environment or .env)
 
 const { env, api, sim, appId } = require('./lib/local-env').localInstance();
+const { requireRunning } = require('./lib/local-env');
 const { postBatch } = require('./lib/batch');
 const auth = { authorization: `Bearer ${env.ADMIN_TOKEN}` };
 const COUNT = 1000;
 
 async function main() {
+  await requireRunning(api);
   const run = Date.now().toString(36);
   // Customer-service messages need an open contact window: each follower first writes in (through the
   // simulator, which pushes the message to the webhook), opening 5 messages / 48 h under the official rules.

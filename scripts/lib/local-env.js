@@ -18,9 +18,25 @@ function localInstance() {
     env,
     api: `http://${env.HTTP_HOST || '127.0.0.1'}:${env.HTTP_PORT || 3000}`,
     sim: env.WECHAT_API_BASE_URL || 'http://127.0.0.1:4100',
-    appId: JSON.parse(env.WECHAT_ACCOUNTS)[0].appId,
+    appId: env.WECHAT_ACCOUNTS ? JSON.parse(env.WECHAT_ACCOUNTS)[0]?.appId : undefined,
     adminToken: env.ADMIN_TOKEN,
   };
 }
 
-module.exports = { localInstance };
+/**
+ * Exits with a sentence a newcomer can act on when nothing answers at `api` (rather than `fetch failed`):
+ * the checks run against a `make run` started in another terminal.
+ */
+async function requireRunning(api) {
+  const up = await fetch(`${api}/healthz`).then(
+    (r) => r.ok,
+    () => false,
+  );
+  if (up) return;
+  console.error(
+    `Nothing answers at ${api}: start the service first with \`make run\` in another terminal (it reads .env; HTTP_HOST and HTTP_PORT say where it listens).`,
+  );
+  process.exit(1);
+}
+
+module.exports = { localInstance, requireRunning };

@@ -79,6 +79,8 @@ export function createApp(deps: AppDeps): Express {
   // Liveness and a bare readiness only: metrics and the readiness detail are on the ops listener.
   app.use(publicHealthRoutes(deps));
   app.use(ADMIN_PATH, createAdminRouter());
+  // A browser sent to the bare address lands on the admin page (its sign-in, without a session).
+  app.get('/', (_req, res) => res.redirect(302, `${ADMIN_PATH}/`));
   // The contract and its rendering are public: before the token that guards the rest of /v1.
   app.use(createDocsRouter());
 

@@ -38,6 +38,12 @@ beforeAll(async () => {
 afterAll(() => world?.close(), 30_000);
 
 describe('The two commands: Try it', () => {
+  it('sends a browser at the bare address to the admin page', async () => {
+    const res = await fetch(`${world.api.url}/`, { redirect: 'manual' });
+    expect([res.status, res.headers.get('location')]).toEqual([302, '/admin/']);
+    expect((await fetch(`${world.api.url}/`)).url).toBe(`${world.api.url}/admin/`);
+  });
+
   it('.env.example configures the demo account in safe mode with the official window policy', () => {
     expect(accounts).toEqual([
       expect.objectContaining({ appId: DEMO_APP_ID, pushMode: 'safe', windowPolicy: 'official' }),

@@ -1,0 +1,83 @@
+/**
+ * `make run` (scripts/run-local.sh) as a newcomer meets it (issue 26): the environment wins over the
+ * settings file, and Ctrl-C — SIGINT to the terminal's whole foreground group — stops the service once,
+ * gracefully, with no error logged.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createHarness, freePort, type Harness } from '../helpers/harness';
+import { withSearchPath } from '../helpers/services';
+
+const ROOT = resolve(__dirname, '../..');
+jest.setTimeout(120_000);
+
+let h: Harness;
+let dir: string;
+beforeAll(async () => {
+  h = await createHarness({ LOG_LEVEL: 'info' });
+  dir = mkdtempSync(join(tmpdir(), 'run-local-'));
+});
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await h.close();
+});
+
+/** A settings file as `make run` reads it: KEY='value' lines. */
+const settingsFile = (settings: Record<string, string>): string => {
+  const file = join(dir, 'test.env');
+  writeFileSync(
+    file,
+    Object.entries(settings)
+      .map(([k, v]) => `${k}='${v}'`)
+      .join('\n') + '\n',
+  );
+  return file;
+};
+
+describe('Operating it: make run', () => {
+  it('takes the environment over the file, and stops once, gracefully, on Ctrl-C', async () => {
+    const filePort = String(await freePort());
+    const file = settingsFile({
+      ...h.env,
+      DATABASE_URL: withSearchPath(h.env.DATABASE_URL, h.db.schema),
+      START_SIMULATOR: 'false',
+      // The file says one port; the environment another, which wins.
+      HTTP_PORT: filePort,
+    });
+    const child = spawn('bash', ['scripts/run-local.sh'], {
+      cwd: ROOT,
+      // A group of its own, as a terminal's foreground job: Ctrl-C signals the whole group.
+      detached: true,
+      env: {
+        PATH: process.env.PATH!,
+        HOME: process.env.HOME ?? '/tmp',
+        ENV_FILE: file,
+        HTTP_PORT: h.env.HTTP_PORT,
+      },
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    const deadline = Date.now() + 60_000;
+    while (!out.includes('wechat-drip is running') && Date.now() < deadline && child.exitCode === null)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(out).toContain(`API          http://127.0.0.1:${h.env.HTTP_PORT}`);
+    expect((await fetch(`http://127.0.0.1:${h.env.HTTP_PORT}/healthz`)).status).toBe(200);
+    expect(await fetch(`http://127.0.0.1:${filePort}/healthz`).catch(() => 'refused')).toBe('refused');
+    // The migrations said nothing on the way (they log at warn under make run): a line each before.
+    expect(out).not.toContain('wechat-drip-migrate');
+
+    process.kill(-child.pid!, 'SIGINT');
+    expect(await exited).toBe(130);
+    const logs = out
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { level: number; msg: string });
+    expect(logs.filter((l) => l.msg === 'shutting down')).toHaveLength(1);
+    expect(logs.map((l) => l.msg)).toContain('stopped');
+    expect(logs.filter((l) => l.level >= 50)).toEqual([]);
+  });
+});
