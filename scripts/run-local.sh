@@ -24,6 +24,8 @@ set -a
 . "$(dirname "$env_file")/$(basename "$env_file")"
 set +a
 eval "$environment" 2>/dev/null || true
+# With the simulator, the URLs between the processes follow from the ports (scripts/lib/local-defaults.js).
+eval "$(node scripts/lib/local-defaults.js)"
 
 # The migrations' log lines go to the terminal only when something is wrong (the banner comes first).
 LOG_LEVEL=warn node dist/main/migrate.js

@@ -1,5 +1,6 @@
 // Shared by the scripts that talk to a running `make run`: its settings from the environment or .env.
 const fs = require('node:fs');
+const { applyLocalDefaults } = require('./local-defaults');
 
 function readDotEnv() {
   if (!fs.existsSync('.env')) return [];
@@ -13,7 +14,7 @@ function readDotEnv() {
 
 /** `{ env, api, sim, appId, adminToken }` of the local instance (environment wins over .env). */
 function localInstance() {
-  const env = { ...Object.fromEntries(readDotEnv()), ...process.env };
+  const env = applyLocalDefaults({ ...Object.fromEntries(readDotEnv()), ...process.env });
   return {
     env,
     api: `http://${env.HTTP_HOST || '127.0.0.1'}:${env.HTTP_PORT || 3000}`,

@@ -23,7 +23,7 @@ export const httpSettings = group(
     HTTP_HOST: setting('httpHost', z.string().min(1).prefault('127.0.0.1'), { example: '127.0.0.1' }),
     HTTP_PORT: setting('httpPort', int(0, 65535).prefault('3000'), { example: '3000' }),
     OPS_HOST: setting('opsHost', z.string().min(1).prefault('127.0.0.1'), { example: '127.0.0.1' }),
-    OPS_PORT: setting('opsPort', int(0, 65535).prefault('3001'), { example: '3001' }),
+    OPS_PORT: setting('opsPort', int(0, 65535).prefault('3001')),
     HTTP_REQUEST_TIMEOUT_MS: setting('httpRequestTimeoutMs', int(100, 3_600_000).prefault('30000'), {
       unit: 'ms',
     }),
@@ -50,7 +50,7 @@ export const httpSettings = group(
     OPS_HOST:
       'the interface of the ops listener every role has (`/healthz`, detailed `/readyz`, `/metrics`); keep it off the internet',
     OPS_PORT:
-      'the port of the ops listener (`0` picks a free one; two processes on one machine need different ones); replaces `WORKER_HTTP_PORT`, which is refused: rename it',
+      'the port of the ops listener (`0` picks a free one; two processes on one machine need different ones; with `START_SIMULATOR=true` (`make run`), `HTTP_PORT` + 1 when unset); replaces `WORKER_HTTP_PORT`, which is refused: rename it',
     HTTP_REQUEST_TIMEOUT_MS:
       'a request (headers and body) not received within this gets 408 and its socket closed',
     HTTP_HEADERS_TIMEOUT_MS:

@@ -23,7 +23,7 @@ export const otherSettings: { readonly title: string; readonly settings: Record<
     },
     SIM_WEBHOOK_URL: {
       readBy: 'simulator',
-      doc: 'where the simulator pushes follower events (its `/__sim/users/…` routes) and the platform’s tickets',
+      doc: 'where the simulator pushes follower events (its `/__sim/users/…` routes) and the platform’s tickets (with `START_SIMULATOR=true`, `make run` derives it from `HTTP_HOST` and `HTTP_PORT` when unset)',
       default: 'http://127.0.0.1:3000',
     },
     SIM_ENFORCE_WINDOW: {

@@ -15,7 +15,6 @@ export const wechatSettings = group(
         .url()
         .transform((url) => url.replace(/\/+$/, ''))
         .prefault('https://api.weixin.qq.com'),
-      { example: 'http://127.0.0.1:4100' },
     ),
     WECHAT_TIMEOUT_MS: setting('wechatTimeoutMs', int(100).prefault('10000'), { unit: 'ms' }),
     WECHAT_MAX_CONNECTIONS: setting('wechatMaxConnections', int(1, 4096).prefault('64')),
@@ -49,13 +48,11 @@ export const wechatSettings = group(
       secret: true,
       example: 'DemoComponentAESKey0123456789abcdefghijklmn',
     }),
-    WECHAT_COMPONENT_LOGIN_PAGE_URL: setting(null, platformEnvSchema.WECHAT_COMPONENT_LOGIN_PAGE_URL, {
-      example: 'http://127.0.0.1:4100/cgi-bin/componentloginpage',
-    }),
+    WECHAT_COMPONENT_LOGIN_PAGE_URL: setting(null, platformEnvSchema.WECHAT_COMPONENT_LOGIN_PAGE_URL),
   },
   {
     WECHAT_API_BASE_URL:
-      'where the WeChat API is: `https://api.weixin.qq.com` for a real account, the simulator (`http://127.0.0.1:4100`) with `make run`',
+      'where the WeChat API is: `https://api.weixin.qq.com` for a real account; with `START_SIMULATOR=true` (`make run`), the simulator at `SIM_HOST`:`SIM_PORT` when unset',
     WECHAT_TIMEOUT_MS:
       'the longest one WeChat call may take (a send whose answer does not come in time is handled as a [lost answer](guarantees.md))',
     WECHAT_MAX_CONNECTIONS: 'keep-alive connections to the WeChat API per process',
@@ -77,7 +74,7 @@ export const wechatSettings = group(
     WECHAT_COMPONENT_ENCODING_AES_KEY:
       'the 消息加解密 Key of the platform’s pushes (always safe mode), 43 letters or digits',
     WECHAT_COMPONENT_LOGIN_PAGE_URL:
-      'where an account’s admin authorizes the platform: WeChat’s page, or the simulator’s with `make run`',
+      'where an account’s admin authorizes the platform: WeChat’s page; with `START_SIMULATOR=true` (`make run`), the simulator’s when unset',
   },
   'The demo account and the demo platform that `.env.example` sets exist only in the WeChat simulator `make run` starts (it reads `WECHAT_ACCOUNTS` and the four `WECHAT_COMPONENT_*` too): replace them with your own, or delete them.',
 );

@@ -4,7 +4,7 @@
  * gracefully, with no error logged.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createHarness, freePort, type Harness } from '../helpers/harness';
@@ -79,5 +79,61 @@ describe('Operating it: make run', () => {
     expect(logs.filter((l) => l.msg === 'shutting down')).toHaveLength(1);
     expect(logs.map((l) => l.msg)).toContain('stopped');
     expect(logs.filter((l) => l.level >= 50)).toEqual([]);
+  });
+
+  it('with .env.example and two ports set, the ops port and the URLs between service and simulator follow', async () => {
+    const [httpPort, simPort] = [await freePort(), await freePort()];
+    const file = join(dir, 'example.env');
+    writeFileSync(
+      file,
+      readFileSync(join(ROOT, '.env.example'), 'utf8') +
+        Object.entries({
+          ADMIN_TOKEN: h.env.ADMIN_TOKEN,
+          ACCOUNTS_ENCRYPTION_KEY: h.env.ACCOUNTS_ENCRYPTION_KEY,
+          DATABASE_URL: withSearchPath(h.env.DATABASE_URL, h.db.schema),
+          BROKER_PREFIX: h.env.BROKER_PREFIX,
+          LEVELS_COUNT: h.env.LEVELS_COUNT,
+          HTTP_PORT: String(httpPort),
+          SIM_PORT: String(simPort),
+        })
+          .map(([k, v]) => `${k}='${v}'`)
+          .join('\n') +
+        '\n',
+    );
+    const child = spawn('bash', ['scripts/run-local.sh'], {
+      cwd: ROOT,
+      detached: true,
+      env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', ENV_FILE: file },
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    try {
+      const deadline = Date.now() + 60_000;
+      while (!out.includes('wechat-drip is running') && Date.now() < deadline && child.exitCode === null)
+        await new Promise((r) => setTimeout(r, 100));
+      expect(out).toContain(`ops          http://127.0.0.1:${httpPort + 1}/readyz`);
+      expect(out).toContain(`simulator    http://127.0.0.1:${simPort}`);
+      // A follower writes through the simulator: its push reaches the service's webhook on the moved port.
+      const sim = await fetch(`http://127.0.0.1:${simPort}/__sim/users/o-ports/message`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ appId: 'wxdemo0000000001', content: '你好' }),
+      });
+      expect(sim.status).toBe(200);
+      const seen = async () => {
+        const res = await fetch(`http://127.0.0.1:${httpPort}/v1/followers/wxdemo0000000001/o-ports`, {
+          headers: { authorization: `Bearer ${h.env.ADMIN_TOKEN}` },
+        });
+        return res.status === 200 && JSON.stringify(await res.json()).includes('"message"');
+      };
+      const until = Date.now() + 15_000;
+      while (!(await seen()) && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
+      expect(await seen()).toBe(true);
+    } finally {
+      process.kill(-child.pid!, 'SIGINT');
+      await exited;
+    }
   });
 });

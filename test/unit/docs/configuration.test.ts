@@ -51,21 +51,30 @@ describe('each setting declared once: the generated files agree with the declara
     );
   });
 
-  it('.env.example, with the token and key `make run` adds, is a configuration the service accepts', () => {
+  it('.env.example, with the token and key `make run` adds and what it derives, is a configuration the service accepts', () => {
     expect(envExample()).toMatchObject({ ADMIN_TOKEN: '', ACCOUNTS_ENCRYPTION_KEY: '' });
-    const env = {
+    const env = applyLocalDefaults({
       ...envExample(),
       ADMIN_TOKEN: randomBytes(24).toString('base64url'),
       ACCOUNTS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-    };
+    });
     expect(loadConfig(env)).toMatchObject({
       role: 'all',
       httpPort: 3000,
+      opsPort: 3001,
       wechatApiBaseUrl: 'http://127.0.0.1:4100',
     });
-    expect(loadConfig(env).platform).toMatchObject({ componentAppId: 'wxdemoplatform0001' });
+    expect(loadConfig(env).platform).toMatchObject({
+      componentAppId: 'wxdemoplatform0001',
+      loginPageUrl: 'http://127.0.0.1:4100/cgi-bin/componentloginpage',
+    });
   });
 });
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { applyLocalDefaults } = require('../../../scripts/lib/local-defaults') as {
+  applyLocalDefaults: (env: Record<string, string>) => Record<string, string>;
+};
 
 describe("the simulator's variables, documented beside the service's", () => {
   const sim = Object.entries(otherSettings.settings).filter(([, s]) => s.readBy === 'simulator');
