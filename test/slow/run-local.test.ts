@@ -19,6 +19,11 @@ beforeAll(async () => {
   h = await createHarness({ LOG_LEVEL: 'info' });
   dir = mkdtempSync(join(tmpdir(), 'run-local-'));
 });
+/** Stops what a test started, even when it failed half-way. */
+const afterCleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const clean of afterCleanup.splice(0)) await clean();
+});
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
   await h.close();
@@ -61,6 +66,12 @@ describe('Operating it: make run', () => {
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    // Whatever fails below, the script stops what it started (its processes run in sessions of their own).
+    const stop = () => (child.exitCode === null ? process.kill(-child.pid!, 'SIGINT') : undefined);
+    afterCleanup.push(async () => {
+      stop();
+      await exited;
+    });
     const deadline = Date.now() + 60_000;
     while (!out.includes('wechat-drip is running') && Date.now() < deadline && child.exitCode === null)
       await new Promise((r) => setTimeout(r, 100));
