@@ -696,7 +696,11 @@ describe('scripts/compose.sh (make up, down, logs)', () => {
     const bin = mkdtempSync(join(tmpdir(), 'compose-bin-'));
     try {
       for (const tool of ['bash', 'dirname']) {
-        const found = spawnSync('bash', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim();
+        // Looked up on the system's own PATH: this file also runs with only node on PATH (compose-skip.test.ts).
+        const found = spawnSync('/bin/sh', ['-c', `command -v ${tool}`], {
+          env: { PATH: '/usr/local/bin:/usr/bin:/bin' },
+          encoding: 'utf8',
+        }).stdout.trim();
         symlinkSync(found, join(bin, tool));
       }
       for (const [name, body] of Object.entries(tools))
