@@ -35,11 +35,19 @@ LOG_LEVEL=warn node dist/main/migrate.js
 own_session=()
 command -v setsid >/dev/null && own_session=(setsid)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+formatter=
+cleanup() {
+  for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  # The log formatter stops once its input ends: the processes' last lines are shown before the prompt.
+  exec 3>&-
+  [ -n "$formatter" ] && wait "$formatter" 2>/dev/null || true
+}
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# The processes log to descriptor 3: this script's output, or — the demo draws a progress line — a file.
+# The processes log to descriptor 3: this script's output as readable lines (LOG_FORMAT=json: the JSON they
+# write), or — the demo draws a progress line — a file, in JSON.
 logs=/dev/stdout
 exec 3>&1
 if [ "${1:-}" = "--demo" ]; then
@@ -47,6 +55,9 @@ if [ "${1:-}" = "--demo" ]; then
   logs=test-artifacts/demo.log
   exec 3>"$logs"
   echo "Logs: $logs"
+elif [ "${LOG_FORMAT:-lines}" != "json" ]; then
+  exec 3> >(node scripts/lib/log-lines.js)
+  formatter=$!
 fi
 
 if [ "${START_SIMULATOR:-false}" = "true" ]; then
