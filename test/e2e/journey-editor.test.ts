@@ -73,6 +73,31 @@ describe('The journey editor in the admin page', () => {
     await page.fill('input[name="goal-days"]', '7');
     await page.check('input[name="goal-exit"]');
 
+    // The API's own refusals under the goal, a wait and a named path's step, each beside its field: an
+    // event name with a space, a half-second timeout, a step 3 days into the reply's 2-day window.
+    await page.fill('input[name="goal-value"]', 'bad name');
+    await wait.locator('input[name="wait-timeout"]').fill('0.5');
+    await yes.locator('[data-test="add-step"], [data-action="add-step"]').first().click();
+    const late = page.locator('[data-path="paths.confirmed.steps.1"]');
+    await late.locator('textarea[name="content"]').fill('三天后的提醒');
+    await late.locator('input[name="offset"]').fill('3');
+    await late.locator('select[name="unit"]').selectOption('days');
+    await page.click('[data-test="save"]');
+    await expectText(page.locator('.goal [data-error-path="goal.until.name"]'), 'must be 1–64 letters');
+    await expectText(wait.locator('[data-error-path="wait.timeoutMs"]'), 'a wait lasts at least 1 s');
+    // The window check runs on a definition the schema accepts: the late step is named once they are fixed.
+    await wait.locator('input[name="wait-timeout"]').fill('3');
+    await page.fill('input[name="goal-value"]', 'purchased');
+    await page.click('[data-test="save"]');
+    await expectText(
+      late.locator('.field-error'),
+      'step 2 of path confirmed at +3 d falls outside the contact window',
+    );
+    // The aside said so before the API did: the reply's path has a step that cannot go out without a fallback.
+    await expectText(page.locator('[data-path-tab="confirmed"]'), '无兜底 1');
+    await browser.screenshot('journey-editor-api-errors-zh-CN');
+    await late.locator('[data-action="remove-step"]').click();
+
     // The aside: one tab per path, each with its window and preview.
     await expectText(page.locator('[data-path-tab="main"]'), '主路径');
     await page.click('[data-path-tab="confirmed"]');

@@ -69,7 +69,7 @@ export function createPathSection(
     ctx.changed();
   };
   const addCard = (step: Step) => {
-    const card = createStepCard(step, removeCard);
+    const card = createStepCard(step, removeCard, name !== null);
     cards.push(card);
     stepsEl.append(card.el);
   };

@@ -23,14 +23,23 @@ export interface StepCard {
   showWarnings(warnings: readonly ErrorDetail[]): void;
 }
 
-export function createStepCard(initial: Step | null, onRemove: (card: StepCard) => void): StepCard {
+/** `onPath`: a step of a named path of a journey, timed after its path starts rather than after the trigger. */
+export function createStepCard(
+  initial: Step | null,
+  onRemove: (card: StepCard) => void,
+  onPath = false,
+): StepCard {
   const { editor: words } = t();
   const lastChance = initial?.beforeWindowCloseMs !== undefined;
   // After the trigger (or its path's start), or before the follower's contact window closes: a last-chance step.
   const timing = h(
     'select',
     { name: 'timing', 'aria-label': words.timing },
-    h('option', { value: 'after', selected: !lastChance }, words.timingAfter),
+    h(
+      'option',
+      { value: 'after', selected: !lastChance },
+      onPath ? t().journey.timingAfterPathStart : words.timingAfter,
+    ),
     h('option', { value: 'beforeClose', selected: lastChance }, words.timingBeforeClose),
   );
   const offset = createDurationInput(

@@ -377,6 +377,7 @@ export const en: Catalog = {
       `Step ${n} has no fallback: quiet hours can move it by up to ${span}, past its contact window, and it is then skipped. Add a fallback, or turn quiet hours off for this sequence.`,
   },
   journey: {
+    timingAfterPathStart: 'after the path starts',
     pathName: 'Path name',
     pathNameHint: '1–32 letters, digits, _ or - (results count by this name)',
     pathNameProblem: 'A path name is 1–32 letters, digits, _ or -, and not main',

@@ -345,6 +345,7 @@ export const zhCN = {
       `第 ${n} 步没有备用消息：静默时段最多可将其顺延 ${span}，超出客服消息窗口，届时将被跳过。可添加备用消息，或为本序列关闭静默时段。`,
   },
   journey: {
+    timingAfterPathStart: '本分支开始后',
     pathName: '分支名称',
     pathNameHint: '1–32 个字母、数字、_ 或 -（结果页按此名称统计）',
     pathNameProblem: '分支名称须为 1–32 个字母、数字、_ 或 -，且不能与主路径重名',
