@@ -100,6 +100,10 @@ describe('The journey editor in the admin page', () => {
 
     // The aside: one tab per path, each with its window and preview.
     await expectText(page.locator('[data-path-tab="main"]'), '主路径');
+    // An API enrollment opens no window, nor does the timeout after it; the reply opens one.
+    await expectText(page.locator('[data-path-tab="main"]'), '无已知窗口 · 1 步');
+    await expectText(page.locator('[data-path-tab="silent"]'), '无已知窗口');
+    await expectText(page.locator('[data-path-tab="confirmed"]'), '客服消息 1 · 需兜底 0');
     await page.click('[data-path-tab="confirmed"]');
     await expectText(page.locator('.window-panel h3'), '官方规则');
     await expectText(page.locator('.window-panel .window-label').first(), '粉丝发消息');

@@ -75,7 +75,12 @@ export function pathTabs(
           onclick: () => select(p.name),
         },
         h('span', { class: 'path-tab-name' }, '· '.repeat(p.depth), pathLabel(p.name)),
-        h('span', { class: 'path-tab-counts small' }, words.tabCounts(inside, fallback, refused)),
+        h(
+          'span',
+          { class: 'path-tab-counts small' },
+          // No window known: each step goes out as a message only while one the follower opened is open.
+          p.kind === null ? words.tabNoWindow(p.steps.length) : words.tabCounts(inside, fallback, refused),
+        ),
       );
     }),
   );

@@ -415,6 +415,7 @@ export const en: Catalog = {
     newPath: 'a new “No” path',
     endJourney: 'the journey ends',
     pathTabs: 'Show path',
+    tabNoWindow: (steps: number) => `no known window · ${steps} depend on the follower’s`,
     tabCounts: (inside: number, fallback: number, refused: number) =>
       `${inside} as messages · ${fallback} need a fallback` + (refused ? ` · ${refused} without one` : ''),
     goal: {

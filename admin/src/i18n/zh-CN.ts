@@ -383,6 +383,7 @@ export const zhCN = {
     newPath: '进入新分支“否”',
     endJourney: '结束旅程',
     pathTabs: '查看分支',
+    tabNoWindow: (steps: number) => `无已知窗口 · ${steps} 步视粉丝当时的窗口而定`,
     tabCounts: (inside: number, fallback: number, refused: number) =>
       `客服消息 ${inside} · 需兜底 ${fallback}` + (refused ? ` · 无兜底 ${refused}` : ''),
     goal: {
