@@ -1,4 +1,5 @@
 import type { SequenceResults, SequenceView } from '../../src/contract';
+import { aTemplateMessage, aTextMessage } from '../helpers/builders';
 import { APP_ID, waitFor } from '../helpers/harness';
 import { adminUrl, expectText, useSignedInBrowser } from './browser';
 
@@ -11,7 +12,46 @@ const text = (content: string) => ({ msgtype: 'text', text: { content } });
 jest.setTimeout(90_000);
 
 const journeyService = useSignedInBrowser({ WECHAT_ACCOUNTS: JSON.stringify([ACCOUNT]) });
-const { started, browser: signedIn, apiJson } = journeyService;
+const { started, browser: signedIn, apiJson, createSequence } = journeyService;
+
+/** A journey two waits deep on each side: scan, menu-click and variable waits, a start after, a timeout that ends it. */
+const DEEP_JOURNEY = {
+  appId: APP_ID,
+  name: '深层旅程',
+  trigger: { type: 'subscribe', scene: 'spring' },
+  steps: [{ offsetMs: 0, message: aTextMessage('欢迎') }],
+  wait: {
+    afterMs: 60_000,
+    until: { type: 'scan', scene: 'shop' },
+    timeoutMs: 2 * DAY,
+    yes: 'scanned',
+    no: 'away',
+  },
+  paths: {
+    scanned: {
+      steps: [{ offsetMs: 5000, message: aTextMessage('到店了') }],
+      wait: { until: { type: 'click', key: 'BUY' }, timeoutMs: 3_600_000, yes: 'bought', no: null },
+    },
+    bought: {
+      steps: [{ offsetMs: 0, message: aTextMessage('谢谢'), fallback: aTemplateMessage('谢谢') }],
+    },
+    away: {
+      steps: [],
+      wait: { until: { type: 'var', name: 'coupon' }, timeoutMs: 90_000, yes: 'couponed', no: 'last' },
+    },
+    couponed: { steps: [{ offsetMs: 0, message: aTextMessage('券已发') }] },
+    last: {
+      steps: [
+        {
+          beforeWindowCloseMs: 20_000,
+          message: aTextMessage('最后机会'),
+          fallback: aTemplateMessage('最后'),
+        },
+      ],
+    },
+  },
+  goal: { until: { type: 'message', keyword: 'YES' }, periodMs: 36 * 3_600_000, exit: false },
+};
 
 /** What the editor round-trips: the definition without its bookkeeping. */
 const definitionOf = (s: SequenceView) => ({
@@ -171,6 +211,24 @@ describe('The journey editor in the admin page', () => {
     const after = (await apiJson(`/v1/sequences/${id}`)) as SequenceView;
     expect(after.version).toBe(before.version + 1);
     expect(definitionOf(after)).toEqual(definitionOf(before));
+    expect(browser.problems).toEqual([]);
+  });
+
+  it('round-trips a deeper journey made through the API: every condition kind, a start after, fallbacks, a last-chance step', async () => {
+    const created = await createSequence(DEEP_JOURNEY);
+    const browser = signedIn();
+    const page = browser.page;
+    expect(created).toHaveProperty('id');
+    await page.goto(adminUrl(started.service, `sequences/${created.id}/edit`));
+    await page.waitForSelector('.path-section.branch.no .path-section.branch.yes');
+    expect(await page.locator('.wait-card').count()).toBe(3);
+    expect(await page.locator('[data-path-tab]').count()).toBe(6);
+    await browser.screenshot('journey-editor-deep-zh-CN');
+    await page.click('[data-test="save"]');
+    await page.waitForURL(new RegExp(`/admin/sequences/${created.id}$`));
+    const after = (await apiJson(`/v1/sequences/${created.id}`)) as SequenceView;
+    expect(after.version).toBe(created.version + 1);
+    expect(definitionOf(after)).toEqual(definitionOf(created));
     expect(browser.problems).toEqual([]);
   });
 
