@@ -31,6 +31,12 @@ export type {
   Trigger,
   WindowPolicyView as WindowPolicy,
   WindowRule,
+  Goal,
+  GoalInput,
+  JourneyPathView as JourneyPath,
+  Wait,
+  WaitCondition,
+  WaitInput,
 } from '../../src/contract/index.js';
 
 /** A WeChat payload as JSON; the forms build and read these. */

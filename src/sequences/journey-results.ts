@@ -4,7 +4,7 @@ import { journeyCounts, type JourneyCounts } from '../store/journey-counts';
 import { countConversions } from '../store/journey-conversions';
 import { countLastChances } from '../store/last-chance-steps';
 import { sequenceResults } from '../store/sequence-results';
-import { journeyShape, placePaths } from './journey-tree';
+import { journeyShape, placePaths } from '../policy/journey-plan';
 
 /** `GET /v1/sequences/:id/results`: per step (a last-chance step's moves and recoveries), per minute, and a journey's paths per version. */
 export async function resultsOf(pool: Pool, sequenceId: string): Promise<SequenceResults> {

@@ -1,53 +1,6 @@
-import { MAIN_PATH, MAX_DEPTH, MAX_JOURNEY_STEPS, type Wait } from '../contract/journeys';
+import { MAIN_PATH, MAX_DEPTH, MAX_JOURNEY_STEPS } from '../contract/journeys';
+import { type JourneyShape, type PathLike, pathField } from '../policy/journey-plan';
 import type { IssueDetail } from '../validation';
-
-/** What the structure needs of a path: its steps' offsets, and the wait that ends it. */
-export interface PathLike {
-  readonly steps: readonly { readonly offsetMs: number; readonly beforeWindowCloseMs?: number }[];
-  readonly wait?: Wait;
-}
-
-/** A journey's paths: the main one (the sequence's `steps` and `wait`) and the named ones. */
-export interface JourneyShape<P extends PathLike = PathLike> {
-  readonly main: P;
-  readonly paths: Readonly<Record<string, P>>;
-}
-
-/** A sequence's journey (its `steps`, `wait` and `paths`) as the tree functions read it. */
-export function journeyShape<P extends PathLike>(j: {
-  readonly steps: P['steps'];
-  readonly wait: Wait | null;
-  readonly paths: Readonly<Record<string, P>>;
-}): JourneyShape<{ readonly steps: P['steps']; readonly wait?: Wait } | P> {
-  return { main: { steps: j.steps, ...(j.wait ? { wait: j.wait } : {}) }, paths: j.paths };
-}
-
-/** How a path is reached: from which path's wait, on which branch. */
-export interface PathEntry {
-  readonly from: string;
-  readonly branch: 'yes' | 'no';
-}
-
-/** A path where the journey reaches it, in step-number order (the main path first, then each wait's yes, then its no). */
-export interface PlacedPath<P extends PathLike = PathLike> {
-  readonly name: string;
-  readonly path: P;
-  /** Its first step's number: steps are numbered across the journey, in this order. */
-  readonly firstStep: number;
-  /** How many waits come before it. */
-  readonly depth: number;
-  readonly entry: PathEntry | null;
-}
-
-/** Where a path's fields are in the request: `steps`/`wait` for the main path, `paths.<name>` else. */
-export function pathField(name: string): string {
-  return name === MAIN_PATH ? '' : `paths.${name}.`;
-}
-
-/** When a path's wait starts watching, after the path's start: its `afterMs`, or its last step's offset. */
-export function waitStartMs(path: PathLike): number {
-  return path.wait?.afterMs ?? path.steps.at(-1)?.offsetMs ?? 0;
-}
 
 /**
  * What is wrong with the structure, each named by its field: a wait leading to a path not declared, back
@@ -148,23 +101,4 @@ function pathIssues(name: string, path: PathLike): IssueDetail[] {
       message: 'has no steps and no wait: remove it, or end the wait with null',
     });
   return issues;
-}
-
-/**
- * The paths in step-number order: the main path, then, depth first, each wait's yes path before its no
- * path. Call it on a journey `journeyIssues` found nothing wrong with.
- */
-export function placePaths<P extends PathLike>(journey: JourneyShape<P>): PlacedPath<P>[] {
-  const placed: PlacedPath<P>[] = [];
-  let next = 0;
-  const visit = (name: string, path: P, depth: number, entry: PathEntry | null): void => {
-    placed.push({ name, path, firstStep: next, depth, entry });
-    next += path.steps.length;
-    for (const branch of ['yes', 'no'] as const) {
-      const target = path.wait?.[branch];
-      if (target) visit(target, journey.paths[target], depth + 1, { from: name, branch });
-    }
-  };
-  visit(MAIN_PATH, journey.main, 0, null);
-  return placed;
 }

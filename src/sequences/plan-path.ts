@@ -6,7 +6,7 @@ import type { NewLastChance } from '../store/last-chance-steps';
 import type { NewMessage } from '../store/message-store';
 import type { StoredPath } from '../store/sequence-store';
 import { chooseVariant } from './choose-variant';
-import { journeyShape, placePaths, waitStartMs } from './journey-tree';
+import { journeyShape, placePaths, waitStartMs } from '../policy/journey-plan';
 import { type RenderedStep, renderStep } from './render-step';
 
 /** A version's journey: the main path's steps and wait, and the named paths. */

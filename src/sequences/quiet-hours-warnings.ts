@@ -1,7 +1,7 @@
 import type { QuietHours } from '../contract';
 import { effectiveQuietHours, quietSpanMs } from '../policy/quiet-hours';
 import { delayCanPushOut, type WindowPolicy } from '../policy/window-rule';
-import { journeyShape } from './journey-tree';
+import { journeyShape } from '../policy/journey-plan';
 import { placeSteps } from './journey-windows';
 import type { IssueDetail } from '../validation';
 import { describeRule, formatDuration } from '../wechat/window-policy';

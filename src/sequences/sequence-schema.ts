@@ -8,8 +8,9 @@ import {
   type Trigger,
   type Wait,
 } from '../contract';
-import { journeyIssues, journeyShape } from './journey-tree';
-import { placeSteps, type StepWindow } from './journey-windows';
+import { journeyIssues } from './journey-tree';
+import { journeyShape, type StepWindow } from '../policy/journey-plan';
+import { placeSteps } from './journey-windows';
 import { exitReason } from './exits';
 import { type IssueDetail, parseInput } from '../validation';
 import { placeholdersOf, urlVariableIssues } from './template-vars';

@@ -6,7 +6,7 @@ import {
 import type { IssueDetail } from '../validation';
 import { isNoticeFallback, type TemplateMessage } from '../wechat/message-schema';
 import type { TemplateLibrary } from '../wechat/template-library';
-import { journeyShape } from './journey-tree';
+import { journeyShape } from '../policy/journey-plan';
 import { placeSteps } from './journey-windows';
 import type { SequenceDefinition } from './sequence-schema';
 

@@ -1,14 +1,7 @@
 import type { IssueDetail } from '../validation';
-import { stepOutsideWindow, type WindowPolicy } from '../policy/window-rule';
+import { type StepWindow, stepWindowFit } from '../policy/journey-plan';
+import type { WindowPolicy } from '../policy/window-rule';
 import { describeRule, formatDuration } from '../wechat/window-policy';
-import type { StepWindow } from './journey-windows';
-
-/** When a step goes out, since its window opened: a last-chance step's is the window's end less its lead. */
-function sinceOpened(policy: WindowPolicy, window: StepWindow): number {
-  const rule = policy?.[window.kind];
-  if (window.beforeCloseMs === undefined || !rule) return window.sinceMs;
-  return Math.max(window.sinceMs, rule.windowMs - window.beforeCloseMs);
-}
 
 /**
  * A step (or one of its variants, at `at`) without a template fallback must fit the window its path is
@@ -20,7 +13,7 @@ export function windowIssues(
   label: string,
   at: string,
 ): IssueDetail[] {
-  const outside = stepOutsideWindow(policy, window.kind, window.index, sinceOpened(policy, window));
+  const outside = stepWindowFit(policy, window);
   const rule = policy?.[window.kind];
   if (!outside || !rule) return [];
   const message =

@@ -116,8 +116,11 @@ export function useSignedInBrowser(env: Record<string, string>): {
   /** `POST /v1/sequences` with `definition` as it is; the sequence the API answers. */
   createSequence: (definition: Record<string, unknown>) => Promise<SequenceView>;
 } {
-  const started = useStartedService(env);
   let browser: TestBrowser | undefined;
+  // Registered before the service's own, so it runs first: a browser still connected to a closed service
+  // kept afterAll waiting (about 90 s) for its connections.
+  afterAll(() => browser?.close());
+  const started = useStartedService(env);
   beforeAll(async () => {
     browser = await launchBrowser();
     await browser.page.goto(adminUrl(started.service, 'sign-in'));
@@ -125,7 +128,6 @@ export function useSignedInBrowser(env: Record<string, string>): {
     await browser.page.click('button[type="submit"]');
     await browser.page.waitForSelector('#sequences');
   });
-  afterAll(() => browser?.close());
   return {
     started,
     browser: () => browser!,

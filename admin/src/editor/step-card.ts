@@ -1,8 +1,8 @@
 import { field, h } from '../dom.js';
-import { bestUnit, UNITS, unitMs, type UnitName } from '../format.js';
 import { t } from '../i18n/index.js';
 import type { ErrorDetail, Step } from '../types.js';
 import { type ContentBlock, createContentBlock } from './content-block.js';
+import { createDurationInput } from './duration-input.js';
 
 /** The names new variants get, one per variant an A/B step may have (at most five). */
 const VARIANT_NAMES = ['A', 'B', 'C', 'D', 'E'];
@@ -14,31 +14,40 @@ const VARIANT_NAMES = ['A', 'B', 'C', 'D', 'E'];
  */
 export interface StepCard {
   readonly el: HTMLElement;
-  /** Reads the step as the API takes it, labelling fields with their `steps.<index>…` paths. */
-  read(index: number, problems: ErrorDetail[]): Step;
+  /**
+   * Reads the step as the API takes it, labelling fields with their `<prefix>steps.<index>…` paths (the
+   * prefix is `paths.<name>.` on a named path of a journey).
+   */
+  read(prefix: string, index: number, problems: ErrorDetail[]): Step;
   /** Shows the API's warnings about this step (template fields, template ids), or none. */
   showWarnings(warnings: readonly ErrorDetail[]): void;
 }
 
-export function createStepCard(initial: Step | null, onRemove: (card: StepCard) => void): StepCard {
-  const { editor: words, time } = t();
+/** `onPath`: a step of a named path of a journey, timed after its path starts rather than after the trigger. */
+export function createStepCard(
+  initial: Step | null,
+  onRemove: (card: StepCard) => void,
+  onPath = false,
+): StepCard {
+  const { editor: words } = t();
   const lastChance = initial?.beforeWindowCloseMs !== undefined;
-  const start = bestUnit(initial?.beforeWindowCloseMs ?? initial?.offsetMs ?? 0);
-  const offset = h('input', { type: 'number', min: 0, step: 'any', name: 'offset', class: 'offset' });
-  offset.value = String(start.value);
-  const unit = h(
-    'select',
-    { name: 'unit', 'aria-label': words.unit },
-    UNITS.map((u) => h('option', { value: u.name, selected: u.name === start.unit }, time.units[u.name])),
-  );
   // After the trigger (or its path's start), or before the follower's contact window closes: a last-chance step.
   const timing = h(
     'select',
     { name: 'timing', 'aria-label': words.timing },
-    h('option', { value: 'after', selected: !lastChance }, words.timingAfter),
+    h(
+      'option',
+      { value: 'after', selected: !lastChance },
+      onPath ? t().journey.timingAfterPathStart : words.timingAfter,
+    ),
     h('option', { value: 'beforeClose', selected: lastChance }, words.timingBeforeClose),
   );
-  const offsetRow = field(words.sendAt, h('span', { class: 'offset-input' }, offset, unit, timing));
+  const offset = createDurationInput(
+    initial?.beforeWindowCloseMs ?? initial?.offsetMs ?? 0,
+    'offset',
+    timing,
+  );
+  const offsetRow = field(words.sendAt, offset.el);
 
   const blocksEl = h('div', { class: 'content-blocks' });
   const blocks: ContentBlock[] = [];
@@ -114,19 +123,17 @@ export function createStepCard(initial: Step | null, onRemove: (card: StepCard) 
       );
       warnings.hidden = list.length === 0;
     },
-    read(index, problems) {
-      const at = `steps.${index}`;
+    read(prefix, index, problems) {
+      const at = `${prefix}steps.${index}`;
       el.dataset.path = at;
       el.dataset.step = String(index + 1);
       title.textContent = words.step(index + 1);
       const beforeClose = timing.value === 'beforeClose';
       const path = beforeClose ? `${at}.beforeWindowCloseMs` : `${at}.offsetMs`;
       offsetRow.dataset.path = path;
-      const value = Number(offset.value);
-      if (offset.value.trim() === '' || !Number.isFinite(value) || value < 0) {
-        problems.push({ path, message: words.offsetProblem });
-      }
-      const ms = Math.round((Number.isFinite(value) ? value : 0) * unitMs(unit.value as UnitName));
+      const read = offset.ms();
+      if (read === null || Number.isNaN(read)) problems.push({ path, message: words.offsetProblem });
+      const ms = read !== null && Number.isFinite(read) ? read : 0;
       const when = {
         offsetMs: beforeClose ? 0 : ms,
         ...(beforeClose ? { beforeWindowCloseMs: ms } : {}),

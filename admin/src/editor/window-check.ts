@@ -1,6 +1,6 @@
 import { duration } from '../format.js';
 import { t } from '../i18n/index.js';
-import { stepOutsideWindow } from '../policy/window-rule.js';
+import { sentSinceOpenedMs, type StepWindow, stepWindowFit } from '../policy/journey-plan.js';
 import type { InteractionKind, WindowPolicy, WindowRule } from '../types.js';
 
 /** Where a step falls under the account's window policy, worked out in the browser before saving. */
@@ -20,48 +20,39 @@ export function describeRule(kind: InteractionKind, rule: WindowRule): string {
   return window.rule(triggers.kind[kind], rule.count, duration(rule.windowMs));
 }
 
-/**
- * When a step goes out after its trigger, as the API plans it: its offset, or, for a last-chance step, the
- * trigger's window end less its lead (0 when the policy gives no window: the API refuses that step).
- */
-export function plannedOffsetMs(
-  step: { readonly offsetMs?: number; readonly beforeWindowCloseMs?: number },
-  policy: WindowPolicy,
-  kind: InteractionKind | null,
-): number {
-  if (step.beforeWindowCloseMs === undefined) return step.offsetMs ?? 0;
-  const rule = kind ? policy?.[kind] : undefined;
-  return rule ? Math.max(0, rule.windowMs - step.beforeWindowCloseMs) : 0;
+/** A step of one path as the check reads it: its offset, its window (null: none known), its fallback. */
+export interface CheckedStep {
+  readonly offsetMs: number;
+  readonly window: StepWindow | null;
+  readonly hasFallback: boolean;
 }
 
 /**
- * The API's rule (src/policy/window-rule.ts): a step is inside its trigger's window before the window ends
- * and within its message count. An outside step without a template fallback is refused on save; with one,
- * it goes out as the template message. `kind` null (an API event or enrollment) opens no window: nothing
- * is refused, and each step's note says what happens to it.
+ * The API's rule (src/policy/journey-plan.ts, the same module): a step is inside the window its path is
+ * planned in before the window ends and within its message count. An outside step without a template
+ * fallback is refused on save; with one, it goes out as the template message. A step without a known
+ * window (an API event or enrollment, the yes path of a posted event) is never refused, and its note says
+ * what happens to it. Each verdict's `offsetMs` is the step's time since its window opened.
  */
-export function checkSteps(
-  steps: readonly { offsetMs: number; hasFallback: boolean }[],
-  policy: WindowPolicy,
-  kind: InteractionKind | null,
-): Verdict[] {
+export function checkSteps(steps: readonly CheckedStep[], policy: WindowPolicy): Verdict[] {
   const words = t().window;
-  return steps.map(({ offsetMs, hasFallback }, index) => {
-    const where = words.at(index + 1, duration(offsetMs));
-    if (kind === null) {
+  return steps.map(({ offsetMs, window, hasFallback }, index) => {
+    const at = window ? sentSinceOpenedMs(policy, window) : offsetMs;
+    const where = words.at(index + 1, duration(at));
+    if (window === null) {
       const note = policy ? words.ownWindow(where, hasFallback) : null;
-      return { index, offsetMs, outside: null, hasFallback, note };
+      return { index, offsetMs: at, outside: null, hasFallback, note };
     }
-    const rule = policy?.[kind];
-    const outside = stepOutsideWindow(policy, kind, index, offsetMs);
+    const rule = policy?.[window.kind];
+    const outside = stepWindowFit(policy, window);
     let note: string | null = null;
     if (rule && outside) {
       const why =
         outside === 'late'
-          ? words.late(describeRule(kind, rule))
-          : words.count(index + 1, describeRule(kind, rule));
+          ? words.late(describeRule(window.kind, rule))
+          : words.count(window.index + 1, describeRule(window.kind, rule));
       note = hasFallback ? words.asFallback(where, why) : words.refused(where, why);
     }
-    return { index, offsetMs, outside, hasFallback, note };
+    return { index, offsetMs: at, outside, hasFallback, note };
   });
 }

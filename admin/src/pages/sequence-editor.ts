@@ -3,18 +3,16 @@ import { h, replace } from '../dom.js';
 import { clearErrors, showErrors } from '../editor/field-errors.js';
 import { createExitFields } from '../editor/exit-fields.js';
 import { createGeneralFields, type GeneralFields } from '../editor/general-fields.js';
-import { phonePreview } from '../editor/phone-preview.js';
+import { createGoalFields } from '../editor/goal-fields.js';
+import { pathPreview, pathTabs, planDraft } from '../editor/journey-aside.js';
+import { createPathSection, type JourneyContext, type PathSection } from '../editor/path-section.js';
 import { createQuietFields } from '../editor/quiet-fields.js';
 import { createQuietPreview } from '../editor/quiet-preview.js';
 import { zoneOf } from '../format.js';
 import { effectiveQuietHours } from '../policy/quiet-hours.js';
 import { triggerKind } from '../policy/window-rule.js';
-import { createStepCard, type StepCard } from '../editor/step-card.js';
-import { checkSteps, plannedOffsetMs } from '../editor/window-check.js';
-import { windowTimeline } from '../editor/window-timeline.js';
 import { t } from '../i18n/index.js';
 import { BASE, type AppContext, type PageFactory } from '../router.js';
-import { hasFallback, shownContent } from '../step-content.js';
 import type { Account, ErrorDetail, Sequence, SequenceBody, SequenceValid, Step } from '../types.js';
 
 /** Typing pauses this long before the draft is checked by POST /v1/sequences/validate. */
@@ -45,8 +43,6 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
   const exits = createExitFields(initial?.exits ?? [], () => changed());
   const quiet = createQuietFields(initial?.quietHours);
   const quietPreview = createQuietPreview();
-  const cards: StepCard[] = [];
-  const stepsEl = h('div', { class: 'steps', 'data-path': 'steps' }, h('div', { class: 'error-slot' }));
   const aside = h('aside', { class: 'editor-aside' });
   const summary = h('div', { class: 'save-summary', role: 'status' });
   const form = h('form', { class: 'editor-form', novalidate: true });
@@ -55,23 +51,34 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
   let timer = 0;
   let checkNo = 0;
 
-  const removeCard = (card: StepCard) => {
-    cards.splice(cards.indexOf(card), 1);
-    card.el.remove();
-    changed();
+  let selectedPath = 'main';
+  const handedOut = new Set<string>();
+  const journey: JourneyContext = {
+    saved: initial?.paths ?? {},
+    changed: () => changed(),
+    names: () => main?.names() ?? [],
+    freshName(base) {
+      const taken = new Set([...journey.names(), ...handedOut, ...Object.keys(journey.saved)]);
+      let name = base;
+      for (let n = 2; taken.has(name); n++) name = `${base}${n}`;
+      handedOut.add(name);
+      return name;
+    },
   };
-  const addCard = (step: Step | null) => {
-    const card = createStepCard(step, removeCard);
-    cards.push(card);
-    stepsEl.append(card.el);
-    return card;
-  };
-  (initial?.steps.length ? initial.steps : [firstStep]).forEach((s) => addCard(s));
+  let main: PathSection | null = null;
+  main = createPathSection(
+    null,
+    { steps: initial?.steps.length ? initial.steps : [firstStep], wait: initial?.wait ?? null },
+    null,
+    journey,
+  );
+  const goal = createGoalFields(initial?.goal, () => changed());
 
   /** The draft as the API takes it, and the problems the browser can see on its own (bad JSON, offsets). */
   const read = (): { body: SequenceBody; problems: ErrorDetail[] } => {
     const problems: ErrorDetail[] = [];
-    const steps = cards.map((c, i) => c.read(i, problems));
+    const { steps, wait, paths } = main.read(problems);
+    const goalBody = goal.read(problems);
     const body = {
       appId: general.appId(),
       name: general.name(),
@@ -80,9 +87,9 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
       oncePerFollower: general.oncePerFollower(),
       exits: exits.exits(),
       ...(quiet.value() === undefined ? {} : { quietHours: quiet.value() }),
-      // A journey's wait, paths and goal are not edited here yet: saving keeps them as they are.
-      ...(initial?.wait ? { wait: initial.wait, paths: initial.paths } : {}),
-      ...(initial?.goal ? { goal: initial.goal } : {}),
+      // A straight sequence stays straight: no wait, no paths.
+      ...(wait ? { wait, paths } : {}),
+      ...(goalBody ? { goal: goalBody } : {}),
     };
     return { body, problems };
   };
@@ -106,31 +113,31 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
 
   const drawAside = (body: SequenceBody) => {
     const account = accounts.find((a) => a.appId === body.appId);
-    // An API event or enrollment opens no window (kind null): each step's note says what happens to it.
-    const kind = triggerKind(body.trigger);
     const policy = account?.windowPolicy ?? null;
-    const steps = body.steps.map((s) => ({
-      offsetMs: plannedOffsetMs(s, policy, kind),
-      hasFallback: hasFallback(s),
-    }));
-    const verdicts = checkSteps(steps, policy, kind);
+    // Each path in the window it is planned in (an API event or enrollment opens none: each step's note says what happens to it).
+    const plans = planDraft(body, policy);
+    const plan = plans.find((p) => p.name === selectedPath) ?? plans[0];
     const zone = zoneOf(accounts, body.appId);
     quiet.sync(account?.quietHours ?? null, zone);
     const quietHours = effectiveQuietHours(body.quietHours, account?.quietHours ?? null);
-    quietPreview.update({ quiet: quietHours, zone, policy, kind, steps });
+    // Quiet hours are previewed on the main path, from the trigger.
+    quietPreview.update({
+      quiet: quietHours,
+      zone,
+      policy,
+      kind: triggerKind(body.trigger),
+      steps: plans[0].verdicts.map((v) => ({ offsetMs: v.offsetMs, hasFallback: v.hasFallback })),
+    });
+    const policyName = account ? policyNames[account.policyName] : windowWords.unknownPolicy;
     replace(
       aside,
-      windowTimeline(
-        verdicts,
-        policy,
-        kind,
-        account ? policyNames[account.policyName] : windowWords.unknownPolicy,
-      ),
+      pathTabs(plans, plan.name, (name) => {
+        selectedPath = name;
+        drawAside(read().body);
+      }),
+      ...pathPreview(plan, policy, policyName, body.appId).slice(0, 1),
       quietPreview.el,
-      phonePreview(
-        body.steps.map((s, i) => ({ ...shownContent(s), verdict: verdicts[i] })),
-        body.appId,
-      ),
+      ...pathPreview(plan, policy, policyName, body.appId).slice(1),
     );
   };
 
@@ -143,7 +150,7 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
       const { warnings } = await ctx.api.post<SequenceValid>('/sequences/validate', body);
       if (no !== checkNo) return;
       show([]);
-      cards.forEach((card, i) => card.showWarnings(warnings.filter((w) => w.path.startsWith(`steps.${i}.`))));
+      main.eachCard((card, at) => card.showWarnings(warnings.filter((w) => w.path.startsWith(`${at}.`))));
     } catch (err) {
       if (no === checkNo && err instanceof ApiError && err.details.length) show(err.details);
     }
@@ -206,22 +213,8 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
     form,
     general.el,
     quiet.el,
-    h('h2', {}, words.steps),
-    stepsEl,
-    h(
-      'button',
-      {
-        type: 'button',
-        class: 'secondary',
-        'data-test': 'add-step',
-        onclick: () => {
-          const last = cards.length ? read().body.steps[cards.length - 1].offsetMs : 0;
-          addCard({ ...firstStep, offsetMs: last });
-          changed();
-        },
-      },
-      words.addStep,
-    ),
+    main.el,
+    goal.el,
     exits.el,
     h('div', { class: 'save-bar' }, summary, h('div', { class: 'actions' }, buttons)),
   );
@@ -234,13 +227,6 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
       h('a', { href: initial ? `${BASE}sequences/${seg(initial.id)}` : BASE }, common.back),
     ),
     initial ? h('p', { class: 'muted small' }, words.versionNote) : null,
-    initial?.wait
-      ? h(
-          'p',
-          { class: 'journey-note', 'data-test': 'journey-note' },
-          words.journeyNote(Object.keys(initial.paths).length),
-        )
-      : null,
     h('div', { class: 'editor-grid' }, form, aside),
   );
   drawAside(read().body);

@@ -17,7 +17,7 @@ const exportsOf = (file: string) =>
 // The editor's previews follow the API's rules because they run the same modules (src/policy), built for
 // the browser into dist/admin/policy/; a copy in admin/src would drift from them unseen.
 describe('the admin app and the policy modules', () => {
-  it('imports the window rule and the quiet-hours math from src/policy, built for the browser', () => {
+  it('imports the window rule, the journey’s window plan and the quiet-hours math from src/policy, built for the browser', () => {
     const policyImports = adminFiles.flatMap(({ name, text }) =>
       [...text.matchAll(/from '((?:\.\.?\/)+)policy\/([\w-]+)\.js'/g)].map((m) => ({
         name,
@@ -29,6 +29,7 @@ describe('the admin app and the policy modules', () => {
     for (const file of [
       'editor/quiet-preview.ts',
       'editor/window-check.ts',
+      'editor/journey-aside.ts',
       'pages/sequence-editor.ts',
       'format.ts',
     ])
@@ -42,7 +43,15 @@ describe('the admin app and the policy modules', () => {
 
   it('defines none of the policy’s functions again, and does no time-zone or window arithmetic of its own', () => {
     const names = browserPolicy.flatMap(exportsOf);
-    expect(names).toEqual(expect.arrayContaining(['quietHoursEnd', 'instantOf', 'stepOutsideWindow']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'quietHoursEnd',
+        'instantOf',
+        'stepOutsideWindow',
+        'planWindows',
+        'windowAnchors',
+      ]),
+    );
     for (const { name, text } of adminFiles) {
       for (const fn of names)
         expect([name, text]).not.toEqual([name, expect.stringMatching(new RegExp(`function ${fn}\\b`))]);
