@@ -8,6 +8,7 @@ import type { SequenceBody as SequenceRequest, StepView } from '../../src/contra
 export type {
   AccountCheck,
   AccountConnected,
+  AccountDeleted,
   AccountView as Account,
   AuthorizationStarted,
   DeliveryAttempt,

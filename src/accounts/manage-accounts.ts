@@ -9,6 +9,7 @@ import {
   type StoredAccountChanges,
 } from '../store/accounts';
 import { type Account, resealStale, sealAllSecrets, sealSecrets, SECRET_FIELDS } from './account';
+import { archiveAccountSequences } from '../store/archive-account-sequences';
 import { cancelAccountMessages } from './cancel-account-messages';
 import type { AccountRegistry } from './registry';
 import type { SecretBox } from './secret-box';
@@ -89,20 +90,23 @@ export async function patchAccount(deps: ManageDeps, appId: string, patch: Accou
 
 /**
  * Deletes the account: its open messages are cancelled by one ledger row (scope `account`), after the
- * claims in flight for it finish, then the account row goes; its pushes are refused from then on.
- * Returns how many open messages the cancellation stopped.
+ * claims in flight for it finish, its sequences are archived (none enrolls or sends again, and the list
+ * no longer shows them running), then the account row goes — all in one transaction; its pushes are
+ * refused from then on. Returns how many open messages the cancellation stopped and how many sequences it
+ * archived.
  */
 export async function removeAccount(
   deps: ManageDeps,
   appId: string,
   actor: string,
-): Promise<{ cancelled: number }> {
-  const cancelled = await withTransaction(deps.pool, async (client) => {
+): Promise<{ cancelled: number; archivedSequences: number }> {
+  const removed = await withTransaction(deps.pool, async (client) => {
     if (!(await findAccount(client, appId, { lock: true }))) throw new NotFoundError(`account ${appId}`);
-    const count = await cancelAccountMessages(client, appId, ACCOUNT_DELETED, actor);
+    const cancelled = await cancelAccountMessages(client, appId, ACCOUNT_DELETED, actor);
+    const archivedSequences = await archiveAccountSequences(client, appId);
     await deleteAccount(client, appId);
-    return count;
+    return { cancelled, archivedSequences };
   });
   await deps.accounts.refresh();
-  return { cancelled };
+  return removed;
 }

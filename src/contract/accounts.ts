@@ -213,6 +213,8 @@ export const accountDeletedSchema = z.object({
   appId: z.string(),
   deleted: z.literal(true),
   cancelled: z.number(),
+  /** Its sequences archived by the deletion (those not archived already): none enrolls or sends again. */
+  archivedSequences: z.number(),
 });
 
 export type InteractionKind = (typeof INTERACTION_KINDS)[number];

@@ -270,6 +270,15 @@ export const sequenceViewSchema = z.object({
   warnings: z.array(warningSchema).optional(),
 });
 
+/** `POST /v1/sequences/:id/duplicate`: the copy's name, the original's when left out. */
+export const sequenceDuplicateSchema = z
+  .object({ name: z.string().trim().min(1).max(100).optional() })
+  .strict()
+  .describe("The copy's name; without it, the original's.");
+
+/** `DELETE /v1/sequences/:id`: the sequence is gone (a later GET is a 404). */
+export const sequenceDeletedSchema = z.object({ id: z.string(), deleted: z.literal(true) });
+
 /** `GET /v1/sequences`. */
 export const sequenceListSchema = z.object({
   sequences: z.array(sequenceViewSchema),
@@ -297,3 +306,5 @@ export type SequenceView = z.output<typeof sequenceViewSchema>;
 export type SequenceAction = (typeof SEQUENCE_ACTIONS)[number];
 export type SequenceList = z.output<typeof sequenceListSchema>;
 export type SequenceValid = z.output<typeof sequenceValidSchema>;
+export type SequenceDuplicate = z.output<typeof sequenceDuplicateSchema>;
+export type SequenceDeleted = z.output<typeof sequenceDeletedSchema>;

@@ -60,8 +60,8 @@ export function createAccountRouter(deps: V1Deps): Router {
 
   router.delete('/:appId', async (req, res) => {
     const appId = String(req.params.appId);
-    const { cancelled } = await removeAccount(deps, appId, ACTOR);
-    res.json({ appId, deleted: true, cancelled } satisfies AccountDeleted);
+    const { cancelled, archivedSequences } = await removeAccount(deps, appId, ACTOR);
+    res.json({ appId, deleted: true, cancelled, archivedSequences } satisfies AccountDeleted);
   });
 
   router.post('/:appId/check', async (req, res) => {

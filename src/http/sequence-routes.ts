@@ -8,6 +8,8 @@ import {
   updateSequence,
 } from '../sequences/manage-sequences';
 import { parseSequenceDefinition, type SequenceDefinition } from '../sequences/sequence-schema';
+import { duplicateSequence } from '../sequences/duplicate-sequence';
+import { removeSequence } from '../sequences/delete-sequence';
 import { quietHoursWarnings } from '../sequences/quiet-hours-warnings';
 import { templateRuleWarnings, unknownTemplateWarnings } from '../sequences/template-warnings';
 import { missingPermissions } from '../accounts/permissions';
@@ -21,6 +23,8 @@ import {
   SEQUENCE_ACTIONS,
   type SequenceAction,
   SEQUENCE_PAGE_DEFAULT,
+  type SequenceDeleted,
+  sequenceDuplicateSchema,
   sequenceListQuerySchema,
   type SequenceList,
   type SequenceValid,
@@ -161,6 +165,24 @@ export function createSequenceRouter(deps: V1Deps): Router {
     ]);
     if (!result.ok) throw result.error;
     res.status(201).json(messageView(result.message));
+  });
+
+  router.delete('/:id', async (req, res) => {
+    const id = sequenceId(req.params.id);
+    await removeSequence(deps.pool, id);
+    res.json({ id, deleted: true } satisfies SequenceDeleted);
+  });
+
+  // Before `/:id/:action`, which would take `duplicate` for an unknown action.
+  router.post('/:id/duplicate', async (req, res) => {
+    const id = sequenceId(req.params.id);
+    // The body is optional: without one, the copy keeps the original's name.
+    const { name } = parseInput(sequenceDuplicateSchema, req.body ?? {}, 'invalid duplicate');
+    const copy = await duplicateSequence(deps.pool, id, {
+      name,
+      accountExists: (appId) => deps.accounts.get(appId) !== undefined,
+    });
+    res.status(201).json(sequenceView(copy));
   });
 
   addEnrollmentRoutes(router, deps);

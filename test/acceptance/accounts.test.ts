@@ -123,13 +123,42 @@ describe('Accounts', () => {
 
     const deleted = await world.api(`/v1/accounts/${body.appId}`, { method: 'DELETE' });
 
-    expect(deleted.body).toEqual({ appId: body.appId, deleted: true, cancelled: 1 });
+    expect(deleted.body).toEqual({ appId: body.appId, deleted: true, cancelled: 1, archivedSequences: 0 });
     await untilStatus(world.api, pending.id, 'cancelled');
     expect((await world.api(`/v1/accounts/${body.appId}`)).status).toBe(404);
     const push = await sim.follow(openid);
     // Refused as a bad signature is (docs/webhook.md "Webhook security": no app id is told apart).
     expect(push.pushes.map((p) => p.status)).toEqual([401]);
     expect(await sim.messages(openid)).toEqual([]);
+  });
+
+  it('deleting archives its sequences in the same answer: they read archived, enroll no one, and cannot be copied', async () => {
+    const { body } = await createAccount({ windowPolicy: 'none' });
+    const sequenceOf = (overrides: object) =>
+      world.api.createSequence(aSequence({ appId: body.appId, trigger: { type: 'api' }, ...overrides }));
+    const active = await sequenceOf({ steps: [aStep({ offsetMs: 3_600_000 })] });
+    const paused = await sequenceOf({});
+    const draft = await sequenceOf({ status: 'draft' });
+    expect((await world.api(`/v1/sequences/${paused.id}/pause`, { method: 'POST' })).status).toBe(200);
+    const openid = anOpenid();
+    const enrolled = await world.api(`/v1/sequences/${active.id}/enrollments`, { json: { openid } });
+    expect(enrolled.status).toBe(201);
+
+    const deleted = await world.api(`/v1/accounts/${body.appId}`, { method: 'DELETE' });
+
+    expect(deleted.body).toEqual({ appId: body.appId, deleted: true, cancelled: 1, archivedSequences: 3 });
+    const listed = await world.api(`/v1/sequences?appId=${body.appId}`);
+    expect(listed.body.sequences.map((s: { status: string }) => s.status)).toEqual([
+      'archived',
+      'archived',
+      'archived',
+    ]);
+    const again = await world.api(`/v1/sequences/${active.id}/enrollments`, { json: { openid: anOpenid() } });
+    expect(again.status).toBe(409);
+    expect((await world.api(`/v1/sequences/${active.id}/results`)).body).toMatchObject({ enrolled: 1 });
+    const copy = await world.api(`/v1/sequences/${draft.id}/duplicate`, { json: {} });
+    expect(copy.status).toBe(409);
+    expect(copy.body.error).toMatchObject({ code: 'account_deleted', details: { appId: body.appId } });
   });
 
   it('refuses an app id that is a word of the webhook’s routes (`component`, `platform`, in any case): 400 naming appId, nothing written', async () => {
@@ -160,7 +189,7 @@ describe('Accounts', () => {
 
       const deleted = await world.api(`/v1/accounts/${body.appId}`, { method: 'DELETE' });
 
-      expect(deleted.body).toEqual({ appId: body.appId, deleted: true, cancelled: 1 });
+      expect(deleted.body).toEqual({ appId: body.appId, deleted: true, cancelled: 1, archivedSequences: 0 });
       for (const m of inFlight) await untilStatus(world.api, m.id, 'sent');
       await untilStatus(world.api, later.id, 'cancelled');
       expect(await sim.messages(openid)).toHaveLength(3);

@@ -134,7 +134,12 @@ describe('/v1/accounts', () => {
     const res = await send('DELETE', `/v1/accounts/${body.appId}`);
 
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ appId: body.appId, deleted: true, cancelled: 3 });
+    expect(await res.json()).toEqual({
+      appId: body.appId,
+      deleted: true,
+      cancelled: 3,
+      archivedSequences: 0,
+    });
     const ledger = await h.db.pool.query(
       'SELECT scope, target, reason FROM cancellations WHERE app_id = $1',
       [body.appId],

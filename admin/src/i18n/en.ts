@@ -68,6 +68,7 @@ export const en: Catalog = {
     empty: 'No sequences yet. Create the first one.',
     columns: [
       'Name',
+      'Account',
       'Status',
       'Trigger',
       'Steps',
@@ -77,6 +78,7 @@ export const en: Catalog = {
       'Skipped / failed',
       'Version',
     ],
+    accountDeleted: 'deleted',
     version: (v, at) => `v${v} · ${at}`,
     account: (appId, policy) => `${appId} · window policy ${policy}`,
     noWebhook: ' · no webhook (sequences cannot start)',
@@ -94,6 +96,19 @@ export const en: Catalog = {
     changed: (name, status) => `“${name}” is ${status}.`,
     changedCancelled: (name, status, n) =>
       `“${name}” is ${status}; ${plural(n, 'pending message')} cancelled.`,
+    duplicate: 'Duplicate',
+    duplicateTitle: (name) => `Duplicate “${name}”?`,
+    duplicateNote:
+      'This creates a new draft with the same trigger, steps and exit conditions; the original and its results are unchanged.',
+    copyName: (name) => `${name} (copy)`,
+    copyNameLabel: 'Name of the copy',
+    duplicated: (name) => `Copied as the draft “${name}”.`,
+    delete: 'Delete',
+    deleteTitle: (name) => `Delete “${name}”?`,
+    deleteNote: 'This cannot be undone. No follower ever entered this sequence, so no message is cancelled.',
+    deleted: (name) => `“${name}” deleted.`,
+    deleteHasHistory:
+      'Followers have entered this sequence: its results are kept as history, so it cannot be deleted. Archived, it neither starts nor sends.',
   },
   triggers: {
     anyFollow: 'Any follow',
@@ -102,7 +117,7 @@ export const en: Catalog = {
     click: (key) => `Menu click “${key}”`,
     keyword: (keyword) => `Message containing “${keyword}”`,
     event: (name) => `API event “${name}”`,
-    api: 'Only through the API (POST …/enrollments)',
+    api: 'Enrolled by your other systems (API)',
     kind: { message: 'a user message', subscribe: 'a follow', scan: 'a QR scan', click: 'a menu click' },
   },
   interactions: {
@@ -249,7 +264,7 @@ export const en: Catalog = {
       scan: { label: 'QR code scan', param: 'QR scene' },
       click: { label: 'Menu click', param: 'Menu key (EventKey)' },
       keyword: { label: 'Message containing a keyword', param: 'Keyword, e.g. course' },
-      api: { label: 'Only through the API (enrollments with variables)', param: '' },
+      api: { label: 'Enrolled by your other systems (API, with variables)', param: '' },
       event: { label: 'API event (posted by another system)', param: 'Event name, e.g. course_signup' },
     },
     once: 'Once per follower ever (not on every trigger event)',
@@ -572,8 +587,9 @@ export const en: Catalog = {
     deleteTitle: (appId) => `Delete ${appId}?`,
     deleteBody: (name) =>
       `This cancels every pending message of ${name} (the service counts them as it deletes), ` +
-      'refuses its pushes from then on and cannot be undone.',
-    deleted: (appId, cancelled) => `Deleted ${appId}: ${plural(cancelled, 'pending message')} cancelled.`,
+      'archives its sequences, refuses its pushes from then on and cannot be undone.',
+    deleted: (appId, cancelled, archived) =>
+      `Deleted ${appId}: ${plural(cancelled, 'pending message')} cancelled. ${plural(archived, 'sequence')} archived.`,
     fields: {
       appId: 'App ID (AppID)',
       appIdHint: 'From WeChat’s console (设置与开发 → 基本配置); it cannot change later.',

@@ -3,7 +3,7 @@ import { confirmDialog } from '../dialog.js';
 import { h } from '../dom.js';
 import { t } from '../i18n/index.js';
 import { BASE, type AppContext } from '../router.js';
-import type { Account, AccountCheck as CheckAnswer } from '../types.js';
+import type { Account, AccountCheck as CheckAnswer, AccountDeleted } from '../types.js';
 
 /** An error of the API in its own words; anything else as it says itself. */
 export const failure = (err: unknown): string => (err instanceof ApiError ? err.message : String(err));
@@ -51,8 +51,8 @@ export function accountActions(
     });
     if (!go) return;
     try {
-      const { cancelled } = await ctx.api.del<{ cancelled: number }>(`/accounts/${seg(a.appId)}`);
-      after(T.deleted(a.appId, cancelled));
+      const { cancelled, archivedSequences } = await ctx.api.del<AccountDeleted>(`/accounts/${seg(a.appId)}`);
+      after(T.deleted(a.appId, cancelled, archivedSequences));
     } catch (err) {
       ctx.notify(failure(err), 'error');
     }

@@ -1,3 +1,4 @@
+import { accountLabel } from '../account-label.js';
 import { allSequences } from '../all-sequences.js';
 import { seg } from '../api.js';
 import { describeTrigger, statusBadge } from '../describe.js';
@@ -6,6 +7,7 @@ import { clockTime, DEFAULT_TIME_ZONE, total, when, zoneOf } from '../format.js'
 import { t } from '../i18n/index.js';
 import { BASE, type PageFactory } from '../router.js';
 import { actionButtons } from '../sequence-actions.js';
+import { copyDeleteButtons } from '../sequence-copy-delete.js';
 import type { Account, Sequence, SequenceResults } from '../types.js';
 
 /** Counts refresh this often while the page is visible. */
@@ -45,8 +47,9 @@ export const sequenceListPage: PageFactory = (ctx) => {
     h(
       'tr',
       { 'data-sequence': s.id },
-      h('td', {}, h('a', { href: `${BASE}sequences/${seg(s.id)}` }, s.name)),
-      h('td', {}, statusBadge(s.status)),
+      h('td', { class: 'name-cell' }, h('a', { href: `${BASE}sequences/${seg(s.id)}` }, s.name)),
+      h('td', { class: 'account-cell', 'data-account': s.appId }, accountLabel(accounts, s.appId)),
+      h('td', { class: 'status-cell' }, statusBadge(s.status)),
       h('td', {}, describeTrigger(s.trigger)),
       h('td', { class: 'num' }, s.steps.length),
       h('td', { class: 'num', 'data-count': 'enrolled' }, c ? c.enrolled : '—'),
@@ -65,6 +68,7 @@ export const sequenceListPage: PageFactory = (ctx) => {
             )
           : null,
         actionButtons(ctx, s, () => void refresh()),
+        copyDeleteButtons(ctx, s, c?.enrolled ?? null, () => void refresh()),
       ),
     );
 
@@ -87,7 +91,7 @@ export const sequenceListPage: PageFactory = (ctx) => {
       replace(
         tbody,
         sequences.length === 0
-          ? h('tr', {}, h('td', { colspan: 10, class: 'empty' }, words.empty))
+          ? h('tr', {}, h('td', { colspan: words.columns.length + 1, class: 'empty' }, words.empty))
           : sequences.map((s, i) => row(s, counts[i])),
       );
       updated.textContent = t().common.live(clockTime(new Date(), DEFAULT_TIME_ZONE));

@@ -75,7 +75,7 @@ function operation(op: Operation) {
     ...(op.body
       ? {
           requestBody: {
-            required: true,
+            required: op.body.optional !== true,
             content: { [op.body.mediaType ?? JSON_TYPE]: { schema: ref(op.body.schema) } },
           },
         }

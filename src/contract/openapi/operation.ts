@@ -37,8 +37,12 @@ export interface Operation {
   /** One schema per path parameter, named as in `path`. */
   readonly params?: z.ZodObject;
   readonly query?: z.ZodObject;
-  /** The request body (default JSON). */
-  readonly body?: { readonly schema: RequestSchemaName; readonly mediaType?: MediaType };
+  /** The request body (default JSON); `optional`: the request may come without one. */
+  readonly body?: {
+    readonly schema: RequestSchemaName;
+    readonly mediaType?: MediaType;
+    readonly optional?: true;
+  };
   readonly answers: Readonly<Record<number, Answer>>;
   readonly errors: readonly ErrorStatus[];
   /** Answered without the bearer token. */

@@ -85,6 +85,22 @@ export const SEQUENCE_OPERATIONS: readonly Operation[] = [
     { params, body: 'TestSendRequest' },
   ),
   op(
+    'post /v1/sequences/:id/duplicate',
+    'duplicateSequence',
+    'Copy a sequence (its current version) as a new draft, version 1, with no enrollments',
+    [201, 'The copy.', 'Sequence'],
+    [400, 404, 409, 413],
+    { params, body: { schema: 'SequenceDuplicateRequest', optional: true } },
+  ),
+  op(
+    'delete /v1/sequences/:id',
+    'deleteSequence',
+    'Delete a draft, or an archived sequence that never enrolled anyone (409 otherwise: archive it first, or keep it as history)',
+    [200, 'Deleted.', 'SequenceDeleted'],
+    [404, 409],
+    { params },
+  ),
+  op(
     'post /v1/sequences/:id/:action',
     'changeSequenceStatus',
     "Change a sequence's status; pausing or archiving cancels its pending steps",

@@ -1,0 +1,41 @@
+import { type Pool, withTransaction } from '../db/pool';
+import { ConflictError, NotFoundError } from '../errors';
+import { findSequence, insertSequence, type Sequence, type StoredDefinition } from '../store/sequence-store';
+
+/**
+ * Copies a sequence's current version as a new draft (version 1, no enrollments, no results), named
+ * `name` or as the original. The copy is the definition as saved, checked when it was; the original is
+ * untouched, whatever its status (an archived one may be copied to run again). A sequence of an account
+ * that is gone is refused: its copy could never run.
+ */
+export async function duplicateSequence(
+  pool: Pool,
+  id: string,
+  opts: { name?: string; accountExists: (appId: string) => boolean },
+): Promise<Sequence> {
+  return withTransaction(pool, async (client) => {
+    const original = await findSequence(client, id);
+    if (!original) throw new NotFoundError(`sequence ${id}`);
+    if (!opts.accountExists(original.appId)) {
+      throw new ConflictError(
+        'account_deleted',
+        `sequence ${id} belongs to account ${original.appId}, which no longer exists: a copy could never run`,
+        { appId: original.appId },
+      );
+    }
+    const copy: StoredDefinition = {
+      appId: original.appId,
+      name: opts.name ?? original.name,
+      trigger: original.trigger,
+      steps: original.steps,
+      wait: original.wait,
+      paths: original.paths,
+      goal: original.goal,
+      oncePerFollower: original.oncePerFollower,
+      exits: original.exits,
+      ...(original.quietHours === null ? {} : { quietHours: original.quietHours }),
+    };
+    const copyId = await insertSequence(client, copy, 'draft');
+    return (await findSequence(client, copyId))!;
+  });
+}
