@@ -2,7 +2,10 @@ import { t } from './i18n/index.js';
 import { clearToken, readToken } from './session.js';
 import type { ErrorDetail } from './types.js';
 
-/** An error answer of the API, in its own words: `{error:{code,message,details?}}`. */
+/**
+ * An error answer of the API, `{error:{code,message,details?}}`, its message and each detail's in the page's
+ * language (translated by code and rule; in English, the API's own words).
+ */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -75,11 +78,13 @@ function toApiError(status: number, payload: unknown): ApiError {
           typeof (d as ErrorDetail).message === 'string',
       )
     : [];
+  const { errors } = t();
+  const code = typeof error?.code === 'string' ? error.code : `http_${status}`;
   return new ApiError(
     status,
-    typeof error?.code === 'string' ? error.code : `http_${status}`,
-    typeof error?.message === 'string' ? error.message : t().common.answered(status),
-    details,
+    code,
+    typeof error?.message === 'string' ? errors.refusal(code, error.message) : t().common.answered(status),
+    details.map((d) => ({ ...d, message: errors.detail(d) })),
   );
 }
 

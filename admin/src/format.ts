@@ -68,12 +68,12 @@ function wallClock(at: Date, timeZone: string): Record<'date' | 'minutes' | 'sec
   };
 }
 
-/** "2026-11-25 21:30 (Asia/Shanghai)", or "—". */
+/** "2026-11-25 21:30 (Asia/Shanghai)" (北京时间 in Chinese), or "—". */
 export function when(iso: string | null | undefined, timeZone: string): string {
   if (!iso) return '—';
   const at = new Date(iso);
   if (Number.isNaN(at.getTime())) return iso;
-  return `${dateMinutes(at, timeZone)} (${timeZone})`;
+  return `${dateMinutes(at, timeZone)} (${t().time.zone(timeZone)})`;
 }
 
 /** "2026-11-25 21:30", in `timeZone` (for lists whose heading names the zone). */
@@ -84,7 +84,7 @@ export function dateMinutes(at: Date, timeZone: string): string {
 
 /** "21:30:05 (Asia/Shanghai)": when a live page last refreshed. */
 export function clockTime(at: Date, timeZone: string): string {
-  return `${wallClock(at, timeZone).seconds} (${timeZone})`;
+  return `${wallClock(at, timeZone).seconds} (${t().time.zone(timeZone)})`;
 }
 
 /** "21:30", for a chart's axis (its legend names the zone). */

@@ -13,6 +13,7 @@ export type {
   AuthorizationStarted,
   DeliveryAttempt,
   ErrorDetail,
+  ErrorRule,
   ExitCondition,
   FollowerTimeline,
   InteractionKind,

@@ -75,7 +75,11 @@ export async function patchAccount(deps: ManageDeps, appId: string, patch: Accou
     // A platform account's pushes are decrypted with the platform's key, not one of its own.
     if (stored.kind === 'own' && (fields.pushMode ?? stored.pushMode) !== 'plaintext' && !hasKey) {
       throw new ValidationError('invalid account', [
-        { path: 'encodingAESKey', message: 'pushMode compatible or safe needs an encodingAESKey' },
+        {
+          path: 'encodingAESKey',
+          message: 'pushMode compatible or safe needs an encodingAESKey',
+          rule: { kind: 'needs_aes_key' },
+        },
       ]);
     }
     const changes: StoredAccountChanges = {

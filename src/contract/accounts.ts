@@ -61,7 +61,10 @@ const isRouteWord = (appId: string): boolean =>
 export const appIdSchema = z
   .string()
   .regex(APP_ID_PATTERN, 'appId must be 4–64 letters, digits, _ or -')
-  .refine((appId) => !isRouteWord(appId), `appId must not be a route word (${ROUTE_WORDS.join(', ')})`);
+  .refine((appId) => !isRouteWord(appId), {
+    message: `appId must not be a route word (${ROUTE_WORDS.join(', ')})`,
+    params: { rule: 'route_word', words: ROUTE_WORDS },
+  });
 const nameSchema = z.string().trim().min(1).max(100);
 const secretSchema = z.string().min(1, 'secret is required').max(128);
 const tokenSchema = z.string().regex(/^[A-Za-z0-9]{3,32}$/, 'token must be 3–32 letters or digits');
@@ -87,9 +90,10 @@ export function isTimeZone(zone: string): boolean {
   }
 }
 
-const timeZoneSchema = z
-  .string()
-  .refine(isTimeZone, 'timeZone must be an IANA time zone name, e.g. Asia/Shanghai');
+const timeZoneSchema = z.string().refine(isTimeZone, {
+  message: 'timeZone must be an IANA time zone name, e.g. Asia/Shanghai',
+  params: { rule: 'time_zone' },
+});
 
 /**
  * `POST /v1/accounts`: an own account (its AppSecret). The secret fields are write-only: no answer ever
@@ -124,6 +128,7 @@ export const accountCreateSchema = z
   .refine((a) => a.pushMode === 'plaintext' || a.encodingAESKey !== null, {
     message: 'pushMode compatible or safe needs an encodingAESKey',
     path: ['encodingAESKey'],
+    params: { rule: 'needs_aes_key' },
   });
 
 /**

@@ -21,7 +21,10 @@ export const MAX_WAIT_MS = 90 * 86_400_000;
 export const pathNameSchema = z
   .string()
   .regex(/^[A-Za-z0-9_-]{1,32}$/, 'a path name is 1–32 letters, digits, _ or -')
-  .refine((name) => name !== MAIN_PATH, `"${MAIN_PATH}" names the sequence's own steps`);
+  .refine((name) => name !== MAIN_PATH, {
+    message: `"${MAIN_PATH}" names the sequence's own steps`,
+    params: { rule: 'reserved_name', name: MAIN_PATH },
+  });
 
 /** A scene, a menu key. */
 export const tokenSchema = z.string().min(1).max(64);
@@ -44,7 +47,10 @@ export const varNameSchema = z
  */
 export const varsSchema = z
   .record(varNameSchema, z.string().max(1000))
-  .refine((v) => Object.keys(v).length <= 50, 'at most 50 variables');
+  .refine((v) => Object.keys(v).length <= 50, {
+    message: 'at most 50 variables',
+    params: { rule: 'too_big', origin: 'object', maximum: 50, inclusive: true },
+  });
 
 /** A user message: any, or one containing `keyword` (ASCII letters in any case). */
 export const messageConditionSchema = z

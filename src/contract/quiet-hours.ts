@@ -27,6 +27,7 @@ export const quietHoursSchema = z
     {
       message: 'start and end are the same time: give a span (an end before the start crosses midnight)',
       path: ['end'],
+      params: { rule: 'same_time' },
     },
   );
 

@@ -118,6 +118,7 @@ const stepRequestSchema = z
         path: ['offsetMs'],
         message:
           'a last-chance step is timed by the window’s end (beforeWindowCloseMs): leave offsetMs out or 0',
+        params: { rule: 'last_chance_offset' },
       });
     } else if (step.beforeWindowCloseMs === undefined && step.offsetMs === undefined) {
       ctx.addIssue({
@@ -125,6 +126,7 @@ const stepRequestSchema = z
         path: ['offsetMs'],
         message:
           'a step needs offsetMs (its time after the path starts) or beforeWindowCloseMs (a last-chance step)',
+        params: { rule: 'required' },
       });
     }
     if (step.variants && (step.message || step.fallback)) {
@@ -132,9 +134,15 @@ const stepRequestSchema = z
         code: 'custom',
         path: ['variants'],
         message: 'a step has a message or variants, not both',
+        params: { rule: 'message_or_variants' },
       });
     } else if (!step.variants && !step.message) {
-      ctx.addIssue({ code: 'custom', path: ['message'], message: 'a step needs a message (or variants)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['message'],
+        message: 'a step needs a message (or variants)',
+        params: { rule: 'required' },
+      });
     }
   })
   .transform((step) => ({ ...step, offsetMs: step.offsetMs ?? 0 }));
@@ -160,7 +168,10 @@ export const sequenceDefinitionSchema = z
     wait: waitSchema.optional(),
     paths: z
       .record(pathNameSchema, pathRequestSchema)
-      .refine((paths) => Object.keys(paths).length <= MAX_PATHS, `at most ${MAX_PATHS} paths`)
+      .refine((paths) => Object.keys(paths).length <= MAX_PATHS, {
+        message: `at most ${MAX_PATHS} paths`,
+        params: { rule: 'too_big', origin: 'object', maximum: MAX_PATHS, inclusive: true },
+      })
       .default({}),
     /** The journey's conversion goal: what counts as converted, within how long, and whether it ends it. */
     goal: goalSchema.optional(),

@@ -68,7 +68,7 @@ export function createAccountRouter(deps: V1Deps): Router {
     const account = known(String(req.params.appId));
     if (account.secret === null) {
       throw new ValidationError('the account has no AppSecret to check', [
-        { path: 'secret', message: 'is not set' },
+        { path: 'secret', message: 'is not set', rule: { kind: 'required' } },
       ]);
     }
     const baseUrl = deps.config.wechatApiBaseUrl;

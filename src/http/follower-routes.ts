@@ -28,7 +28,11 @@ export function createFollowerRouter(deps: V1Deps): Router {
     const openid = String(req.params.openid);
     if (!OPENID_PATTERN.test(openid)) {
       throw new ValidationError('invalid event', [
-        { path: 'params.openid', message: 'must be 1–128 letters, digits, _ or -' },
+        {
+          path: 'params.openid',
+          message: 'must be 1–128 letters, digits, _ or -',
+          rule: { kind: 'format', format: 'regex' },
+        },
       ]);
     }
     const parsed = parseInput(followerEventRequestSchema, jsonBody(req.body), 'invalid event');

@@ -105,7 +105,9 @@ export function walkInputIssues(value: unknown, prefix: string): InputIssue[] {
 function inputError(issues: readonly InputIssue[]): ValidationError {
   return new ValidationError(
     'the request holds text that cannot be stored, or a reserved field name',
-    issues.slice(0, MAX_ISSUES).map(({ path, message }): IssueDetail => ({ path, message })),
+    issues
+      .slice(0, MAX_ISSUES)
+      .map(({ code, path, message }): IssueDetail => ({ path, message, rule: { kind: code } })),
     issues[0].code,
   );
 }

@@ -98,7 +98,9 @@ const param = (req: Request, name: string): string | null => {
 async function connect(deps: ConnectDeps, limits: CallbackLimits, req: Request): Promise<AccountConnected> {
   const authCode = param(req, 'auth_code');
   if (authCode === null) {
-    throw new ValidationError('auth_code is required', [{ path: 'auth_code', message: 'is required' }]);
+    throw new ValidationError('auth_code is required', [
+      { path: 'auth_code', message: 'is required', rule: { kind: 'required' } },
+    ]);
   }
   const state = param(req, 'state');
   const source = req.ip ?? 'unknown';

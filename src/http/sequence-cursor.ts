@@ -12,7 +12,11 @@ export function parseSequenceCursor(cursor: string): SequencePosition {
   const m = CURSOR.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
   if (!m) {
     throw new ValidationError('invalid query', [
-      { path: 'query.cursor', message: 'is not a cursor this service gave (use the `next` of a page)' },
+      {
+        path: 'query.cursor',
+        message: 'is not a cursor this service gave (use the `next` of a page)',
+        rule: { kind: 'unknown_cursor' },
+      },
     ]);
   }
   return { createdUs: m[1], id: m[2] };

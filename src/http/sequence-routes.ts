@@ -99,7 +99,13 @@ export function createSequenceRouter(deps: V1Deps): Router {
       (req.body as { status?: unknown } | undefined)?.status ?? 'draft',
     );
     if (!status.success) {
-      throw new ValidationError('invalid sequence', [{ path: 'status', message: 'must be draft or active' }]);
+      throw new ValidationError('invalid sequence', [
+        {
+          path: 'status',
+          message: 'must be draft or active',
+          rule: { kind: 'one_of', values: ['draft', 'active'] },
+        },
+      ]);
     }
     const definition = parse(req.body);
     const created = await createSequence(deps.pool, definition, status.data);

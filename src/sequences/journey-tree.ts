@@ -22,18 +22,29 @@ export function journeyIssues(journey: JourneyShape): IssueDetail[] {
       if (next === null) continue;
       const at = `${pathField(name)}wait.${branch}`;
       const target = Object.hasOwn(journey.paths, next) ? journey.paths[next] : undefined;
-      if (!target) issues.push({ path: at, message: `names no path: declare paths.${next}` });
+      if (!target)
+        issues.push({
+          path: at,
+          message: `names no path: declare paths.${next}`,
+          rule: { kind: 'unknown_path', name: next },
+        });
       else if (route.includes(next))
-        issues.push({ path: at, message: `leads back to path ${next}: a journey is a tree, it never loops` });
+        issues.push({
+          path: at,
+          message: `leads back to path ${next}: a journey is a tree, it never loops`,
+          rule: { kind: 'path_loop', name: next },
+        });
       else if (reachedBy.has(next))
         issues.push({
           path: at,
           message: `leads to path ${next}, which ${reachedBy.get(next)} leads to already: each path has one way in`,
+          rule: { kind: 'path_taken', name: next },
         });
       else if (route.length > MAX_DEPTH)
         issues.push({
           path: at,
           message: `is wait ${route.length} on its route: at most ${MAX_DEPTH} waits follow each other`,
+          rule: { kind: 'too_deep', maximum: MAX_DEPTH },
         });
       else {
         reachedBy.set(next, at);
@@ -47,6 +58,7 @@ export function journeyIssues(journey: JourneyShape): IssueDetail[] {
       issues.push({
         path: `paths.${name}`,
         message: 'is unreachable: no wait on the journey leads to it (name it in a wait’s yes or no)',
+        rule: { kind: 'path_unreachable' },
       });
   }
   const total = [journey.main, ...Object.values(journey.paths)].reduce((n, p) => n + p.steps.length, 0);
@@ -54,6 +66,7 @@ export function journeyIssues(journey: JourneyShape): IssueDetail[] {
     issues.push({
       path: 'paths',
       message: `${total} steps in all: a journey has at most ${MAX_JOURNEY_STEPS}`,
+      rule: { kind: 'too_many_steps', total, maximum: MAX_JOURNEY_STEPS },
     });
   return issues;
 }
@@ -69,6 +82,7 @@ function pathIssues(name: string, path: PathLike): IssueDetail[] {
           path: `${at}steps.${i}.beforeWindowCloseMs`,
           message:
             'a last-chance step ends its path, and this path goes on to a wait: put it on a path the wait leads to',
+          rule: { kind: 'last_chance_before_wait' },
         });
       else if (
         before?.beforeWindowCloseMs !== undefined &&
@@ -77,16 +91,19 @@ function pathIssues(name: string, path: PathLike): IssueDetail[] {
         issues.push({
           path: `${at}steps.${i}.beforeWindowCloseMs`,
           message: 'steps must be in order: this last-chance step goes out earlier than the one before',
+          rule: { kind: 'last_chance_order' },
         });
     } else if (before?.beforeWindowCloseMs !== undefined)
       issues.push({
         path: `${at}steps.${i}.offsetMs`,
         message: 'last-chance steps come last on their path: move this step before them',
+        rule: { kind: 'last_chance_last' },
       });
     else if (before && step.offsetMs < before.offsetMs)
       issues.push({
         path: `${at}steps.${i}.offsetMs`,
         message: 'steps must be in order: this one is earlier than the step before',
+        rule: { kind: 'step_order' },
       });
   });
   const last = path.steps.at(-1)?.offsetMs ?? 0;
@@ -94,11 +111,13 @@ function pathIssues(name: string, path: PathLike): IssueDetail[] {
     issues.push({
       path: `${at}wait.afterMs`,
       message: `the wait starts before the path's last step (at ${last} ms): a wait follows its path's steps`,
+      rule: { kind: 'wait_before_last_step', lastMs: last },
     });
   if (name !== MAIN_PATH && path.steps.length === 0 && !path.wait)
     issues.push({
       path: `paths.${name}`,
       message: 'has no steps and no wait: remove it, or end the wait with null',
+      rule: { kind: 'empty_path' },
     });
   return issues;
 }

@@ -43,6 +43,17 @@ export function quietHoursWarnings(d: SequenceDefinition, account: QuietHoursAcc
           `${quiet.start}–${quiet.end} (${account.timeZone}) can move it by up to ${formatDuration(spanMs)}, ` +
           `past its contact window (${describeRule(window.kind, rule)}); a follower it falls due for in them gets ` +
           `nothing (skipped quiet_hours). Add a fallback, or turn quiet hours off for this sequence.`,
+        rule: {
+          kind: 'quiet_hours_push',
+          source: d.quietHours ? 'sequence' : 'account',
+          start: quiet.start,
+          end: quiet.end,
+          timeZone: account.timeZone,
+          spanMs,
+          interaction: window.kind,
+          count: rule.count,
+          windowMs: rule.windowMs,
+        },
       }));
   });
 }

@@ -32,6 +32,7 @@ export function renderStep(
       issues.push({
         path: `vars.${name}`,
         message: `step ${index + 1} uses {{${name}}}, which has no default: give its value`,
+        rule: { kind: 'variable_missing', name, step: index + 1 },
       });
     }
     const at = `steps.${index}`;

@@ -89,7 +89,13 @@ function duplicateExits(exits: readonly ExitCondition[]): IssueDetail[] {
       seen.set(reason, i);
       return [];
     }
-    return [{ path: `exits.${i}`, message: `repeats exits.${first} (${reason})` }];
+    return [
+      {
+        path: `exits.${i}`,
+        message: `repeats exits.${first} (${reason})`,
+        rule: { kind: 'repeats', index: first },
+      },
+    ];
   });
 }
 
@@ -103,6 +109,7 @@ function goalIssues(goal: Goal, exits: readonly ExitCondition[]): IssueDetail[] 
         {
           path: 'goal.until',
           message: `is also exits.${same} (${reason}): to end the journey when the goal is reached, set "exit": true on the goal`,
+          rule: { kind: 'goal_is_exit', index: same },
         },
       ];
 }
@@ -112,7 +119,13 @@ function duplicateVariantNames(variants: readonly { name: string }[], at: string
   return variants.flatMap((v, j) => {
     const first = variants.findIndex((w) => w.name === v.name);
     return first < j
-      ? [{ path: `${at}.variants.${j}.name`, message: `repeats the name of variants.${first} (${v.name})` }]
+      ? [
+          {
+            path: `${at}.variants.${j}.name`,
+            message: `repeats the name of variants.${first} (${v.name})`,
+            rule: { kind: 'repeats', index: first },
+          },
+        ]
       : [];
   });
 }
@@ -128,6 +141,7 @@ function placeholderIssues(trigger: Trigger, payload: unknown, path: string): Is
     .map((p) => ({
       path,
       message: `{{${p.name}}} has no default, and the sequence's trigger (${trigger.type}) gives no variables: write {{${p.name}|默认值}}, or start the sequence through the API (trigger api)`,
+      rule: { kind: 'variable_without_default', name: p.name },
     }));
 }
 
@@ -154,12 +168,21 @@ export function parseSequenceDefinition(
   const details: IssueDetail[] = [];
   const policy = policyOf(d.appId);
   const missing = missingOf(d.appId);
-  if (policy === undefined) details.push({ path: 'appId', message: `no account ${d.appId} is configured` });
+  if (policy === undefined)
+    details.push({
+      path: 'appId',
+      message: `no account ${d.appId} is configured`,
+      rule: { kind: 'unknown_account' },
+    });
   details.push(...duplicateExits(d.exits));
   if (d.goal) details.push(...goalIssues(d.goal, d.exits));
   const journey = journeyShape({ steps: d.steps, wait: d.wait ?? null, paths: d.paths });
   if (d.steps.length === 0 && !d.wait)
-    details.push({ path: 'steps', message: 'a sequence needs at least one step (or a wait)' });
+    details.push({
+      path: 'steps',
+      message: 'a sequence needs at least one step (or a wait)',
+      rule: { kind: 'no_steps' },
+    });
   details.push(...journeyIssues(journey));
   if (details.length > 0) throw new ValidationError('invalid sequence', details);
 
@@ -185,9 +208,17 @@ export function parseSequenceDefinition(
       : null;
     // A platform account authorizes channels one by one: a step it could never send is refused now.
     if (missing.includes('custom'))
-      details.push({ path: `${at}.message`, message: missingPermissionMessage('custom') });
+      details.push({
+        path: `${at}.message`,
+        message: missingPermissionMessage('custom'),
+        rule: { kind: 'missing_permission', channel: 'custom' },
+      });
     if (fallback && !isNoticeFallback(fallback) && missing.includes('template')) {
-      details.push({ path: `${at}.fallback`, message: missingPermissionMessage('template') });
+      details.push({
+        path: `${at}.fallback`,
+        message: missingPermissionMessage('template'),
+        rule: { kind: 'missing_permission', channel: 'template' },
+      });
     }
     details.push(...placeholderIssues(d.trigger, content.message, `${at}.message`));
     details.push(...urlVariableIssues(content.message, `${at}.message`));

@@ -93,6 +93,7 @@ export function urlVariableIssues(payload: unknown, path: string): IssueDetail[]
         path: [path, ...at].join('.'),
         message:
           'a variable may not be part of a link’s origin (scheme and host): write the origin out, then the variable after the first “/”',
+        rule: { kind: 'variable_in_origin' },
       });
     }
   };

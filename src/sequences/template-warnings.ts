@@ -45,6 +45,7 @@ export function templateRuleWarnings(d: SequenceDefinition): IssueDetail[] {
     templateRuleIssues(fallback.data).map((issue) => ({
       path: `${at}.data.${issue.key}.${issue.kind === 'colour' ? 'color' : 'value'}`,
       message: describeRule(issue),
+      rule: { ...issue, kind: `template_${issue.kind}` },
     })),
   );
 }
@@ -69,6 +70,7 @@ export async function unknownTemplateWarnings(
       {
         path: `${fallbacks[0].at}.template_id`,
         message: `the template ids could not be checked: WeChat's template list of ${d.appId} is unavailable (${answer.reason})`,
+        rule: { kind: 'templates_unavailable', reason: answer.reason },
       },
     ];
   }
@@ -78,5 +80,6 @@ export async function unknownTemplateWarnings(
     .map(({ at, fallback }) => ({
       path: `${at}.template_id`,
       message: `${d.appId} has no template ${fallback.template_id} in its WeChat template library: WeChat would answer 40037 and the step fail. Its templates: ${[...known].join(', ') || 'none'}`,
+      rule: { kind: 'unknown_template', templateId: fallback.template_id, known: [...known] },
     }));
 }

@@ -20,7 +20,9 @@ export function windowIssues(
     outside === 'late'
       ? `${label} falls outside the contact window: ${describeRule(window.kind, rule)}. Move it earlier or add a template fallback.`
       : `${label} would be message ${window.index + 1} in a window where ${describeRule(window.kind, rule)}. Add a template fallback or drop a step.`;
-  return [{ path: at, message }];
+  const opened = { interaction: window.kind, count: rule.count, windowMs: rule.windowMs };
+  const kind = outside === 'late' ? 'window_late' : 'window_full';
+  return [{ path: at, message, rule: { kind, ...opened, position: window.index + 1 } }];
 }
 
 /**
@@ -41,6 +43,7 @@ export function lastChanceIssues(
       {
         path: field,
         message: `${label} is timed by the end of the contact window, but its path has none to refer to: an API call, a posted event or a variable (the trigger, or the wait this path answers) opens no window`,
+        rule: { kind: 'last_chance_no_window' },
       },
     ];
   const rule = policy?.[window.kind];
@@ -49,6 +52,7 @@ export function lastChanceIssues(
       {
         path: field,
         message: `${label} is timed by the end of the contact window, but the account's window policy checks none (none): set a policy, or time the step by offsetMs`,
+        rule: { kind: 'last_chance_no_policy' },
       },
     ];
   if (rule.windowMs <= beforeCloseMs)
@@ -56,6 +60,13 @@ export function lastChanceIssues(
       {
         path: field,
         message: `${label}: ${describeRule(window.kind, rule)}, so ${formatDuration(beforeCloseMs)} before it closes is before it opens`,
+        rule: {
+          kind: 'last_chance_too_early',
+          interaction: window.kind,
+          count: rule.count,
+          windowMs: rule.windowMs,
+          beforeCloseMs,
+        },
       },
     ];
   return [];

@@ -30,10 +30,10 @@ const textBody = z.strictObject({
   content: z
     .string()
     .min(1, 'must not be empty')
-    .refine(
-      (s) => Buffer.byteLength(s, 'utf8') <= TEXT_MAX_BYTES,
-      `must be at most ${TEXT_MAX_BYTES} bytes of UTF-8`,
-    ),
+    .refine((s) => Buffer.byteLength(s, 'utf8') <= TEXT_MAX_BYTES, {
+      message: `must be at most ${TEXT_MAX_BYTES} bytes of UTF-8`,
+      params: { rule: 'too_big', origin: 'bytes', maximum: TEXT_MAX_BYTES, inclusive: true },
+    }),
 });
 const media = z.strictObject({ media_id: id });
 const video = z.strictObject({
@@ -123,7 +123,10 @@ const templateMessageSchema = z.strictObject({
           .optional(),
       }),
     )
-    .refine((d) => Object.keys(d).length > 0, 'must hold at least one field'),
+    .refine((d) => Object.keys(d).length > 0, {
+      message: 'must hold at least one field',
+      params: { rule: 'too_small', origin: 'object', minimum: 1, inclusive: true },
+    }),
 });
 
 /** `thing` keywords hold at most 20 characters (reference/wechat-platform.md §2.2); WeChat answers 47003 above. */
@@ -136,7 +139,10 @@ const noticeMessageSchema = z.strictObject({
   miniprogram: z.strictObject({ appid: id, pagepath: z.string().optional() }).optional(),
   data: z
     .record(z.string().min(1, 'keys must not be empty'), z.strictObject({ value: z.string() }))
-    .refine((d) => Object.keys(d).length > 0, 'must hold at least one field')
+    .refine((d) => Object.keys(d).length > 0, {
+      message: 'must hold at least one field',
+      params: { rule: 'too_small', origin: 'object', minimum: 1, inclusive: true },
+    })
     .refine(
       (d) =>
         Object.entries(d).every(

@@ -60,7 +60,11 @@ describe('API enrollment and variables', () => {
     const res = await world.api(`/v1/sequences/${sequence.id}/enrollments`, { json: { openid: 'o-novar' } });
     expect(res.status).toBe(400);
     expect(res.body.error.details).toEqual([
-      { path: 'vars.course', message: expect.stringContaining('{{course}}') },
+      {
+        path: 'vars.course',
+        message: expect.stringContaining('{{course}}'),
+        rule: { kind: 'variable_missing', name: 'course', step: 1 },
+      },
     ]);
     expect(await world.sim.messages('o-novar')).toEqual([]);
   });
@@ -78,7 +82,11 @@ describe('API enrollment and variables', () => {
     });
     expect(inOrigin.status).toBe(400);
     expect(inOrigin.body.error.details).toEqual([
-      { path: 'steps.0.message.news.articles.0.url', message: expect.stringContaining('origin') },
+      {
+        path: 'steps.0.message.news.articles.0.url',
+        message: expect.stringContaining('origin'),
+        rule: { kind: 'variable_in_origin' },
+      },
     ]);
 
     const { body: sequence } = await world.api('/v1/sequences', {

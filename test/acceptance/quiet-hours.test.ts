@@ -132,7 +132,11 @@ describe('Quiet hours', () => {
     });
     expect(created.status).toBe(201);
     expect(created.body.warnings).toEqual([
-      { path: 'steps.0', message: expect.stringContaining('quiet_hours') },
+      {
+        path: 'steps.0',
+        message: expect.stringContaining('quiet_hours'),
+        rule: expect.objectContaining({ kind: 'quiet_hours_push', source: 'sequence', interaction: 'click' }),
+      },
     ]);
     const openid = anOpenid();
 

@@ -49,7 +49,13 @@ describe('Sequences', () => {
     ]) {
       const res = await world.api(`/v1/sequences?${query}`);
       expect(res.status).toBe(400);
-      expect(res.body.error.details).toEqual([{ path, message: expect.any(String) }]);
+      expect(res.body.error.details).toEqual([
+        {
+          path,
+          message: expect.any(String),
+          rule: expect.objectContaining({ kind: expect.any(String) }) as object,
+        },
+      ]);
     }
   });
 });

@@ -43,6 +43,7 @@ describe('Template messages', () => {
       {
         path: 'steps.0.fallback.template_id',
         message: expect.stringContaining('has no template tpl-acceptance-typo') as string,
+        rule: { kind: 'unknown_template', templateId: 'tpl-acceptance-typo', known: ['tpl-acceptance-0001'] },
       },
     ]);
     const rejected40037 = async () =>
@@ -113,10 +114,15 @@ describe('Template messages', () => {
     expect(ok).toBe(true);
     expect(warnings).toEqual(
       expect.arrayContaining([
-        { path: 'steps.0.fallback.template_id', message: expect.stringContaining('40037') as string },
+        {
+          path: 'steps.0.fallback.template_id',
+          message: expect.stringContaining('40037') as string,
+          rule: expect.objectContaining({ kind: 'unknown_template' }) as object,
+        },
         {
           path: 'steps.1.fallback.data.thing1.value',
           message: expect.stringContaining('at most 20') as string,
+          rule: { kind: 'template_too_long', key: 'thing1', chars: 23 },
         },
       ]),
     );

@@ -56,7 +56,7 @@ describe('the Accounts page', () => {
     await page().fill('input[name="appId"]', 'bad id!');
     await page().fill('input[name="secret"]', NEW.secret);
     await save();
-    await expectText(fieldOf('appId').locator('.field-error'), 'appId must be 4–64 letters, digits, _ or -');
+    await expectText(fieldOf('appId').locator('.field-error'), '格式不正确');
     await expectText(page().locator('.save-summary'), '未保存：有 1 处问题');
     await world.browser.screenshot('account-error');
     const listed = await apiJson('/v1/accounts');
@@ -112,8 +112,8 @@ describe('the Accounts page', () => {
     await page().fill('input[name="token"]', 'not a token!');
     await page().fill('input[name="sendRatePerSecond"]', '0');
     await save();
-    await expectText(fieldOf('token').locator('.field-error'), 'token must be 3–32 letters or digits');
-    await expectText(fieldOf('sendRatePerSecond').locator('.field-error'), 'Too small');
+    await expectText(fieldOf('token').locator('.field-error'), '格式不正确');
+    await expectText(fieldOf('sendRatePerSecond').locator('.field-error'), '不能小于 1');
     expect(await apiJson(`/v1/accounts/${NEW.appId}`)).toEqual(before);
 
     await page().fill('input[name="token"]', '');
@@ -147,7 +147,7 @@ describe('the Accounts page', () => {
     await save();
     await expectText(
       fieldOf('encodingAESKey').locator('.field-error'),
-      'pushMode compatible or safe needs an encodingAESKey',
+      '兼容模式和安全模式需要消息加解密密钥(EncodingAESKey)',
     );
     expect(await apiJson(`/v1/accounts/${NEW.appId}`)).toEqual(before);
   });
@@ -169,7 +169,7 @@ describe('the Accounts page', () => {
     await row().locator('[data-action="check"]').click();
     const answer = page().locator(`[data-check="${NEW.appId}"]`);
     await expectText(answer, '正常');
-    await expectText(answer, 'WeChat issued an access token');
+    await expectText(answer, '微信已签发 access_token');
 
     await openEditor();
     await page().fill('input[name="secret"]', WRONG_SECRET);
@@ -178,7 +178,7 @@ describe('the Accounts page', () => {
     expect(await page().content()).not.toContain(WRONG_SECRET);
     await row().locator('[data-action="check"]').click();
     await expectText(answer, '异常');
-    await expectText(answer, 'WeChat refused the AppSecret (40125');
+    await expectText(answer, '微信拒绝了 AppSecret（40125');
     await world.browser.screenshot('account-check');
   });
 

@@ -91,7 +91,7 @@ describe('the admin web app', () => {
     const inline = stepCard(4).locator('.field-error');
     await expectText(
       inline,
-      'step 4 at +2 h falls outside the contact window: a follow allows 3 messages within 1 min. Move it earlier or add a template fallback.',
+      '超出客服消息窗口（关注后1分钟内最多可发 3 条）：请提前发送，或添加模板消息作为备用',
     );
     await expectText(page.locator('.save-summary'), '未保存：有 1 处问题');
     await browser.screenshot('editor-error');
@@ -106,10 +106,7 @@ describe('the admin web app', () => {
       await page.locator('.exit-row input[name="exit-param"]').last().fill(keyword);
     }
     await page.click('[data-test="save"]');
-    await expectText(
-      page.locator('.exit-row[data-path="exits.1"] .field-error'),
-      'repeats exits.0 (exit:message:stop)',
-    );
+    await expectText(page.locator('.exit-row[data-path="exits.1"] .field-error'), '与第 1 项重复');
     await browser.screenshot('editor-exits');
     await page.locator('.exit-row[data-path="exits.1"] button.danger').click();
     await page.click('[data-test="add-exit"]');

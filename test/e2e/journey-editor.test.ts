@@ -123,16 +123,13 @@ describe('The journey editor in the admin page', () => {
     await late.locator('input[name="offset"]').fill('3');
     await late.locator('select[name="unit"]').selectOption('days');
     await page.click('[data-test="save"]');
-    await expectText(page.locator('.goal [data-error-path="goal.until.name"]'), 'must be 1–64 letters');
-    await expectText(wait.locator('[data-error-path="wait.timeoutMs"]'), 'a wait lasts at least 1 s');
+    await expectText(page.locator('.goal [data-error-path="goal.until.name"]'), '格式不正确');
+    await expectText(wait.locator('[data-error-path="wait.timeoutMs"]'), '不能短于 1秒');
     // The window check runs on a definition the schema accepts: the late step is named once they are fixed.
     await wait.locator('input[name="wait-timeout"]').fill('3');
     await page.fill('input[name="goal-value"]', 'purchased');
     await page.click('[data-test="save"]');
-    await expectText(
-      late.locator('.field-error'),
-      'step 2 of path confirmed at +3 d falls outside the contact window',
-    );
+    await expectText(late.locator('.field-error'), '超出客服消息窗口');
     // The aside said so before the API did: the reply's path has a step that cannot go out without a fallback.
     await expectText(page.locator('[data-path-tab="confirmed"]'), '无兜底 1');
     await browser.screenshot('journey-editor-api-errors-zh-CN');

@@ -119,9 +119,27 @@ describe.each(['zh-CN', 'en'] as const)('the admin page in %s', (language) => {
     await review('editor');
   });
 
+  it('shows the API’s refusal of a save beside its field, in the page’s language', async () => {
+    const step = page.locator('.step[data-step="1"]');
+    await step.locator('input[name="offset"]').fill('2');
+    await step.locator('select[name="unit"]').selectOption('hours');
+    await page.click('[data-test="save"]');
+    await page.waitForSelector('.step[data-step="1"] .field-error');
+    expect(await step.locator('.field-error').textContent()).toMatch(
+      language === 'en' ? /falls outside the contact window/ : /超出客服消息窗口/,
+    );
+    await review('editor-refused');
+  });
+
   it('lists the accounts', async () => {
     await page.click('[data-nav="accounts"]');
     await page.waitForSelector(`tr[data-account="${APP_ID}"]`);
+    // The check's answer is WeChat's errcode in words (the simulator issues a token: errcode 0).
+    await page.locator(`tr[data-account="${APP_ID}"] [data-action="check"]`).click();
+    await page.waitForSelector(`[data-check="${APP_ID}"]`);
+    expect(await page.locator(`[data-check="${APP_ID}"]`).textContent()).toMatch(
+      language === 'en' ? /WeChat issued an access token/ : /微信已签发 access_token/,
+    );
     await review('accounts');
   });
 

@@ -46,10 +46,7 @@ describe('The window’s last chance in the admin page', () => {
     await card(2).locator('input[name="offset"]').fill('49');
     await card(2).locator('select[name="unit"]').selectOption('hours');
     await page.click('[data-test="save"]');
-    await expectText(
-      page.locator('[data-error-path="steps.1.beforeWindowCloseMs"]'),
-      'before it closes is before it opens',
-    );
+    await expectText(page.locator('[data-error-path="steps.1.beforeWindowCloseMs"]'), '早于窗口打开的时刻');
     expect(((await apiJson(`/v1/sequences/${created.id}`)) as SequenceView).version).toBe(created.version);
 
     // Two hours before it closes: saved as a last-chance step, offset 0.

@@ -41,7 +41,7 @@ describe('Quiet hours in the sequence editor', () => {
     await page.click('[data-test="save-account"]');
     await expectText(
       page.locator('#account-form .field[data-path="quietHours.start"] .field-error'),
-      'HH:MM',
+      '格式不正确',
     );
     await page.fill('input[name="quietStart"]', '22:00');
     await browser.screenshot('quiet-account-form-zh-CN');
@@ -60,7 +60,7 @@ describe('Quiet hours in the sequence editor', () => {
 
     // Inherited from the account; a trigger at 23:00 Beijing time moves step 1 to 08:00, step 2 is on time.
     await expectText(page.locator('[data-test="quiet-mode"] option[value="inherit"]'), '22:00–08:00');
-    await expectText(page.locator('[data-test="quiet-preview"]'), '时区：Asia/Shanghai');
+    await expectText(page.locator('[data-test="quiet-preview"]'), '时区：北京时间');
     await page.fill('[data-test="quiet-sample"]', '2026-11-25T23:00');
     await expectText(step(1), '2026-11-25 23:00');
     await expectText(step(1), '静默时段 → 08:00 顺延');
@@ -79,6 +79,9 @@ describe('Quiet hours in the sequence editor', () => {
     await page.selectOption('select[name="trigger"]', 'subscribe');
     await expectText(step(1), '静默时段 → 跳过');
     await expectText(page.locator('[data-test="quiet-warnings"]'), '第 1 步没有备用消息');
+    // Step 2, 13 hours after a follow, is outside its 1-minute window: not sent, as the window chart shows.
+    await expectText(step(2), '不会发送（超出客服消息窗口，且无备用消息）');
+    expect(await page.locator('.timeline .marker.refused').count()).toBe(1);
     await page.selectOption('select[name="trigger"]', 'keyword');
 
     // The sequence's own quiet hours, 12:00–13:00: now step 2 moves, to 13:00.

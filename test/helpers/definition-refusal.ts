@@ -10,7 +10,12 @@ export function definitionRefusal(
   try {
     parseSequenceDefinition(input, policyOf);
   } catch (err) {
-    if (err instanceof ValidationError) return err.details as { path: string; message: string }[];
+    // The words people read; each detail's rule (for a client's own language) is checked where it is made.
+    if (err instanceof ValidationError)
+      return (err.details as { path: string; message: string }[]).map(({ path, message }) => ({
+        path,
+        message,
+      }));
     throw err;
   }
   throw new Error('the definition was accepted');

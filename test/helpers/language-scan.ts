@@ -16,6 +16,8 @@ export const ALLOWED_ENGLISH = new Set([
   'JSON',
   'API',
   'ID',
+  // WeChat's console: IP白名单.
+  'IP',
   'KEY',
   'WeChat',
   'JavaScript',

@@ -58,7 +58,11 @@ describe('an account’s timeZone', () => {
       };
       expect(created.status).toBe(400);
       expect(createError.error.details).toEqual([
-        { path: 'timeZone', message: 'timeZone must be an IANA time zone name, e.g. Asia/Shanghai' },
+        {
+          path: 'timeZone',
+          message: 'timeZone must be an IANA time zone name, e.g. Asia/Shanghai',
+          rule: { kind: 'time_zone' },
+        },
       ]);
       expect(await accountCount()).toBe(before);
 

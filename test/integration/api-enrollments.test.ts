@@ -79,8 +79,16 @@ describe('POST /v1/sequences/:id/enrollments', () => {
     });
     expect(missing.status).toBe(400);
     expect(missing.body.error.details).toEqual([
-      { path: 'vars.course', message: 'step 1 uses {{course}}, which has no default: give its value' },
-      { path: 'vars.course', message: 'step 2 uses {{course}}, which has no default: give its value' },
+      {
+        path: 'vars.course',
+        message: 'step 1 uses {{course}}, which has no default: give its value',
+        rule: { kind: 'variable_missing', name: 'course', step: 1 },
+      },
+      {
+        path: 'vars.course',
+        message: 'step 2 uses {{course}}, which has no default: give its value',
+        rule: { kind: 'variable_missing', name: 'course', step: 2 },
+      },
     ]);
     const long = await post(`/v1/sequences/${id}/enrollments`, {
       openid: 'o-var-3',
@@ -88,7 +96,11 @@ describe('POST /v1/sequences/:id/enrollments', () => {
     });
     expect(long.status).toBe(400);
     expect(long.body.error.details).toEqual([
-      { path: 'steps.0.message.text.content', message: expect.stringContaining('2048 bytes') },
+      {
+        path: 'steps.0.message.text.content',
+        message: expect.stringContaining('2048 bytes'),
+        rule: { kind: 'too_big', origin: 'bytes', maximum: 2048, inclusive: true },
+      },
     ]);
     for (const bad of [
       { vars: { course: 'x' } },
@@ -160,7 +172,11 @@ describe('POST /v1/sequences/:id/enrollments', () => {
     });
     expect(status).toBe(400);
     expect(body.error.details).toEqual([
-      { path: 'steps.0.message', message: expect.stringContaining('{{name}} has no default') },
+      {
+        path: 'steps.0.message',
+        message: expect.stringContaining('{{name}} has no default'),
+        rule: { kind: 'variable_without_default', name: 'name' },
+      },
     ]);
   });
 

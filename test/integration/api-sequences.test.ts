@@ -53,7 +53,11 @@ describe('/v1/sequences', () => {
     const repeated = await send('GET', `/v1/sequences?appId=${APP_ID}&appId=wxnobody`);
     expect(repeated.status).toBe(400);
     expect(await repeated.json()).toEqual({
-      error: expect.objectContaining({ details: [{ path: 'query.appId', message: 'must be a string' }] }),
+      error: expect.objectContaining({
+        details: [
+          { path: 'query.appId', message: 'must be a string', rule: { kind: 'type', expected: 'string' } },
+        ],
+      }),
     });
   });
 
@@ -72,6 +76,7 @@ describe('/v1/sequences', () => {
         message: expect.stringMatching(
           /step 4 at \+2 h falls outside the contact window: a follow allows 3 messages within 1 min/,
         ),
+        rule: { kind: 'window_late', interaction: 'subscribe', count: 3, windowMs: 60_000, position: 4 },
       },
     ]);
     expect((await h.db.pool.query('SELECT count(*)::int AS n FROM sequences')).rows).toEqual(before.rows);

@@ -226,8 +226,8 @@ describe('reserved field names and other hardening', () => {
     const { error } = (await res.json()) as ErrorAnswer;
     expect(error.details).toEqual(
       expect.arrayContaining([
-        { path: 'message.toString', message: 'is not a known field' },
-        { path: 'message.hasOwnProperty', message: 'is not a known field' },
+        { path: 'message.toString', message: 'is not a known field', rule: { kind: 'unknown_field' } },
+        { path: 'message.hasOwnProperty', message: 'is not a known field', rule: { kind: 'unknown_field' } },
       ]),
     );
   });

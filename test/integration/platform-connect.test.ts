@@ -226,6 +226,7 @@ describe('connecting an official account through the platform', () => {
       {
         path: 'steps.0.message',
         message: expect.stringMatching(/customer-service messages \(permission set 1/),
+        rule: { kind: 'missing_permission', channel: 'custom' },
       },
     ]);
     expect(await writtenRows(h.db)).toEqual(before);

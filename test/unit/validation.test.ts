@@ -25,9 +25,13 @@ describe('parseInput', () => {
     expect(err.httpStatus).toBe(400);
     expect(err.message).toBe('invalid thing');
     expect(err.details).toEqual([
-      { path: 'name', message: 'is required' },
-      { path: 'count', message: expect.stringContaining('3') as string },
-      { path: 'extra', message: 'is not a known field' },
+      { path: 'name', message: 'is required', rule: { kind: 'required' } },
+      {
+        path: 'count',
+        message: 'must be at most 3',
+        rule: { kind: 'too_big', origin: 'number', maximum: 3, inclusive: true },
+      },
+      { path: 'extra', message: 'is not a known field', rule: { kind: 'unknown_field' } },
     ]);
   });
 
@@ -40,8 +44,8 @@ describe('parseInput', () => {
       }),
     );
     expect(err.details).toEqual([
-      { path: 'query.name', message: 'is required' },
-      { path: 'query.count', message: 'must be a number' },
+      { path: 'query.name', message: 'is required', rule: { kind: 'required' } },
+      { path: 'query.count', message: 'must be a number', rule: { kind: 'type', expected: 'number' } },
     ]);
   });
 
@@ -50,5 +54,53 @@ describe('parseInput', () => {
       parseInput(schema, { name: 1, count: 1 }, (details) => `bad: ${details.map((d) => d.path).join(',')}`),
     );
     expect(err.message).toBe('bad: name');
+  });
+});
+
+describe('the rule of each detail, and its English', () => {
+  const detailOf = (schema: z.ZodType, input: unknown) => {
+    const details = refusal(() => parseInput(schema, input, 'invalid')).details as unknown[];
+    expect(details).toHaveLength(1);
+    return details[0];
+  };
+
+  it.each([
+    [z.string().min(1), '', 'must not be empty', { kind: 'too_small', origin: 'string', minimum: 1 }],
+    [z.string().min(3), 'ab', 'must be at least 3 characters long', { kind: 'too_small', minimum: 3 }],
+    [z.string().max(2), 'abc', 'must be at most 2 characters long', { kind: 'too_big', maximum: 2 }],
+    [z.array(z.number()).min(1), [], 'must not be empty', { kind: 'too_small', origin: 'array' }],
+    [z.array(z.number()).max(1), [1, 2], 'must have at most 1 items', { kind: 'too_big', origin: 'array' }],
+    [z.number().min(1), 0, 'must be at least 1', { kind: 'too_small', origin: 'number', inclusive: true }],
+    [z.number().positive(), 0, 'must be greater than 0', { kind: 'too_small', inclusive: false }],
+    [z.number().int(), 1.5, 'must be an int', { kind: 'type', expected: 'int' }],
+    [z.enum(['a', 'b']), 'c', 'must be one of: "a", "b"', { kind: 'one_of', values: ['a', 'b'] }],
+    [z.literal(true), false, 'must be true', { kind: 'one_of', values: [true] }],
+    [z.url(), 'nope', 'must be a URL', { kind: 'format', format: 'url' }],
+    [z.string().regex(/^x$/), 'y', 'is not in the expected format', { kind: 'format', format: 'regex' }],
+    [z.number().multipleOf(5), 7, 'must be a multiple of 5', { kind: 'multiple_of', divisor: 5 }],
+  ])("%#: words zod's issue for people and names its rule for programs", (schema, input, message, rule) => {
+    expect(detailOf(schema, input)).toEqual({ path: '(root)', message, rule: expect.objectContaining(rule) });
+  });
+
+  it('keeps a message set on the schema, with the rule its refinement names (or invalid)', () => {
+    const named = z
+      .string()
+      .refine((s) => s !== 'main', { message: 'is taken', params: { rule: 'taken', by: 'x' } });
+    expect(detailOf(named, 'main')).toEqual({
+      path: '(root)',
+      message: 'is taken',
+      rule: { kind: 'taken', by: 'x' },
+    });
+    const unnamed = z.string().refine((s) => s !== 'main', 'is taken');
+    expect(detailOf(unnamed, 'main')).toEqual({
+      path: '(root)',
+      message: 'is taken',
+      rule: { kind: 'invalid' },
+    });
+    expect(detailOf(z.string().min(1, 'say something'), '')).toEqual({
+      path: '(root)',
+      message: 'say something',
+      rule: { kind: 'too_small', origin: 'string', minimum: 1, inclusive: true },
+    });
   });
 });

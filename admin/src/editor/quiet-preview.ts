@@ -42,7 +42,8 @@ function momentOf(value: string, zone: string): number | null {
 
 /**
  * Where each step falls for a sample trigger time (now by default, in the account's zone): its due time,
- * and, when quiet hours hold it, what the claim will do — move it to their end (sent then, or on its
+ * and what the claim will do — send it then (as a customer-service message inside the window, else on its
+ * fallback, else not at all), or, when quiet hours hold it, move it to their end (sent then, or on its
  * fallback once the window has closed) or skip it. Steps that quiet hours can push past their window
  * without a fallback are listed, as the API warns of them on save.
  */
@@ -65,12 +66,18 @@ export function createQuietPreview(): QuietPreview {
     const items = steps.map(({ offsetMs, hasFallback }, i) => {
       const due = trigger + offsetMs;
       const end = quietHoursEnd(quiet, zone, new Date(due));
-      // The claim's rule: moved if the window is open then (or not known here), else by its fallback.
-      const open = !opened || (end !== null && outsideWindow(opened, i, end) === null);
+      // The claim's rule, as the window chart applies it: a step sent when due, or at the quiet hours' end,
+      // goes as a customer-service message if the window is open then (or not known here), else by its
+      // fallback, else not at all.
+      const open = (at: number) => !opened || outsideWindow(opened, i, new Date(at)) === null;
       const [cls, mark] =
         end === null
-          ? ['on-time', words.onTime]
-          : open
+          ? open(due)
+            ? ['on-time', words.onTime]
+            : hasFallback
+              ? ['on-time fallback', words.onTimeFallback]
+              : ['skipped', words.outsideWindow]
+          : open(end.getTime())
             ? ['moved', words.moved(hourMinute(end, zone))]
             : hasFallback
               ? ['moved fallback', words.movedFallback(hourMinute(end, zone))]

@@ -119,7 +119,7 @@ export function createStepCard(
     el,
     showWarnings(list) {
       warnings.replaceChildren(
-        ...list.map((w) => h('li', { class: 'fallback', 'data-path': w.path }, w.message)),
+        ...list.map((w) => h('li', { class: 'fallback', 'data-path': w.path }, t().errors.detail(w))),
       );
       warnings.hidden = list.length === 0;
     },

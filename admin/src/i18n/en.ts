@@ -52,6 +52,11 @@ export const en: Catalog = {
     atOnce: 'at once',
     inFuture: (span) => `in ${span}`,
     ago: (span) => `${span} ago`,
+    zone: (zone) => zone,
+  },
+  errors: {
+    detail: (detail) => detail.message,
+    refusal: (_code, english) => english,
   },
   signIn: {
     title: 'Sign in',
@@ -385,6 +390,8 @@ export const en: Catalog = {
     active: (span) => `Quiet hours ${span}`,
     step: (n, offset) => `Step ${n} (${offset})`,
     onTime: 'on time',
+    onTimeFallback: 'on time, as its fallback (outside the contact window)',
+    outsideWindow: 'not sent (outside the contact window, no fallback)',
     moved: (time) => `Quiet hours → moved to ${time}`,
     movedFallback: (time) => `Quiet hours → moved to ${time}, as its fallback`,
     skipped: 'Quiet hours → skipped (window closed by their end, no fallback)',
@@ -578,6 +585,7 @@ export const en: Catalog = {
     checkOk: 'OK',
     checkFailed: 'Not OK',
     checkedAt: (at, message) => ` · ${at} · ${message}`,
+    checkAnswer: (check) => check.message,
     disableTitle: (appId) => `Disable ${appId}?`,
     disableBody:
       'Messages that fall due while the account is disabled are not sent: they end skipped (account_disabled). ' +
@@ -596,7 +604,8 @@ export const en: Catalog = {
       name: 'Name',
       secret: 'AppSecret',
       token: 'Push token (Token)',
-      tokenHint: 'The Token set in WeChat’s console (服务器配置); without it the webhook refuses the pushes.',
+      tokenHint:
+        '3–32 letters or digits, the Token set in WeChat’s console (服务器配置); without it the webhook refuses the pushes.',
       encodingAESKey: 'EncodingAESKey',
       previousEncodingAESKey: 'Previous EncodingAESKey (while rotating)',
       pushMode: 'Push mode (消息加解密方式)',

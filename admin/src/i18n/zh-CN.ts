@@ -1,8 +1,14 @@
+import type { AccountCheck } from '../types.js';
+import { zhCheckAnswer, zhDetail, zhRefusal } from './zh-CN-errors.js';
+
 /**
  * Every word the admin page shows, in Simplified Chinese: the default language and the source of the
  * catalog's type (the English catalog must have the same keys and the same parameters). Wording follows
  * WeChat's own console (公众号, 客服消息, 模板消息, 服务器配置, 消息加解密密钥, 第三方平台, 授权).
  */
+/** A time zone as people in China name it: Beijing time for Asia/Shanghai, the IANA name for the others. */
+const zoneName = (zone: string): string => (zone === 'Asia/Shanghai' ? '北京时间' : zone);
+
 export const zhCN = {
   app: {
     tagline: '跟进消息管理',
@@ -40,6 +46,12 @@ export const zhCN = {
     atOnce: '立即',
     inFuture: (span: string) => `${span}后`,
     ago: (span: string) => `${span}前`,
+    zone: zoneName,
+  },
+  /** The API's refusals: a field's problem by its rule, a request's by its code (`english`: the API's words). */
+  errors: {
+    detail: zhDetail,
+    refusal: (code: string, _english: string) => zhRefusal(code),
   },
   signIn: {
     title: '登录',
@@ -217,7 +229,7 @@ export const zhCN = {
     bar: (at: string, sent: number, skipped: number, failed: number) =>
       `${at}：已发送 ${sent}，已跳过 ${skipped}，失败 ${failed}`,
     label: '每分钟的发送结果',
-    perMinute: (zone: string) => `按分钟统计 · 时间为 ${zone}`,
+    perMinute: (zone: string) => `按分钟统计 · 时间为 ${zoneName(zone)}`,
   },
   editor: {
     newTitle: '新建序列',
@@ -303,7 +315,8 @@ export const zhCN = {
     json: {
       label: '消息 JSON（微信客服消息的格式，不含 touser）',
       notObject: '须为 JSON 对象',
-      invalid: (why: string) => `不是有效的 JSON：${why}`,
+      // The browser words the parse error in English: the Chinese page says where to look instead.
+      invalid: (_why: string) => '不是有效的 JSON：请检查引号、逗号和括号是否成对',
     },
     fallback: {
       toggle: '客服消息窗口关闭时，改用兜底消息',
@@ -354,14 +367,16 @@ export const zhCN = {
     start: '开始',
     end: '结束',
     hint: (zone: string) =>
-      `按公众号时区（${zone}）。结束早于开始即跨越午夜。静默时段内到期的步骤顺延到结束时发送；届时窗口已关闭则改发备用消息，没有备用消息则跳过。`,
+      `按公众号时区（${zoneName(zone)}）。结束早于开始即跨越午夜。静默时段内到期的步骤顺延到结束时发送；届时窗口已关闭则改发备用消息，没有备用消息则跳过。`,
     heading: '发送时间预览',
     sample: '假设触发时间',
-    zone: (zone: string) => `时区：${zone}`,
+    zone: (zone: string) => `时区：${zoneName(zone)}`,
     none: '本序列不受静默时段限制。',
     active: (span: string) => `静默时段 ${span}`,
     step: (n: number, offset: string) => `第 ${n} 步（${offset}）`,
     onTime: '按时发送',
+    onTimeFallback: '按时改发备用消息（超出客服消息窗口）',
+    outsideWindow: '不会发送（超出客服消息窗口，且无备用消息）',
     moved: (time: string) => `静默时段 → ${time} 顺延`,
     movedFallback: (time: string) => `静默时段 → ${time} 顺延，改发备用消息`,
     skipped: '静默时段 → 跳过（届时窗口已关闭，且无备用消息）',
@@ -550,6 +565,8 @@ export const zhCN = {
     checkOk: '正常',
     checkFailed: '异常',
     checkedAt: (at: string, message: string) => ` · ${at} · ${message}`,
+    /** What WeChat's answer to the check means, by its errcode (the API's `message` is English). */
+    checkAnswer: (check: AccountCheck) => zhCheckAnswer(check),
     disableTitle: (appId: string) => `停用 ${appId}？`,
     disableBody:
       '停用期间到期的消息不会发送，将以“已跳过（account_disabled）”结束；消息推送仍照常接收。' +
@@ -567,7 +584,8 @@ export const zhCN = {
       name: '名称',
       secret: 'AppSecret（开发者密码）',
       token: '令牌(Token)',
-      tokenHint: '与公众号后台“服务器配置”中的令牌(Token)一致；未设置时，消息推送接口会拒收推送。',
+      tokenHint:
+        '3–32 位字母或数字，与公众号后台“服务器配置”中的令牌(Token)一致；未设置时，消息推送接口会拒收推送。',
       encodingAESKey: '消息加解密密钥(EncodingAESKey)',
       previousEncodingAESKey: '上一个消息加解密密钥（更换密钥期间使用）',
       pushMode: '消息加解密方式',

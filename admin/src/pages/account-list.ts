@@ -55,7 +55,7 @@ export const accountListPage: PageFactory = (ctx, params, query) => {
           'p',
           { class: `check-result small ${c.ok ? 'ok' : 'error'}`, 'data-check': a.appId, role: 'status' },
           h('strong', {}, c.ok ? T.checkOk : T.checkFailed),
-          T.checkedAt(when(c.checkedAt, a.timeZone), c.message),
+          T.checkedAt(when(c.checkedAt, a.timeZone), T.checkAnswer(c)),
         )
       : null;
   };

@@ -19,7 +19,8 @@ function leaves(node: unknown, path = ''): Leaf[] {
     } catch {
       text = call([7]);
     }
-    return [{ path, shape: `function/${fn.length}`, texts: [text] }];
+    // A word made of an API answer's field (the English catalog's errors) has none from a number: String().
+    return [{ path, shape: `function/${fn.length}`, texts: [String(text)] }];
   }
   if (Array.isArray(node)) return [{ path, shape: `array/${node.length}`, texts: node.map(String) }];
   return Object.entries(node as Record<string, unknown>).flatMap(([key, value]) =>
@@ -57,5 +58,14 @@ describe('foreignWords', () => {
 
   it('finds Chinese on an English page, except the WeChat console names', () => {
     expect(foreignWords('Server URL (服务器配置) · 已发送: 3 sent', 'en')).toEqual(['已发送']);
+  });
+});
+
+describe('time zones', () => {
+  it('the Chinese page names Asia/Shanghai 北京时间, and other zones by their IANA names', () => {
+    expect(zhCN.time.zone('Asia/Shanghai')).toBe('北京时间');
+    expect(zhCN.time.zone('Europe/Berlin')).toBe('Europe/Berlin');
+    expect(zhCN.chart.perMinute('Asia/Shanghai')).toContain('北京时间');
+    expect(en.time.zone('Asia/Shanghai')).toBe('Asia/Shanghai');
   });
 });

@@ -15,7 +15,11 @@ describe('journeyIssues', () => {
 
   it('names a wait that leads to a path not declared', () => {
     expect(journeyIssues({ main: path([0], reply('nowhere')), paths: {} })).toEqual([
-      { path: 'wait.yes', message: 'names no path: declare paths.nowhere' },
+      {
+        path: 'wait.yes',
+        message: 'names no path: declare paths.nowhere',
+        rule: { kind: 'unknown_path', name: 'nowhere' },
+      },
     ]);
   });
 
@@ -25,7 +29,11 @@ describe('journeyIssues', () => {
       paths: { a: path([0], reply('b')), b: path([0], reply('a')) },
     });
     expect(issues).toEqual([
-      { path: 'paths.b.wait.yes', message: expect.stringContaining('leads back to path a') },
+      {
+        path: 'paths.b.wait.yes',
+        message: expect.stringContaining('leads back to path a'),
+        rule: { kind: 'path_loop', name: 'a' },
+      },
     ]);
   });
 
@@ -38,6 +46,7 @@ describe('journeyIssues', () => {
       {
         path: 'paths.b.wait.yes',
         message: expect.stringContaining('which paths.a.wait.yes leads to already'),
+        rule: { kind: 'path_taken', name: 'c' },
       },
     ]);
   });
@@ -64,8 +73,13 @@ describe('journeyIssues', () => {
       {
         path: `paths.p${MAX_DEPTH}.wait.yes`,
         message: expect.stringContaining(`at most ${MAX_DEPTH} waits`),
+        rule: { kind: 'too_deep', maximum: MAX_DEPTH },
       },
-      { path: `paths.p${MAX_DEPTH + 1}`, message: expect.stringContaining('unreachable') },
+      {
+        path: `paths.p${MAX_DEPTH + 1}`,
+        message: expect.stringContaining('unreachable'),
+        rule: { kind: 'path_unreachable' },
+      },
     ]);
   });
 
@@ -80,12 +94,22 @@ describe('journeyIssues', () => {
   it(`refuses more than ${MAX_JOURNEY_STEPS} steps in all`, () => {
     const many = Array.from({ length: MAX_JOURNEY_STEPS / 2 + 1 }, (_, i) => i);
     const issues = journeyIssues({ main: path(many, reply('a')), paths: { a: path(many) } });
-    expect(issues).toEqual([{ path: 'paths', message: expect.stringContaining(`${many.length * 2} steps`) }]);
+    expect(issues).toEqual([
+      {
+        path: 'paths',
+        message: expect.stringContaining(`${many.length * 2} steps`),
+        rule: { kind: 'too_many_steps', total: many.length * 2, maximum: MAX_JOURNEY_STEPS },
+      },
+    ]);
   });
 
   it('reads a path named like an Object property as undeclared, not as the prototype’s', () => {
     expect(journeyIssues({ main: path([0], reply('constructor')), paths: {} })).toEqual([
-      { path: 'wait.yes', message: 'names no path: declare paths.constructor' },
+      {
+        path: 'wait.yes',
+        message: 'names no path: declare paths.constructor',
+        rule: { kind: 'unknown_path', name: 'constructor' },
+      },
     ]);
   });
 });

@@ -84,7 +84,7 @@ describe('parseSequenceDefinition: the window’s last chance', () => {
       'a lead under a second',
       { steps: [lastChance(500)] },
       'steps.0.beforeWindowCloseMs',
-      /greater than or equal to 1000|>=1000/,
+      /must be at least 1000/,
     ],
     [
       'a timed step after a last-chance one',

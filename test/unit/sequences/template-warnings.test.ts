@@ -83,6 +83,7 @@ describe('unknownTemplateWarnings', () => {
       {
         path: 'steps.1.fallback.template_id',
         message: expect.stringContaining('has no template TPL_TYPO') as string,
+        rule: { kind: 'unknown_template', templateId: 'TPL_TYPO', known: ['TPL_OK', 'TPL_OTHER'] },
       },
     ]);
     expect(warnings[0].message).toContain('40037');
@@ -98,6 +99,7 @@ describe('unknownTemplateWarnings', () => {
       {
         path: 'steps.0.fallback.template_id',
         message: expect.stringContaining('could not be checked') as string,
+        rule: { kind: 'templates_unavailable', reason: 'errcode 48001 api unauthorized' },
       },
     ]);
     expect(warnings[0].message).toContain('48001');

@@ -67,7 +67,13 @@ function problems(fn: () => unknown): { path: string; message: string }[] {
   } catch (err) {
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).code).toBe('validation_error');
-    return (err as ValidationError).details as { path: string; message: string }[];
+    // The words people read (each detail's rule is checked in test/unit/validation.test.ts).
+    return ((err as ValidationError).details as { path: string; message: string }[]).map(
+      ({ path, message }) => ({
+        path,
+        message,
+      }),
+    );
   }
   throw new Error('expected a ValidationError');
 }
