@@ -29,6 +29,8 @@ export type {
   StepResult,
   PathResult,
   TemplateMessageView as TemplateMessage,
+  TemplateLibraryView,
+  LibraryTemplateView,
   TimelineMessage,
   Trigger,
   WindowPolicyView as WindowPolicy,

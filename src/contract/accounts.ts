@@ -213,6 +213,40 @@ export const accountCheckSchema = z.object({
   checkedAt: z.string(),
 });
 
+/** One template of the account's WeChat template library, with the data fields its content names. */
+export const libraryTemplateSchema = z.object({
+  templateId: z.string(),
+  title: z.string(),
+  /** As WeChat shows it: `课程名称：{{thing1.DATA}}\n开课时间：{{time2.DATA}}`. */
+  content: z.string(),
+  /** Each `{{key.DATA}}` of the content, in order, labelled by the text before it on its line. */
+  fields: z.array(z.object({ key: z.string(), label: z.string() })),
+});
+
+/** `GET /v1/accounts/:appId/templates?refresh=true`: fetch the list from WeChat again unless it is younger than 30 s. */
+export const templateLibraryQuerySchema = z
+  .object({ refresh: z.enum(['true', 'false']).optional() })
+  .strict();
+
+/**
+ * `GET /v1/accounts/:appId/templates`: the account's template library as WeChat lists it (cached for
+ * `TEMPLATE_LIST_TTL_MS`), or, `ok: false`, why it could not be had (no token, an errcode, no answer).
+ */
+export const templateLibrarySchema = z.discriminatedUnion('ok', [
+  z.object({
+    appId: z.string(),
+    ok: z.literal(true),
+    fetchedAt: z.string(),
+    templates: z.array(libraryTemplateSchema),
+  }),
+  z.object({
+    appId: z.string(),
+    ok: z.literal(false),
+    reason: z.string(),
+    templates: z.array(libraryTemplateSchema),
+  }),
+]);
+
 /** `DELETE /v1/accounts/:appId`: the account is gone; `cancelled` open messages were stopped (one ledger row). */
 export const accountDeletedSchema = z.object({
   appId: z.string(),
@@ -237,4 +271,6 @@ export type AccountPatch = z.output<typeof accountPatchSchema>;
 export type AccountView = z.output<typeof accountViewSchema>;
 export type AccountList = z.output<typeof accountListSchema>;
 export type AccountCheck = z.output<typeof accountCheckSchema>;
+export type TemplateLibraryView = z.output<typeof templateLibrarySchema>;
+export type LibraryTemplateView = z.output<typeof libraryTemplateSchema>;
 export type AccountDeleted = z.output<typeof accountDeletedSchema>;

@@ -2,7 +2,14 @@ import { Router } from 'express';
 import type { z } from 'zod';
 import type { Account } from '../accounts/account';
 import { createAccount, patchAccount, removeAccount } from '../accounts/manage-accounts';
-import { accountCreateSchema, type AccountDeleted, type AccountList, accountPatchSchema } from '../contract';
+import {
+  accountCreateSchema,
+  type AccountDeleted,
+  type AccountList,
+  accountPatchSchema,
+  templateLibraryQuerySchema,
+  type TemplateLibraryView,
+} from '../contract';
 import { NotFoundError, ValidationError } from '../errors';
 import { listPausedAccounts } from '../store/account-states';
 import { sentToday } from '../store/send-pacing';
@@ -62,6 +69,23 @@ export function createAccountRouter(deps: V1Deps): Router {
     const appId = String(req.params.appId);
     const { cancelled, archivedSequences } = await removeAccount(deps, appId, ACTOR);
     res.json({ appId, deleted: true, cancelled, archivedSequences } satisfies AccountDeleted);
+  });
+
+  router.get('/:appId/templates', async (req, res) => {
+    const { appId } = known(String(req.params.appId));
+    const { refresh } = parseInput(templateLibraryQuerySchema, req.query, 'invalid query', {
+      prefix: 'query',
+    });
+    const answer = await deps.templates.templates(appId, [], refresh === 'true');
+    const library: TemplateLibraryView = answer.ok
+      ? {
+          appId,
+          ok: true,
+          fetchedAt: answer.fetchedAt.toISOString(),
+          templates: answer.templates.map((t) => ({ ...t, fields: [...t.fields] })),
+        }
+      : { appId, ok: false, reason: answer.reason, templates: [] };
+    res.json(library);
   });
 
   router.post('/:appId/check', async (req, res) => {

@@ -4,11 +4,18 @@ import { isTokenErrcode } from './errcodes';
 import { describeRequestError, interpretAnswer, type WechatAnswer } from './http-answer';
 import type { TokenStore } from './tokens';
 
-/** One template of an account's library, as WeChat lists it (reference/wechat.md §6.1). */
+/** One field of a template, as its content names it: `课程名称：{{thing1.DATA}}` is `thing1`, labelled 课程名称. */
+export interface TemplateField {
+  readonly key: string;
+  readonly label: string;
+}
+
+/** One template of an account's library, as WeChat lists it (reference/wechat.md §6.1), with its fields. */
 export interface LibraryTemplate {
   readonly templateId: string;
   readonly title: string;
   readonly content: string;
+  readonly fields: readonly TemplateField[];
 }
 
 /** What is known of an account's template library: its templates, or why they could not be listed. */
@@ -21,9 +28,10 @@ export interface TemplateLibrary {
   /**
    * The account's library, from the cache while it is younger than the TTL. `expect` names template ids the
    * caller is about to look up: one missing from a cached list older than the refetch floor fetches the
-   * list again (a template added in WeChat's console a minute ago is found). Never rejects.
+   * list again (a template added in WeChat's console a minute ago is found); so does `refresh` (the admin
+   * page's template picker, opened after adding one). Never rejects.
    */
-  templates(appId: string, expect?: readonly string[]): Promise<TemplateLibraryAnswer>;
+  templates(appId: string, expect?: readonly string[], refresh?: boolean): Promise<TemplateLibraryAnswer>;
 }
 
 /** Options of `createTemplateLibrary`. */
@@ -45,6 +53,28 @@ const REFETCH_FLOOR_MS = 30_000;
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
+const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_]+)\.DATA\s*\}\}/g;
+
+/**
+ * The fields a template's content names, in order, each once: `{{key.DATA}}`, labelled by the text before it
+ * on its line (`开课时间：{{time2.DATA}}` → 开课时间; the old `{{first.DATA}}` alone on a line has none).
+ */
+export function templateFields(content: string): TemplateField[] {
+  const fields = new Map<string, string>();
+  for (const line of content.split(/\r?\n/)) {
+    let from = 0;
+    for (const m of line.matchAll(PLACEHOLDER)) {
+      const label = line
+        .slice(from, m.index)
+        .replace(/[:：\s]+$/u, '')
+        .trim();
+      if (!fields.has(m[1])) fields.set(m[1], label);
+      from = m.index + m[0].length;
+    }
+  }
+  return [...fields].map(([key, label]) => ({ key, label }));
+}
+
 function parseList(answer: WechatAnswer): readonly LibraryTemplate[] | string {
   const list = answer.json?.template_list;
   if (answer.errcode !== 0 || !Array.isArray(list)) {
@@ -52,7 +82,12 @@ function parseList(answer: WechatAnswer): readonly LibraryTemplate[] | string {
   }
   return list
     .filter((t): t is Record<string, unknown> => typeof t === 'object' && t !== null)
-    .map((t) => ({ templateId: str(t.template_id), title: str(t.title), content: str(t.content) }));
+    .map((t) => ({
+      templateId: str(t.template_id),
+      title: str(t.title),
+      content: str(t.content),
+      fields: templateFields(str(t.content)),
+    }));
 }
 
 /**
@@ -113,11 +148,11 @@ export function createTemplateLibrary(opts: TemplateLibraryOptions): TemplateLib
   }
 
   return {
-    templates(appId, expect = []) {
+    templates(appId, expect = [], refresh = false) {
       const cached = cache.get(appId);
       if (cached === undefined || now() - cached.at >= opts.ttlMs) return refetch(appId);
       const ids = new Set(cached.answer.templates.map((t) => t.templateId));
-      const missing = expect.some((id) => !ids.has(id));
+      const missing = refresh || expect.some((id) => !ids.has(id));
       if (missing && now() - cached.at >= REFETCH_FLOOR_MS) return refetch(appId);
       return Promise.resolve(cached.answer);
     },

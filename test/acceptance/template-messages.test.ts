@@ -33,6 +33,34 @@ const fallbackOnly = (fallback: Record<string, unknown>) =>
   });
 
 describe('Template messages', () => {
+  it('lists the account’s template library with each template’s fields, labelled as the template words them, to choose a fallback from', async () => {
+    const { status, body } = await world.api(`/v1/accounts/${APP_ID}/templates`);
+    expect(status).toBe(200);
+    expect(body).toEqual({
+      appId: APP_ID,
+      ok: true,
+      fetchedAt: expect.any(String),
+      templates: [
+        {
+          templateId: ACCEPTANCE_TEMPLATE.template_id,
+          title: ACCEPTANCE_TEMPLATE.title,
+          content: ACCEPTANCE_TEMPLATE.content,
+          fields: [
+            { key: 'thing1', label: '提醒' },
+            { key: 'thing2', label: '备注' },
+          ],
+        },
+      ],
+    });
+    expect((await world.api(`/v1/accounts/${APP_ID}/templates?refresh=true`)).status).toBe(200);
+    expect((await world.api('/v1/accounts/wxnosuchaccount1/templates')).status).toBe(404);
+    const bad = await world.api(`/v1/accounts/${APP_ID}/templates?refresh=maybe`);
+    expect(bad.status).toBe(400);
+    expect((bad.body as { error: { details: { path: string }[] } }).error.details[0].path).toBe(
+      'query.refresh',
+    );
+  });
+
   it('a fallback with a template id the account lacks: WeChat answers 40037, the step fails, the results count it', async () => {
     const created = await world.api('/v1/sequences', {
       json: fallbackOnly({ ...aTemplateMessage('see you'), template_id: 'tpl-acceptance-typo' }),

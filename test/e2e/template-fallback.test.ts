@@ -32,9 +32,9 @@ describe('a template fallback in the editor (docs/sequences.md "Template message
     await step.locator('.data-row input[name="value"]').nth(1).fill('您好');
 
     const warnings = step.locator('[data-test="step-warnings"]');
-    await expectText(warnings, 'has no template TPL_COURSE_REMINDR');
-    await expectText(warnings, 'a template field holds at most 20');
-    await expectText(warnings, 'WeChat no longer shows “first”');
+    await expectText(warnings, '模板库中没有模板 TPL_COURSE_REMINDR');
+    await expectText(warnings, '模板字段最多 20 个字');
+    await expectText(warnings, '微信已不再显示“first”字段');
 
     const card = page.locator('.phone [data-preview-step="2"] .template');
     const thing = card.locator('[data-field="thing1"]');
@@ -48,8 +48,37 @@ describe('a template fallback in the editor (docs/sequences.md "Template message
 
     // The right template id: its warning goes, the field's stays.
     await step.locator('input[name="template_id"]').fill('TPL_COURSE_REMINDER');
-    await expectText(warnings, 'at most 20');
-    await waitForNoText(warnings, 'has no template');
+    await expectText(warnings, '最多 20 个字');
+    await waitForNoText(warnings, '模板库中没有模板');
+  });
+
+  it('chooses the template from the account’s library: its id, and a row per field labelled as the template words it', async () => {
+    const browser = openBrowser();
+    const { page } = browser;
+    const { step } = await editLateStep(page, started.service, createSequence, '开课提醒 · 从模板库选择');
+    await step.locator('.data-row input[name="key"]').fill('time2');
+    await step.locator('.data-row input[name="value"]').fill('明天 19:00');
+    await step.locator('[data-action="pick-template"]').click();
+    const pick = step.locator('select[name="template-pick"]');
+    await expectText(pick, '课程提醒（TPL_COURSE_REMINDER）');
+    await pick.selectOption('TPL_COURSE_REMINDER');
+    expect(await step.locator('input[name="template_id"]').inputValue()).toBe('TPL_COURSE_REMINDER');
+    const keys = step.locator('.data-row input[name="key"]');
+    const values = step.locator('.data-row input[name="value"]');
+    expect(await keys.evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value))).toEqual([
+      'thing1',
+      'time2',
+    ]);
+    expect(await values.nth(0).getAttribute('placeholder')).toBe('课程名称');
+    // The value typed for time2 before choosing is kept.
+    expect(await values.nth(1).inputValue()).toBe('明天 19:00');
+    await expectText(step.locator('.template-content'), '开课时间：{{time2.DATA}}');
+    await values.nth(0).fill('春季瑜伽');
+    const card = page.locator('.phone [data-preview-step="2"] .template');
+    await expectText(card.locator('[data-field="thing1"]'), '春季瑜伽');
+    await browser.screenshot('template-picker-zh-CN');
+    await page.click('[data-test="save"]');
+    await page.waitForURL(/\/admin\/sequences\/[0-9a-f-]{36}$/);
   });
 });
 

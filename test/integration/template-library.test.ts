@@ -132,6 +132,28 @@ describe('template library cache', () => {
     expect(listCalls).toBe(2);
   });
 
+  it('refetches when asked to refresh, unless the cached list is younger than 30 s', async () => {
+    const lib = library();
+    await lib.templates(ACCOUNT.appId);
+    sim.registerTemplates(ACCOUNT.appId, [aSimTemplate('TPL-A'), aSimTemplate('TPL-NEW')]);
+    clock += 29_999;
+    expect(idsOf(await lib.templates(ACCOUNT.appId, [], true))).toEqual(['TPL-A']);
+    clock += 1;
+    expect(idsOf(await lib.templates(ACCOUNT.appId, [], true))).toEqual(['TPL-A', 'TPL-NEW']);
+    expect(listCalls).toBe(2);
+  });
+
+  it('lists each template with the fields its content names, labelled', async () => {
+    sim.registerTemplates(ACCOUNT.appId, [
+      { ...aSimTemplate('TPL-C'), content: '课程名称：{{thing1.DATA}}\n开课时间：{{time2.DATA}}' },
+    ]);
+    const answer = await library().templates(ACCOUNT.appId);
+    expect(answer.ok && answer.templates[0].fields).toEqual([
+      { key: 'thing1', label: '课程名称' },
+      { key: 'time2', label: '开课时间' },
+    ]);
+  });
+
   it('lets concurrent callers for one account share one fetch', async () => {
     const lib = library();
     const answers = await Promise.all([1, 2, 3, 4].map(() => lib.templates(ACCOUNT.appId)));

@@ -2,6 +2,7 @@ import { field, h } from '../dom.js';
 import { t } from '../i18n/index.js';
 import type { ErrorDetail, Json, TemplateMessage } from '../types.js';
 import { createFallbackForm } from './fallback-form.js';
+import type { TemplateSource } from './template-picker.js';
 import { createMessageForm, kindOf, KINDS, type Kind, type MessageForm } from './message-forms.js';
 
 /** What a step sends: a message and its fallback, with a name and weight when it is one of A/B variants. */
@@ -25,7 +26,11 @@ interface Initial {
 }
 
 /** One message form with its type select and fallback; `onRemove` set: a button removes the variant. */
-export function createContentBlock(initial: Initial, onRemove: (() => void) | null): ContentBlock {
+export function createContentBlock(
+  initial: Initial,
+  onRemove: (() => void) | null,
+  templates: TemplateSource | null = null,
+): ContentBlock {
   const { editor: words } = t();
   const name = h('input', { type: 'text', name: 'variant-name', maxlength: 32, value: initial.name ?? '' });
   const weight = h('input', { type: 'number', name: 'variant-weight', min: 1, step: 1 });
@@ -60,7 +65,7 @@ export function createContentBlock(initial: Initial, onRemove: (() => void) | nu
     form = createMessageForm(type.value as Kind, message);
     formSlot.replaceChildren(form.el);
   });
-  const fallback = createFallbackForm(initial.fallback);
+  const fallback = createFallbackForm(initial.fallback, templates);
   const el = h('div', { class: 'content-block' }, head, typeRow, formSlot, fallback.el);
 
   return {

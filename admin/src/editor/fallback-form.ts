@@ -3,6 +3,7 @@ import { t } from '../i18n/index.js';
 import type { TemplateMessage } from '../types.js';
 import { textControl } from './message-forms.js';
 import { createRemovableRows } from './removable-rows.js';
+import { createTemplatePicker, type TemplateSource } from './template-picker.js';
 
 /**
  * The fallback of a step, sent instead when the contact window is closed at due time: a template message, or
@@ -23,10 +24,15 @@ interface DataRow {
 }
 
 /**
- * Template id, optional link and the template's data fields as key / value rows. Fields the form does not
- * show (miniprogram, client_msg_id, colours) are kept as they were, so editing never drops them.
+ * Template id, optional link and the template's data fields as key / value rows — or a template chosen from
+ * the account's library (`source`), which fills the id and a row per field, labelled as the template words
+ * it. Fields the form does not show (miniprogram, client_msg_id, colours) are kept as they were, so editing
+ * never drops them.
  */
-export function createFallbackForm(initial: TemplateMessage | null | undefined): FallbackForm {
+export function createFallbackForm(
+  initial: TemplateMessage | null | undefined,
+  source: TemplateSource | null = null,
+): FallbackForm {
   const words = t().editor.fallback;
   const toggle = h('input', { type: 'checkbox', name: 'fallback' });
   toggle.checked = Boolean(initial);
@@ -46,7 +52,7 @@ export function createFallbackForm(initial: TemplateMessage | null | undefined):
   const hint = h('p', { class: 'hint' });
   const list = createRemovableRows<DataRow>('data-rows');
   const dataRow = h('div', { class: 'field' }, h('span', { class: 'label' }, words.data), list.el);
-  const addRow = (key: string, value: string, color?: string) => {
+  const addRow = (key: string, value: string, color?: string, label = '') => {
     const r: DataRow = {
       key: textControl(key, false, 'key') as HTMLInputElement,
       value: textControl(value, false, 'value') as HTMLInputElement,
@@ -54,7 +60,7 @@ export function createFallbackForm(initial: TemplateMessage | null | undefined):
       color,
     };
     r.key.placeholder = words.key;
-    r.value.placeholder = words.value;
+    r.value.placeholder = label || words.value;
     r.key.setAttribute('aria-label', words.keyLabel);
     r.value.setAttribute('aria-label', words.valueLabel);
     list.add(r, [r.key, r.value]);
@@ -62,9 +68,32 @@ export function createFallbackForm(initial: TemplateMessage | null | undefined):
   const data = Object.entries(initial?.data ?? { thing1: { value: '' } });
   for (const [key, v] of data) addRow(key, v.value, v.color);
   const add = list.addButton(words.add, () => addRow('', ''));
+  // Choosing a template keeps the values already typed for its fields and drops the other rows.
+  const picker = source
+    ? createTemplatePicker(source, (template) => {
+        const typed = new Map(list.rows.map((r) => [r.key.value, r] as const));
+        templateId.value = template.templateId;
+        list.clear();
+        for (const { key, label } of template.fields) {
+          const before = typed.get(key);
+          addRow(key, before?.value.value ?? '', before?.color, label);
+        }
+      })
+    : null;
 
-  const body = h('div', { class: 'fallback-body' }, channelRow, hint, idRow, urlRow, dataRow, add);
+  const body = h(
+    'div',
+    { class: 'fallback-body' },
+    channelRow,
+    hint,
+    picker?.el,
+    idRow,
+    urlRow,
+    dataRow,
+    add,
+  );
   const sync = () => {
+    picker?.show(channel.value !== 'notice');
     body.hidden = !toggle.checked;
     hint.textContent = channel.value === 'notice' ? words.noticeHint : '';
     hint.hidden = channel.value !== 'notice';

@@ -8,6 +8,8 @@ export interface RemovableRows<R extends { readonly row: HTMLElement }> {
   readonly rows: readonly R[];
   /** Shows `r`, its `controls` followed by a Remove button. */
   add(r: R, controls: readonly HTMLElement[]): void;
+  /** Removes every row (before adding another set: a template's fields when one is chosen). */
+  clear(): void;
   /** A button that adds the row `make` builds (with `add`). */
   addButton(label: string, make: () => void): HTMLButtonElement;
 }
@@ -41,6 +43,10 @@ export function createRemovableRows<R extends { readonly row: HTMLElement }>(
         h('button', { type: 'button', class: 'link', onclick: remove }, t().common.remove),
       );
       rows.push(r);
+      changed();
+    },
+    clear() {
+      rows.splice(0);
       changed();
     },
     addButton: (label, make) =>

@@ -348,6 +348,14 @@ export const en: Catalog = {
       keyLabel: 'Data key',
       valueLabel: 'Data value',
       add: 'Add data field',
+      pick: 'Choose from the template library',
+      pickLabel: 'Templates of the account’s library',
+      pickPrompt: 'Choose a template…',
+      templateOption: (title, id) => `${title} (${id})`,
+      refresh: 'Read the library again',
+      libraryUnavailable:
+        'WeChat could not list this account’s templates just now: try again shortly, or type the template id.',
+      libraryEmpty: 'This account’s template library is empty: add templates in WeChat’s console first.',
     },
   },
   window: {

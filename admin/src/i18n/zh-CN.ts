@@ -333,6 +333,13 @@ export const zhCN = {
       keyLabel: '字段名',
       valueLabel: '字段值',
       add: '添加字段',
+      pick: '从模板库选择',
+      pickLabel: '公众号模板库中的模板',
+      pickPrompt: '请选择模板…',
+      templateOption: (title: string, id: string) => `${title}（${id}）`,
+      refresh: '重新读取模板库',
+      libraryUnavailable: '暂时无法从微信读取该公众号的模板库，请稍后重试，或直接填写模板 ID。',
+      libraryEmpty: '该公众号的模板库中还没有模板：请先在公众平台“广告与服务 → 模板消息”中添加。',
     },
   },
   window: {

@@ -13,7 +13,15 @@ import { effectiveQuietHours } from '../policy/quiet-hours.js';
 import { triggerKind } from '../policy/window-rule.js';
 import { t } from '../i18n/index.js';
 import { BASE, type AppContext, type PageFactory } from '../router.js';
-import type { Account, ErrorDetail, Sequence, SequenceBody, SequenceValid, Step } from '../types.js';
+import type {
+  Account,
+  ErrorDetail,
+  Sequence,
+  SequenceBody,
+  SequenceValid,
+  Step,
+  TemplateLibraryView,
+} from '../types.js';
 
 /** Typing pauses this long before the draft is checked by POST /v1/sequences/validate. */
 const VALIDATE_AFTER_MS = 500;
@@ -57,6 +65,10 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
     saved: initial?.paths ?? {},
     changed: () => changed(),
     names: () => main?.names() ?? [],
+    templates: (refresh) =>
+      ctx.api.get<TemplateLibraryView>(
+        `/accounts/${seg(general.appId())}/templates${refresh ? '?refresh=true' : ''}`,
+      ),
     freshName(base) {
       const taken = new Set([...journey.names(), ...handedOut, ...Object.keys(journey.saved)]);
       let name = base;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { templateLibraryQuerySchema } from '..';
 import { APP_ID_PARAMETER, type Operation, operationsOf } from './operation';
 
 const params = z.object({ appId: APP_ID_PARAMETER });
@@ -14,6 +15,7 @@ export const ACCOUNT_OPERATIONS: readonly Operation[] = [
   account('patch /v1/accounts/:appId', 'changeAccount', 'Change an account: the fields given', [200, 'The account.', 'Account'], [400, 404, 413], { params, body: 'AccountPatchRequest' }),
   account('delete /v1/accounts/:appId', 'deleteAccount', 'Delete an account; its open messages are cancelled', [200, 'Deleted.', 'AccountDeleted'], [404], { params }),
   account('post /v1/accounts/:appId/check', 'checkAccount', "Ask WeChat for a fresh access token with the account's AppSecret", [200, "WeChat's answer, in words.", 'AccountCheck'], [400, 404], { params }),
+  account('get /v1/accounts/:appId/templates', 'listTemplates', "The account's WeChat template library, to choose a fallback's template from", [200, 'The templates, or why WeChat could not list them.', 'TemplateLibrary'], [400, 404], { params, query: templateLibraryQuerySchema }),
   platform('get /v1/platform', 'getPlatform', 'Whether the service runs as a WeChat third-party platform', [200, 'The platform.', 'Platform'], []),
   platform('post /v1/platform/authorizations', 'startAuthorization', 'Start connecting an official account through the platform (404 when it is not configured)', [201, 'The link to open.', 'AuthorizationStarted'], [400, 404, 413], { body: 'AuthorizationStartRequest' }),
 ];

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   accountCheckSchema,
+  templateLibrarySchema,
   accountCreateSchema,
   accountDeletedSchema,
   accountListSchema,
@@ -74,6 +75,7 @@ export const ANSWER_SCHEMAS = {
   AccountList: accountListSchema,
   Account: accountViewSchema,
   AccountCheck: accountCheckSchema,
+  TemplateLibrary: templateLibrarySchema,
   AccountDeleted: accountDeletedSchema,
   SequenceList: sequenceListSchema,
   Sequence: sequenceViewSchema,

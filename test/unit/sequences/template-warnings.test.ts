@@ -29,7 +29,12 @@ function aLibrary(answer: TemplateLibraryAnswer): TemplateLibrary & { asked: unk
 }
 const holding = (...ids: string[]): TemplateLibraryAnswer => ({
   ok: true,
-  templates: ids.map((templateId) => ({ templateId, title: 't', content: '{{thing1.DATA}}' })),
+  templates: ids.map((templateId) => ({
+    templateId,
+    title: 't',
+    content: '{{thing1.DATA}}',
+    fields: [{ key: 'thing1', label: '' }],
+  })),
   fetchedAt: new Date(),
 });
 
