@@ -30,6 +30,7 @@ export type {
   PathResult,
   TemplateMessageView as TemplateMessage,
   TemplateLibraryView,
+  QrCodeView,
   LibraryTemplateView,
   TimelineMessage,
   Trigger,

@@ -247,6 +247,34 @@ export const templateLibrarySchema = z.discriminatedUnion('ok', [
   }),
 ]);
 
+/** WeChat's longest temporary QR code: 30 days. */
+export const QR_MAX_EXPIRE_SECONDS = 2_592_000;
+
+/**
+ * `POST /v1/accounts/:appId/qrcodes`: a parametric QR code (带参数二维码) whose scan or follow carries `scene`
+ * (the `scene` of a sequence's subscribe or scan trigger): temporary (`expireSeconds`, 60 s to 30 days,
+ * default 30 days) or `permanent` (WeChat allows an account 100,000 of them).
+ */
+export const qrCodeRequestSchema = z
+  .object({
+    scene: z.string().min(1).max(64),
+    permanent: z.boolean().default(false),
+    expireSeconds: z.number().int().min(60).max(QR_MAX_EXPIRE_SECONDS).default(QR_MAX_EXPIRE_SECONDS),
+  })
+  .strict();
+
+/** The code WeChat made: its ticket, what it encodes, when it expires (null: never), and its PNG image. */
+export const qrCodeSchema = z.object({
+  appId: z.string(),
+  scene: z.string(),
+  permanent: z.boolean(),
+  ticket: z.string(),
+  url: z.string(),
+  expiresAt: z.string().nullable(),
+  /** `data:image/png;base64,…`, to show or save as it is. */
+  image: z.string(),
+});
+
 /** `DELETE /v1/accounts/:appId`: the account is gone; `cancelled` open messages were stopped (one ledger row). */
 export const accountDeletedSchema = z.object({
   appId: z.string(),
@@ -272,5 +300,6 @@ export type AccountView = z.output<typeof accountViewSchema>;
 export type AccountList = z.output<typeof accountListSchema>;
 export type AccountCheck = z.output<typeof accountCheckSchema>;
 export type TemplateLibraryView = z.output<typeof templateLibrarySchema>;
+export type QrCodeView = z.output<typeof qrCodeSchema>;
 export type LibraryTemplateView = z.output<typeof libraryTemplateSchema>;
 export type AccountDeleted = z.output<typeof accountDeletedSchema>;

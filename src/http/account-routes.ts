@@ -7,6 +7,8 @@ import {
   type AccountDeleted,
   type AccountList,
   accountPatchSchema,
+  qrCodeRequestSchema,
+  type QrCodeView,
   templateLibraryQuerySchema,
   type TemplateLibraryView,
 } from '../contract';
@@ -86,6 +88,21 @@ export function createAccountRouter(deps: V1Deps): Router {
         }
       : { appId, ok: false, reason: answer.reason, templates: [] };
     res.json(library);
+  });
+
+  router.post('/:appId/qrcodes', async (req, res) => {
+    const { appId } = known(String(req.params.appId));
+    const asked = parseInput(qrCodeRequestSchema, jsonBody(req.body), 'invalid QR code');
+    const made = await deps.qrcodes.make(appId, asked);
+    res.status(201).json({
+      appId,
+      scene: asked.scene,
+      permanent: asked.permanent,
+      ticket: made.ticket,
+      url: made.url,
+      expiresAt: made.expiresAt?.toISOString() ?? null,
+      image: made.image,
+    } satisfies QrCodeView);
   });
 
   router.post('/:appId/check', async (req, res) => {

@@ -2,6 +2,7 @@ import type { AccountRegistry } from '../accounts/registry';
 import type { SecretBox } from '../accounts/secret-box';
 import type { Config } from '../config';
 import type { ScheduleDeps } from '../scheduling/schedule-messages';
+import type { QrCodeMaker } from '../wechat/qrcodes';
 import type { TemplateLibrary } from '../wechat/template-library';
 
 /** What the /v1 routers need. */
@@ -15,4 +16,6 @@ export interface V1Deps extends ScheduleDeps {
   readonly track: (work: Promise<unknown>) => void;
   /** The accounts' WeChat template libraries, for the save-time warnings about unknown template ids. */
   readonly templates: TemplateLibrary;
+  /** Makes the accounts' parametric QR codes. */
+  readonly qrcodes: QrCodeMaker;
 }

@@ -16,6 +16,7 @@ import { isMigrated } from '../db/migrate';
 import { createPool, type Pool } from '../db/pool';
 import { createApp } from '../http/create-app';
 import { createTemplateLibrary } from '../wechat/template-library';
+import { createQrCodeMaker } from '../wechat/qrcodes';
 import { createOpsApp } from '../http/create-ops-app';
 import type { Readiness } from '../http/health-routes';
 import { listen, type Listening } from '../http/listen';
@@ -167,15 +168,12 @@ export async function startService(
         { concurrency: Math.max(1, Math.floor(config.databasePoolSize / 2)), maxRows: WRITER_MAX_ROWS },
       );
       const connect = connectDeps(config, { pool, box, logger, metrics, accounts });
-      const templates = createTemplateLibrary({
-        baseUrl: config.wechatApiBaseUrl,
-        timeoutMs: config.wechatTimeoutMs,
-        tokens: createServiceTokens({ config, pool, box, logger, accounts }).tokens,
-        ttlMs: config.templateListTtlMs,
-        logger,
-      });
+      const { tokens } = createServiceTokens({ config, pool, box, logger, accounts });
+      const wechat = { baseUrl: config.wechatApiBaseUrl, timeoutMs: config.wechatTimeoutMs, tokens };
+      const templates = createTemplateLibrary({ ...wechat, ttlMs: config.templateListTtlMs, logger });
       const app = createApp({
         templates,
+        qrcodes: createQrCodeMaker(wechat),
         connect,
         exchangeCodeLater: (push) => {
           if (connect) track(exchangePushedCode(connect, push, stopping.signal));

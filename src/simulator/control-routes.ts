@@ -7,6 +7,7 @@ import { parseAccountRegistration } from './account-registration';
 import type { SimulatorAccount } from './config';
 import { parseTemplateReportSpec, type TemplateReports } from './template-reports';
 import { parseTemplateRegistration, type SimTemplate } from './templates';
+import type { SimQrCode } from './qrcode-routes';
 
 /** What the /__sim routes act on: the simulator's own accessors. */
 export interface ControlTarget {
@@ -23,6 +24,8 @@ export interface ControlTarget {
   register(account: SimulatorAccount): void;
   registerTemplates(appId: string, templates: readonly SimTemplate[]): void;
   templates(appId: string): readonly SimTemplate[];
+  /** The parametric QR codes made for the account (`qrcode/create`). */
+  qrcodes(appId: string): readonly SimQrCode[];
 }
 
 /** `GET /__sim/messages` answers at most this many unless `limit` says otherwise. */
@@ -140,6 +143,11 @@ export async function handleControl(
       if ('problems' in parsed) return sendBadRequest(res, 'invalid templates', parsed.problems);
       target.registerTemplates(parsed.appId, parsed.templates);
       return sendJson(res, 200, { appId: parsed.appId, templates: parsed.templates.length });
+    }
+    case 'GET /__sim/qrcodes': {
+      const appId = query.get('appId');
+      if (!appId) return sendBadRequest(res, 'appId is required');
+      return sendJson(res, 200, { appId, qrcodes: target.qrcodes(appId) });
     }
     case 'GET /__sim/templates': {
       const appId = query.get('appId');

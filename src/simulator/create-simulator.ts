@@ -16,6 +16,7 @@ import { createTokenRegistry, type TokenStats } from './tokens';
 import { createTemplateReports } from './template-reports';
 import { createTemplateRegistry, type SimTemplate } from './templates';
 import { TEMPLATE_LIST_PATH, templateList } from './template-routes';
+import { createQrCodes, QRCODE_CREATE_PATH } from './qrcode-routes';
 import { WECHAT_ERRORS } from './wechat-errors';
 import { resolveWindowPolicy } from './window-policy';
 
@@ -114,6 +115,7 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
     opts.accounts.filter((a) => a.publishApis === false).map((a) => a.appId),
   );
   const templates = createTemplateRegistry();
+  const qrcodes = createQrCodes();
   const pusher = createPusher({ accounts: opts.accounts, followers, notices, webhookBaseUrl, now, logger });
   const cues = createCues();
   const cueTimers = new Set<NodeJS.Timeout>();
@@ -199,6 +201,7 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
     register: simulator.register,
     registerTemplates: simulator.registerTemplates,
     templates: (appId) => templates.list(appId),
+    qrcodes: (appId) => qrcodes.list(appId),
   };
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -225,6 +228,16 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
     if (path === '/cgi-bin/token') {
       if (req.method !== 'GET') return sendJson(res, 200, WECHAT_ERRORS.requireGet);
       return sendJson(res, 200, tokens.classicToken(query));
+    }
+    if (path === QRCODE_CREATE_PATH) {
+      if (req.method !== 'POST') return sendJson(res, 200, WECHAT_ERRORS.requirePost);
+      let body: unknown = null;
+      try {
+        body = JSON.parse((await readBody(req)) ?? '') as unknown;
+      } catch {
+        // Not JSON: create answers 47001.
+      }
+      return sendJson(res, 200, qrcodes.create(tokens, query, body));
     }
     if (path === TEMPLATE_LIST_PATH) {
       if (req.method !== 'GET') return sendJson(res, 200, WECHAT_ERRORS.requireGet);

@@ -12,7 +12,7 @@ import { expectRejected, untilFinal, untilReceived, untilStatus } from './suppor
 import { call } from './support/http';
 import { createSimulatorClient, type SimulatorClient } from './support/simulator-client';
 import { waitFor } from './support/wait-for';
-import { anAccount, startWorld, type World } from './support/world';
+import { anAccount, APP_ID, startWorld, type World } from './support/world';
 
 // docs/accounts-and-platform.md "Accounts": accounts created, changed, disabled and deleted through /v1/accounts while the
 // service runs, as two processes (api and worker) that each see every change without a restart.
@@ -50,6 +50,48 @@ async function createAccount(
 const patch = (appId: string, json: object) => world.api(`/v1/accounts/${appId}`, { method: 'PATCH', json });
 
 describe('Accounts', () => {
+  it('makes a parametric QR code for a scene, temporary or permanent, as WeChat does, with its PNG', async () => {
+    const before = (await world.sim.qrcodes()).length;
+    const temporary = await world.api(`/v1/accounts/${APP_ID}/qrcodes`, { json: { scene: 'spring-poster' } });
+    expect(temporary.status).toBe(201);
+    const code = temporary.body as { url: string; ticket: string; expiresAt: string | null; image: string };
+    expect(code).toEqual(
+      expect.objectContaining({ appId: APP_ID, scene: 'spring-poster', permanent: false }),
+    );
+    expect(code.url).toMatch(/^http:\/\/weixin\.qq\.com\/q\//);
+    // 30 days unless asked otherwise.
+    expect(Date.parse(code.expiresAt!) - Date.now()).toBeGreaterThan(29 * 86_400_000);
+    const png = Buffer.from(code.image.replace(/^data:image\/png;base64,/, ''), 'base64');
+    expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+
+    const permanent = await world.api(`/v1/accounts/${APP_ID}/qrcodes`, {
+      json: { scene: 'shop-door', permanent: true },
+    });
+    expect(permanent.status).toBe(201);
+    expect((permanent.body as { expiresAt: string | null }).expiresAt).toBeNull();
+    expect((await world.sim.qrcodes()).slice(before)).toEqual([
+      expect.objectContaining({
+        ticket: code.ticket,
+        actionName: 'QR_STR_SCENE',
+        scene: 'spring-poster',
+        expireSeconds: 2_592_000,
+      }),
+      expect.objectContaining({ actionName: 'QR_LIMIT_STR_SCENE', scene: 'shop-door', expireSeconds: null }),
+    ]);
+
+    // A scene over WeChat's 64 characters, or a validity over 30 days: refused, naming it; WeChat not asked.
+    for (const [json, path] of [
+      [{ scene: 'x'.repeat(65) }, 'scene'],
+      [{ scene: 'ok', expireSeconds: 2_592_001 }, 'expireSeconds'],
+    ] as const) {
+      expectRejected(await world.api(`/v1/accounts/${APP_ID}/qrcodes`, { json }), path, 400);
+    }
+    expect(await world.sim.qrcodes()).toHaveLength(before + 2);
+    expect((await world.api('/v1/accounts/wxnosuchaccount1/qrcodes', { json: { scene: 'a' } })).status).toBe(
+      404,
+    );
+  });
+
   it('an account created through the API, with no restart, receives a signed follow and its drip', async () => {
     const { body, sim } = await createAccount();
     const sequence = await world.api('/v1/sequences', {

@@ -1,6 +1,8 @@
 import { field, h } from '../dom.js';
 import { t } from '../i18n/index.js';
 import type { Account, Sequence, Trigger } from '../types.js';
+import { DEFAULT_TIME_ZONE } from '../format.js';
+import { createQrCodePanel, type QrCodeSource } from './qr-code-panel.js';
 
 /** The sequence's own fields: account, name, trigger and once-per-follower. */
 export interface GeneralFields {
@@ -36,7 +38,11 @@ function paramOf(t: Trigger): string {
   }
 }
 
-export function createGeneralFields(accounts: readonly Account[], initial: Sequence | null): GeneralFields {
+export function createGeneralFields(
+  accounts: readonly Account[],
+  initial: Sequence | null,
+  makeQrCode: QrCodeSource | null = null,
+): GeneralFields {
   const { editor: words, policyNames } = t();
   const account = h(
     'select',
@@ -67,13 +73,24 @@ export function createGeneralFields(accounts: readonly Account[], initial: Seque
   param.value = trigger ? paramOf(trigger) : '';
   const paramRow = field('', param);
   const paramLabel = paramRow.querySelector('.label')!;
+  // A follow or a scan with a scene: its QR code can be made here (the scene is what the code carries).
+  const qr = makeQrCode
+    ? createQrCodePanel(
+        () => param.value.trim(),
+        () => accounts.find((a) => a.appId === account.value)?.timeZone ?? DEFAULT_TIME_ZONE,
+        makeQrCode,
+      )
+    : null;
+  if (qr) paramRow.append(qr.el);
   const syncParam = () => {
     const spec = TRIGGERS.find(([v]) => v === type.value) ?? TRIGGERS[0];
     paramLabel.textContent = words.triggers[spec[0]].param;
     paramRow.hidden = spec[1] === null;
     paramRow.dataset.path = spec[1] === null ? 'trigger' : `trigger.${spec[1]}`;
+    qr?.show(spec[1] === 'scene' && param.value.trim() !== '');
   };
   type.addEventListener('change', syncParam);
+  param.addEventListener('input', syncParam);
   syncParam();
 
   const once = h('input', { type: 'checkbox', name: 'oncePerFollower' });

@@ -333,6 +333,16 @@ export const en: Catalog = {
       notObject: 'must be a JSON object',
       invalid: (why) => `is not valid JSON: ${why}`,
     },
+    qrcode: {
+      kind: 'QR code kind',
+      temporary: 'Temporary (valid 30 days)',
+      permanent: 'Permanent',
+      make: 'Make its QR code',
+      alt: (scene) => `Parametric QR code of scene ${scene}`,
+      expires: (at) => `Valid until ${at}`,
+      never: 'Never expires',
+      download: 'Download the QR code image',
+    },
     fallback: {
       toggle: 'Fallback when the contact window is closed',
       channel: 'Send it as',

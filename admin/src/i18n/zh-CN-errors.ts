@@ -186,6 +186,8 @@ const CODES: Record<string, string> = {
   message_not_reschedulable: '该消息正在发送或已完成，无法改期',
   idempotency_key_reused: '该幂等键已用于另一个不同的请求',
   encryption_key_missing: '服务未配置加密密钥，无法保存密钥类信息',
+  wechat_refused: '微信拒绝了此请求（详见服务日志）',
+  wechat_unavailable: '暂时连不上微信，请稍后再试',
   token_error: '无法从微信获取 access_token：请检查 AppSecret 和 IP 白名单',
 };
 

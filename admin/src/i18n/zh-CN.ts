@@ -318,6 +318,16 @@ export const zhCN = {
       // The browser words the parse error in English: the Chinese page says where to look instead.
       invalid: (_why: string) => '不是有效的 JSON：请检查引号、逗号和括号是否成对',
     },
+    qrcode: {
+      kind: '二维码类型',
+      temporary: '临时二维码（30 天有效）',
+      permanent: '永久二维码',
+      make: '生成二维码',
+      alt: (scene: string) => `场景值为 ${scene} 的带参数二维码`,
+      expires: (at: string) => `有效期至 ${at}`,
+      never: '永久有效',
+      download: '下载二维码图片',
+    },
     fallback: {
       toggle: '客服消息窗口关闭时，改用兜底消息',
       channel: '兜底方式',

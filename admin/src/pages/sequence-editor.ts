@@ -20,6 +20,7 @@ import type {
   SequenceBody,
   SequenceValid,
   Step,
+  QrCodeView,
   TemplateLibraryView,
 } from '../types.js';
 
@@ -47,7 +48,9 @@ export const sequenceEditorPage: PageFactory = (ctx, params) => {
 
 function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: Sequence | null): () => void {
   const { editor: words, common, sequenceStatus, window: windowWords, policyNames } = t();
-  const general: GeneralFields = createGeneralFields(accounts, initial);
+  const general: GeneralFields = createGeneralFields(accounts, initial, (scene, permanent) =>
+    ctx.api.post<QrCodeView>(`/accounts/${seg(general.appId())}/qrcodes`, { scene, permanent }),
+  );
   const exits = createExitFields(initial?.exits ?? [], () => changed());
   const quiet = createQuietFields(initial?.quietHours);
   const quietPreview = createQuietPreview();

@@ -55,6 +55,10 @@ export interface SimulatorClient {
   clearCues(): Promise<void>;
   /** Replaces the account's template library (`POST /__sim/templates`). */
   templates(templates: readonly { template_id: string; title: string; content: string }[]): Promise<void>;
+  /** The parametric QR codes WeChat made for the account (`GET /__sim/qrcodes`). */
+  qrcodes(): Promise<
+    { ticket: string; url: string; actionName: string; scene: string; expireSeconds: number | null }[]
+  >;
   /** `GET /__sim/stats`. */
   stats(): Promise<
     { tokens: { issued: number; requests: { stable: number; classic: number } } } & Record<string, unknown>
@@ -104,5 +108,12 @@ export function createSimulatorClient(url: string, appId: string): SimulatorClie
     clearCues: async () => void (await ok(call(`${url}/__sim/cues`, { method: 'DELETE' }), 'cues')),
     templates: async (templates) =>
       void (await ok(call(`${url}/__sim/templates`, { json: { appId, templates } }), 'templates')),
+    qrcodes: async () =>
+      (
+        await ok<{ qrcodes: Awaited<ReturnType<SimulatorClient['qrcodes']>> }>(
+          call(`${url}/__sim/qrcodes?appId=${encodeURIComponent(appId)}`),
+          'qrcodes',
+        )
+      ).qrcodes,
   };
 }

@@ -50,6 +50,7 @@ function anApp() {
     metrics: untouched('metrics'),
     writer: untouched('writer'),
     templates: untouched('templates'),
+    qrcodes: untouched('qrcodes'),
     track: () => undefined,
     readiness: untouched('readiness'),
     processPushLater: () => undefined,
