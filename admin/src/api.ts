@@ -24,6 +24,8 @@ export interface Api {
   put<T>(path: string, body: unknown): Promise<T>;
   patch<T>(path: string, body: unknown): Promise<T>;
   del<T>(path: string): Promise<T>;
+  /** POSTs a file as it is, its type as the Content-Type (an image upload). */
+  upload<T>(path: string, file: Blob): Promise<T>;
 }
 
 /** The base of the API relative to the app: the app is served at /admin, the API at /v1. */
@@ -38,13 +40,15 @@ export function createApi(onUnauthorized: () => void, token: () => string | null
     const headers: Record<string, string> = { accept: 'application/json' };
     const bearer = token();
     if (bearer) headers.authorization = `Bearer ${bearer}`;
-    if (body !== undefined) headers['content-type'] = 'application/json; charset=utf-8';
+    const file = body instanceof Blob ? body : null;
+    if (file) headers['content-type'] = file.type || 'application/octet-stream';
+    else if (body !== undefined) headers['content-type'] = 'application/json; charset=utf-8';
     let res: Response;
     try {
       res = await fetch(API_BASE + path, {
         method,
         headers,
-        body: body === undefined ? null : JSON.stringify(body),
+        body: file ?? (body === undefined ? null : JSON.stringify(body)),
         credentials: 'omit',
         cache: 'no-store',
       });
@@ -65,6 +69,7 @@ export function createApi(onUnauthorized: () => void, token: () => string | null
     put: (path, body) => call('PUT', path, body),
     patch: (path, body) => call('PATCH', path, body),
     del: (path) => call('DELETE', path),
+    upload: (path, file) => call('POST', path, file),
   };
 }
 

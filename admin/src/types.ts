@@ -31,6 +31,7 @@ export type {
   TemplateMessageView as TemplateMessage,
   TemplateLibraryView,
   QrCodeView,
+  UploadedMediaView,
   LibraryTemplateView,
   TimelineMessage,
   Trigger,

@@ -275,6 +275,20 @@ export const qrCodeSchema = z.object({
   image: z.string(),
 });
 
+/** The largest image `POST /v1/accounts/:appId/media` takes: WeChat's limit for a permanent image, 10 MB. */
+export const IMAGE_MAX_BYTES = 10 * 1024 * 1024;
+/** The image types it takes (WeChat's bmp/png/jpeg/jpg/gif), as the request's Content-Type names them. */
+export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/bmp'] as const;
+
+/** `POST /v1/accounts/:appId/media`: the image WeChat now keeps for the account, to send by `mediaId`. */
+export const uploadedMediaSchema = z.object({
+  appId: z.string(),
+  type: z.literal('image'),
+  mediaId: z.string(),
+  url: z.string(),
+  bytes: z.number(),
+});
+
 /** `DELETE /v1/accounts/:appId`: the account is gone; `cancelled` open messages were stopped (one ledger row). */
 export const accountDeletedSchema = z.object({
   appId: z.string(),
@@ -301,5 +315,6 @@ export type AccountList = z.output<typeof accountListSchema>;
 export type AccountCheck = z.output<typeof accountCheckSchema>;
 export type TemplateLibraryView = z.output<typeof templateLibrarySchema>;
 export type QrCodeView = z.output<typeof qrCodeSchema>;
+export type UploadedMediaView = z.output<typeof uploadedMediaSchema>;
 export type LibraryTemplateView = z.output<typeof libraryTemplateSchema>;
 export type AccountDeleted = z.output<typeof accountDeletedSchema>;

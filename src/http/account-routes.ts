@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import { raw, Router } from 'express';
 import type { z } from 'zod';
 import type { Account } from '../accounts/account';
 import { createAccount, patchAccount, removeAccount } from '../accounts/manage-accounts';
@@ -7,7 +7,9 @@ import {
   type AccountDeleted,
   type AccountList,
   accountPatchSchema,
+  IMAGE_MAX_BYTES,
   qrCodeRequestSchema,
+  type UploadedMediaView,
   type QrCodeView,
   templateLibraryQuerySchema,
   type TemplateLibraryView,
@@ -20,6 +22,7 @@ import { checkCredentials } from '../wechat/check-credentials';
 import { accountView } from './account-view';
 import { guardPathParams } from './input-guard';
 import { jsonBody } from './json-body';
+import { imageOf } from './uploaded-image';
 import type { V1Deps } from './v1-deps';
 
 const ACTOR = 'api';
@@ -103,6 +106,20 @@ export function createAccountRouter(deps: V1Deps): Router {
       expiresAt: made.expiresAt?.toISOString() ?? null,
       image: made.image,
     } satisfies QrCodeView);
+  });
+
+  // The image itself is the body, as its Content-Type says (a file input's File, sent as it is).
+  router.post('/:appId/media', raw({ type: () => true, limit: IMAGE_MAX_BYTES }), async (req, res) => {
+    const { appId } = known(String(req.params.appId));
+    const image = imageOf(req.headers['content-type'], req.body);
+    const uploaded = await deps.media.uploadImage(appId, image);
+    res.status(201).json({
+      appId,
+      type: 'image',
+      mediaId: uploaded.mediaId,
+      url: uploaded.url,
+      bytes: image.bytes.length,
+    } satisfies UploadedMediaView);
   });
 
   router.post('/:appId/check', async (req, res) => {

@@ -13,7 +13,7 @@ import { removeSequence } from '../sequences/delete-sequence';
 import { quietHoursWarnings } from '../sequences/quiet-hours-warnings';
 import { templateRuleWarnings, unknownTemplateWarnings } from '../sequences/template-warnings';
 import { missingPermissions } from '../accounts/permissions';
-import { findSequence, listSequences } from '../store/sequence-store';
+import { findSequence, listSequences, type Sequence } from '../store/sequence-store';
 import { parseSequenceCursor, sequenceCursor } from './sequence-cursor';
 import { resultsOf } from '../sequences/journey-results';
 import { scheduleMessages } from '../scheduling/schedule-messages';
@@ -42,6 +42,20 @@ import { uuidParam } from './uuid-param';
 import type { V1Deps } from './v1-deps';
 
 const sequenceId = (raw: string | string[] | undefined): string => uuidParam(raw, 'sequence');
+
+/** A stored sequence's current version as `PUT /v1/sequences/:id` takes it (a null wait, goal or quiet hours left out). */
+const definitionOf = (s: Sequence): Record<string, unknown> => ({
+  appId: s.appId,
+  name: s.name,
+  trigger: s.trigger,
+  steps: s.steps,
+  ...(s.wait === null ? {} : { wait: s.wait }),
+  paths: s.paths,
+  ...(s.goal === null ? {} : { goal: s.goal }),
+  oncePerFollower: s.oncePerFollower,
+  exits: s.exits,
+  ...(s.quietHours === null ? {} : { quietHours: s.quietHours }),
+});
 
 /** `/v1/sequences…`: marketing's drip sequences (the admin page calls these too). */
 export function createSequenceRouter(deps: V1Deps): Router {
@@ -196,6 +210,13 @@ export function createSequenceRouter(deps: V1Deps): Router {
   router.post('/:id/:action', async (req, res) => {
     const action = req.params.action as SequenceAction;
     if (!SEQUENCE_ACTIONS.includes(action)) throw new NotFoundError(`action ${req.params.action}`);
+    // A draft (a copy among them) or a paused sequence was checked against its account's rules as they
+    // were when it was saved: starting it checks it again against the rules now (a window policy changed
+    // since, a permission the platform account took back), as a save would, and refuses it the same way.
+    if (action === 'activate' || action === 'resume') {
+      const current = await findSequence(deps.pool, sequenceId(req.params.id));
+      if (current) parse(definitionOf(current));
+    }
     if (action === 'pause' || action === 'archive') deps.metrics.cancelled.inc({ scope: 'sequence' });
     const { sequence, cancelledSteps } = await changeSequenceStatus(
       deps.pool,

@@ -2,6 +2,7 @@ import type { AccountRegistry } from '../accounts/registry';
 import type { SecretBox } from '../accounts/secret-box';
 import type { Config } from '../config';
 import type { ScheduleDeps } from '../scheduling/schedule-messages';
+import type { MediaUploader } from '../wechat/media';
 import type { QrCodeMaker } from '../wechat/qrcodes';
 import type { TemplateLibrary } from '../wechat/template-library';
 
@@ -18,4 +19,6 @@ export interface V1Deps extends ScheduleDeps {
   readonly templates: TemplateLibrary;
   /** Makes the accounts' parametric QR codes. */
   readonly qrcodes: QrCodeMaker;
+  /** Uploads images to the accounts' permanent media. */
+  readonly media: MediaUploader;
 }

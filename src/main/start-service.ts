@@ -17,6 +17,7 @@ import { createPool, type Pool } from '../db/pool';
 import { createApp } from '../http/create-app';
 import { createTemplateLibrary } from '../wechat/template-library';
 import { createQrCodeMaker } from '../wechat/qrcodes';
+import { createMediaUploader } from '../wechat/media';
 import { createOpsApp } from '../http/create-ops-app';
 import type { Readiness } from '../http/health-routes';
 import { listen, type Listening } from '../http/listen';
@@ -174,6 +175,7 @@ export async function startService(
       const app = createApp({
         templates,
         qrcodes: createQrCodeMaker(wechat),
+        media: createMediaUploader(wechat),
         connect,
         exchangeCodeLater: (push) => {
           if (connect) track(exchangePushedCode(connect, push, stopping.signal));

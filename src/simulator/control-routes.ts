@@ -8,6 +8,7 @@ import type { SimulatorAccount } from './config';
 import { parseTemplateReportSpec, type TemplateReports } from './template-reports';
 import { parseTemplateRegistration, type SimTemplate } from './templates';
 import type { SimQrCode } from './qrcode-routes';
+import type { SimMedia } from './media-routes';
 
 /** What the /__sim routes act on: the simulator's own accessors. */
 export interface ControlTarget {
@@ -26,6 +27,8 @@ export interface ControlTarget {
   templates(appId: string): readonly SimTemplate[];
   /** The parametric QR codes made for the account (`qrcode/create`). */
   qrcodes(appId: string): readonly SimQrCode[];
+  /** The permanent images uploaded for the account (`material/add_material`). */
+  media(appId: string): readonly SimMedia[];
 }
 
 /** `GET /__sim/messages` answers at most this many unless `limit` says otherwise. */
@@ -143,6 +146,11 @@ export async function handleControl(
       if ('problems' in parsed) return sendBadRequest(res, 'invalid templates', parsed.problems);
       target.registerTemplates(parsed.appId, parsed.templates);
       return sendJson(res, 200, { appId: parsed.appId, templates: parsed.templates.length });
+    }
+    case 'GET /__sim/media': {
+      const appId = query.get('appId');
+      if (!appId) return sendBadRequest(res, 'appId is required');
+      return sendJson(res, 200, { appId, media: target.media(appId) });
     }
     case 'GET /__sim/qrcodes': {
       const appId = query.get('appId');

@@ -7,7 +7,7 @@ import { createFaults, parseFaultSpec, type FaultSpec } from './faults';
 import { FOLLOWER_ROUTES_PREFIX, handleFollowerRoute } from './follower-routes';
 import { createFollowers, type FollowerView } from './followers';
 import { createNoticeSubscriptions } from './notice-subscriptions';
-import { createPauses, readBody, sendJson } from './http-io';
+import { createPauses, readBody, readBytes, sendJson } from './http-io';
 import { createSendHandler, createSendStats, type SendStats } from './send-routes';
 import { createPusher, type PushAction, type PushOutcome } from './pushes';
 import { createOpenPlatform, type OpenPlatform } from './open-platform';
@@ -17,6 +17,7 @@ import { createTemplateReports } from './template-reports';
 import { createTemplateRegistry, type SimTemplate } from './templates';
 import { TEMPLATE_LIST_PATH, templateList } from './template-routes';
 import { createQrCodes, QRCODE_CREATE_PATH } from './qrcode-routes';
+import { ADD_MATERIAL_PATH, createMediaLibrary, UPLOAD_MAX_BYTES } from './media-routes';
 import { WECHAT_ERRORS } from './wechat-errors';
 import { resolveWindowPolicy } from './window-policy';
 
@@ -116,6 +117,7 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
   );
   const templates = createTemplateRegistry();
   const qrcodes = createQrCodes();
+  const media = createMediaLibrary();
   const pusher = createPusher({ accounts: opts.accounts, followers, notices, webhookBaseUrl, now, logger });
   const cues = createCues();
   const cueTimers = new Set<NodeJS.Timeout>();
@@ -202,6 +204,7 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
     registerTemplates: simulator.registerTemplates,
     templates: (appId) => templates.list(appId),
     qrcodes: (appId) => qrcodes.list(appId),
+    media: (appId) => media.list(appId),
   };
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -228,6 +231,15 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
     if (path === '/cgi-bin/token') {
       if (req.method !== 'GET') return sendJson(res, 200, WECHAT_ERRORS.requireGet);
       return sendJson(res, 200, tokens.classicToken(query));
+    }
+    if (path === ADD_MATERIAL_PATH) {
+      if (req.method !== 'POST') return sendJson(res, 200, WECHAT_ERRORS.requirePost);
+      const contentType = req.headers['content-type'] ?? '';
+      return sendJson(
+        res,
+        200,
+        media.add(tokens, query, contentType, await readBytes(req, UPLOAD_MAX_BYTES)),
+      );
     }
     if (path === QRCODE_CREATE_PATH) {
       if (req.method !== 'POST') return sendJson(res, 200, WECHAT_ERRORS.requirePost);

@@ -7,17 +7,22 @@ const MAX_BODY_BYTES = 1024 * 1024;
  * Reads the request body as UTF-8 text; null when it exceeds the limit (the caller answers 413) or the
  * client went away before sending all of it (the answer then goes nowhere).
  */
-export function readBody(req: IncomingMessage): Promise<string | null> {
+export async function readBody(req: IncomingMessage): Promise<string | null> {
+  return (await readBytes(req, MAX_BODY_BYTES))?.toString('utf8') ?? null;
+}
+
+/** Reads the request body as bytes, up to `limit` (an upload's); null as for `readBody`. */
+export function readBytes(req: IncomingMessage, limit: number): Promise<Buffer | null> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let tooLarge = false;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) tooLarge = true;
+      if (size > limit) tooLarge = true;
       else chunks.push(chunk);
     });
-    req.on('end', () => resolve(tooLarge ? null : Buffer.concat(chunks, size).toString('utf8')));
+    req.on('end', () => resolve(tooLarge ? null : Buffer.concat(chunks, size)));
     // A client that goes away mid-body is not a simulator failure: there is just nobody to answer.
     req.on('close', () => {
       if (!req.complete) resolve(null);

@@ -50,6 +50,42 @@ async function createAccount(
 const patch = (appId: string, json: object) => world.api(`/v1/accounts/${appId}`, { method: 'PATCH', json });
 
 describe('Accounts', () => {
+  it('uploads an image to the account’s permanent media and answers its media_id; a wrong type, empty or oversized body is refused, WeChat not asked', async () => {
+    // A 1×1 PNG.
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+      'base64',
+    );
+    const upload = (body: Buffer, contentType: string) =>
+      world.api(`/v1/accounts/${APP_ID}/media`, { body, headers: { 'content-type': contentType } });
+    const before = (await world.sim.media()).length;
+    const uploaded = await upload(png, 'image/png');
+    expect(uploaded.status).toBe(201);
+    const { mediaId } = uploaded.body as { mediaId: string };
+    expect(uploaded.body).toEqual({
+      appId: APP_ID,
+      type: 'image',
+      mediaId,
+      url: expect.any(String),
+      bytes: png.length,
+    });
+    expect((await world.sim.media()).slice(before)).toEqual([
+      expect.objectContaining({
+        mediaId,
+        filename: 'image.png',
+        contentType: 'image/png',
+        bytes: png.length,
+      }),
+    ]);
+
+    expectRejected(await upload(png, 'text/plain'), 'content-type', 400);
+    expectRejected(await upload(Buffer.from('not an image'), 'image/png'), 'body', 400);
+    expectRejected(await upload(Buffer.alloc(0), 'image/jpeg'), 'body', 400);
+    const huge = Buffer.concat([png, Buffer.alloc(10 * 1024 * 1024)]);
+    expect((await upload(huge, 'image/png')).status).toBe(413);
+    expect(await world.sim.media()).toHaveLength(before + 1);
+  });
+
   it('makes a parametric QR code for a scene, temporary or permanent, as WeChat does, with its PNG', async () => {
     const before = (await world.sim.qrcodes()).length;
     const temporary = await world.api(`/v1/accounts/${APP_ID}/qrcodes`, { json: { scene: 'spring-poster' } });

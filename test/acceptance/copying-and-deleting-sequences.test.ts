@@ -1,4 +1,4 @@
-import { anOpenid, aSequence, aStep, aTextMessage } from './support/builders';
+import { anAccountRequest, anOpenid, aSequence, aStep, aTextMessage } from './support/builders';
 import { expectRejected } from './support/expectations';
 import { startWorld, type World } from './support/world';
 
@@ -35,6 +35,38 @@ const listedIds = async (): Promise<string[]> =>
 const remove = (id: string) => world.api(`/v1/sequences/${id}`, { method: 'DELETE' });
 
 describe('Copying and deleting sequences', () => {
+  it('a copy is checked against its account’s rules as they are when it starts: refused, naming the step, while they forbid it', async () => {
+    // An account without window rules: a follow sequence may send two hours later without a fallback.
+    const account = anAccountRequest({ windowPolicy: 'none' });
+    expect((await world.api('/v1/accounts', { json: account })).status).toBe(201);
+    const late = aStep({ offsetMs: 2 * 3_600_000, message: aTextMessage('两小时后') });
+    const original = await world.api('/v1/sequences', {
+      json: aSequence({ appId: account.appId, steps: [aStep(), late], status: 'draft' }),
+    });
+    expect(original.status).toBe(201);
+    const copy = (
+      await world.api(`/v1/sequences/${(original.body as { id: string }).id}/duplicate`, { json: {} })
+    ).body as { id: string };
+
+    // WeChat's rules now: a follow allows 3 messages within 1 minute.
+    const policy = (windowPolicy: string) =>
+      world.api(`/v1/accounts/${account.appId}`, { method: 'PATCH', json: { windowPolicy } });
+    expect((await policy('official')).status).toBe(200);
+    const refused = await world.api(`/v1/sequences/${copy.id}/activate`, { json: {} });
+    const body = expectRejected(refused, 'steps.1', 400);
+    expect(body.error.details).toEqual([
+      expect.objectContaining({ path: 'steps.1', rule: expect.objectContaining({ kind: 'window_late' }) }),
+    ]);
+    expect((await world.api(`/v1/sequences/${copy.id}`)).body).toEqual(
+      expect.objectContaining({ status: 'draft' }),
+    );
+
+    expect((await policy('none')).status).toBe(200);
+    const started = await world.api(`/v1/sequences/${copy.id}/activate`, { json: {} });
+    expect(started.status).toBe(200);
+    expect(started.body).toEqual(expect.objectContaining({ status: 'active' }));
+  });
+
   it('a copy is a new draft, version 1, with the same definition and no enrollments; the original is unchanged', async () => {
     const original = await anApiSequence({
       exits: [{ type: 'message', keyword: '退订' }],

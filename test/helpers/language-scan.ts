@@ -18,6 +18,8 @@ export const ALLOWED_ENGLISH = new Set([
   'ID',
   // WeChat's console: IP白名单.
   'IP',
+  // A unit.
+  'KB',
   'KEY',
   'WeChat',
   'JavaScript',

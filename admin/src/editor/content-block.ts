@@ -2,7 +2,7 @@ import { field, h } from '../dom.js';
 import { t } from '../i18n/index.js';
 import type { ErrorDetail, Json, TemplateMessage } from '../types.js';
 import { createFallbackForm } from './fallback-form.js';
-import type { TemplateSource } from './template-picker.js';
+import type { AccountTools } from './account-tools.js';
 import { createMessageForm, kindOf, KINDS, type Kind, type MessageForm } from './message-forms.js';
 
 /** What a step sends: a message and its fallback, with a name and weight when it is one of A/B variants. */
@@ -29,7 +29,7 @@ interface Initial {
 export function createContentBlock(
   initial: Initial,
   onRemove: (() => void) | null,
-  templates: TemplateSource | null = null,
+  tools: AccountTools | null = null,
 ): ContentBlock {
   const { editor: words } = t();
   const name = h('input', { type: 'text', name: 'variant-name', maxlength: 32, value: initial.name ?? '' });
@@ -58,14 +58,14 @@ export function createContentBlock(
     KINDS.map((k) => h('option', { value: k, selected: k === kindOf(message) }, words.kinds[k])),
   );
   const typeRow = field(words.messageType, type);
-  let form: MessageForm = createMessageForm(kindOf(message), message);
+  let form: MessageForm = createMessageForm(kindOf(message), message, tools);
   const formSlot = h('div', {}, form.el);
   type.addEventListener('change', () => {
     // Switching to JSON carries what was typed; other forms start from what they can read of it.
-    form = createMessageForm(type.value as Kind, message);
+    form = createMessageForm(type.value as Kind, message, tools);
     formSlot.replaceChildren(form.el);
   });
-  const fallback = createFallbackForm(initial.fallback, templates);
+  const fallback = createFallbackForm(initial.fallback, tools && ((refresh) => tools.templates(refresh)));
   const el = h('div', { class: 'content-block' }, head, typeRow, formSlot, fallback.el);
 
   return {

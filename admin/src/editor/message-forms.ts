@@ -1,6 +1,7 @@
 import { field, h } from '../dom.js';
 import { t, type Catalog } from '../i18n/index.js';
 import type { ErrorDetail, Json } from '../types.js';
+import type { AccountTools } from './account-tools.js';
 import { createRemovableRows } from './removable-rows.js';
 
 /** The message kinds the step editor has a form for; `json` edits any other payload as it is. */
@@ -88,7 +89,11 @@ export function textControl(
   return el;
 }
 
-function specForm(kind: Exclude<Kind, 'json' | 'msgmenu'>, message: Json | null): MessageForm {
+function specForm(
+  kind: Exclude<Kind, 'json' | 'msgmenu'>,
+  message: Json | null,
+  tools: AccountTools | null,
+): MessageForm {
   const body = message?.msgtype === kind ? message[kind] : undefined;
   const { editor, common } = t();
   const rows = SPECS[kind].map((spec) => {
@@ -97,7 +102,12 @@ function specForm(kind: Exclude<Kind, 'json' | 'msgmenu'>, message: Json | null)
     const row = field(label, control, { hint: spec.hint ? editor.fields[spec.hint] : undefined });
     return { spec, control, row };
   });
-  const extras = kind === 'text' ? linkHelper(rows[0].control as HTMLTextAreaElement) : null;
+  const extras =
+    kind === 'text'
+      ? linkHelper(rows[0].control as HTMLTextAreaElement)
+      : kind === 'image' && tools
+        ? imageUpload(rows[0].control, tools)
+        : null;
   return {
     kind,
     el: h(
@@ -115,6 +125,35 @@ function specForm(kind: Exclude<Kind, 'json' | 'msgmenu'>, message: Json | null)
       return { msgtype: kind, [kind]: object };
     },
   };
+}
+
+/**
+ * Uploads an image file to the account's permanent media and puts its media_id in `mediaId` (a permanent
+ * one: a temporary media_id lasts 3 days, a step may go out later).
+ */
+function imageUpload(mediaId: HTMLInputElement | HTMLTextAreaElement, tools: AccountTools): HTMLElement {
+  const words = t().editor.upload;
+  const file = h('input', {
+    type: 'file',
+    name: 'image-file',
+    accept: 'image/png,image/jpeg,image/gif,image/bmp',
+    'aria-label': words.label,
+  });
+  const status = h('span', { class: 'hint', role: 'status' });
+  file.addEventListener('change', () => {
+    const chosen = file.files?.[0];
+    if (!chosen) return;
+    status.textContent = words.uploading(chosen.name);
+    tools
+      .uploadImage(chosen)
+      .then((uploaded) => {
+        mediaId.value = uploaded.mediaId;
+        mediaId.dispatchEvent(new Event('input', { bubbles: true }));
+        status.textContent = words.uploaded(chosen.name, Math.ceil(uploaded.bytes / 1024));
+      })
+      .catch((err: unknown) => (status.textContent = err instanceof Error ? err.message : String(err)));
+  });
+  return h('div', { class: 'image-upload' }, h('span', { class: 'label' }, words.label), file, status);
 }
 
 /** Inserts `<a href="…">…</a>` at the cursor: WeChat's markup for a link inside a text message. */
@@ -227,8 +266,12 @@ export function kindOf(message: Json | null): Kind {
 }
 
 /** A form for `kind`, prefilled from `message` when it is of that kind. */
-export function createMessageForm(kind: Kind, message: Json | null): MessageForm {
+export function createMessageForm(
+  kind: Kind,
+  message: Json | null,
+  tools: AccountTools | null = null,
+): MessageForm {
   if (kind === 'json') return jsonForm(message);
   if (kind === 'msgmenu') return menuForm(message);
-  return specForm(kind, message);
+  return specForm(kind, message, tools);
 }

@@ -3,7 +3,7 @@ import { t } from '../i18n/index.js';
 import { pathField } from '../policy/journey-plan.js';
 import type { ErrorDetail, Step, WaitInput } from '../types.js';
 import { createStepCard, type StepCard } from './step-card.js';
-import type { TemplateSource } from './template-picker.js';
+import type { AccountTools } from './account-tools.js';
 import { createWaitCard, type WaitCard } from './wait-card.js';
 
 /** What the API takes for one path: its steps and the wait that may end it. */
@@ -28,8 +28,8 @@ export interface JourneyContext {
   freshName(base: string): string;
   /** Every section's name now (to find a name given twice). */
   names(): string[];
-  /** The template library of the account the sequence is for, for the fallbacks' template picker. */
-  readonly templates: TemplateSource;
+  /** The sequence's account, for the template picker and image uploads of its steps. */
+  readonly tools: AccountTools;
 }
 
 /** One path of the journey in the editor: its name, its step cards, its wait, and the paths under it. */
@@ -72,7 +72,7 @@ export function createPathSection(
     ctx.changed();
   };
   const addCard = (step: Step) => {
-    const card = createStepCard(step, removeCard, name !== null, ctx.templates);
+    const card = createStepCard(step, removeCard, name !== null, ctx.tools);
     cards.push(card);
     stepsEl.append(card.el);
   };

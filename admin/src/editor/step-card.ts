@@ -3,7 +3,7 @@ import { t } from '../i18n/index.js';
 import type { ErrorDetail, Step } from '../types.js';
 import { type ContentBlock, createContentBlock } from './content-block.js';
 import { createDurationInput } from './duration-input.js';
-import type { TemplateSource } from './template-picker.js';
+import type { AccountTools } from './account-tools.js';
 
 /** The names new variants get, one per variant an A/B step may have (at most five). */
 const VARIANT_NAMES = ['A', 'B', 'C', 'D', 'E'];
@@ -29,7 +29,7 @@ export function createStepCard(
   initial: Step | null,
   onRemove: (card: StepCard) => void,
   onPath = false,
-  templates: TemplateSource | null = null,
+  tools: AccountTools | null = null,
 ): StepCard {
   const { editor: words } = t();
   const lastChance = initial?.beforeWindowCloseMs !== undefined;
@@ -68,7 +68,7 @@ export function createStepCard(
             layout();
             blocksEl.dispatchEvent(new Event('input', { bubbles: true }));
           },
-      templates,
+      tools,
     );
     blocks.push(block);
     layout();

@@ -1,9 +1,10 @@
 import { h } from '../dom.js';
 import { t } from '../i18n/index.js';
-import type { LibraryTemplateView, TemplateLibraryView } from '../types.js';
+import type { LibraryTemplateView } from '../types.js';
+import type { AccountTools } from './account-tools.js';
 
-/** Reads the account's template library (`GET /v1/accounts/:appId/templates`); `refresh` asks WeChat again. */
-export type TemplateSource = (refresh: boolean) => Promise<TemplateLibraryView>;
+/** Reads the account's template library; `refresh` asks WeChat again. */
+export type TemplateSource = AccountTools['templates'];
 
 export interface TemplatePicker {
   readonly el: HTMLElement;

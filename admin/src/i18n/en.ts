@@ -306,7 +306,7 @@ export const en: Catalog = {
       imageMedia: 'Image media_id',
       voiceMedia: 'Voice media_id',
       videoMedia: 'Video media_id',
-      mediaHint: 'The media_id of a file uploaded to the account (素材管理).',
+      mediaHint: 'The media_id of a file uploaded to the account (素材管理); an image can be uploaded below.',
       thumbMedia: 'Thumbnail media_id',
       title: 'Title',
       description: 'Description',
@@ -332,6 +332,11 @@ export const en: Catalog = {
       label: 'Message JSON (a WeChat customer-service payload without touser)',
       notObject: 'must be a JSON object',
       invalid: (why) => `is not valid JSON: ${why}`,
+    },
+    upload: {
+      label: 'Upload an image',
+      uploading: (name) => `Uploading ${name}…`,
+      uploaded: (name, kb) => `Uploaded ${name} (${kb} KB): its permanent media_id is filled in.`,
     },
     qrcode: {
       kind: 'QR code kind',

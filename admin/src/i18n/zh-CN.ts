@@ -290,7 +290,7 @@ export const zhCN = {
       imageMedia: '图片 media_id',
       voiceMedia: '语音 media_id',
       videoMedia: '视频 media_id',
-      mediaHint: '公众号素材库（素材管理）中文件的 media_id。',
+      mediaHint: '公众号素材库（素材管理）中文件的 media_id；图片也可在下方直接上传。',
       thumbMedia: '缩略图 media_id',
       title: '标题',
       description: '描述',
@@ -317,6 +317,11 @@ export const zhCN = {
       notObject: '须为 JSON 对象',
       // The browser words the parse error in English: the Chinese page says where to look instead.
       invalid: (_why: string) => '不是有效的 JSON：请检查引号、逗号和括号是否成对',
+    },
+    upload: {
+      label: '上传图片',
+      uploading: (name: string) => `正在上传 ${name}…`,
+      uploaded: (name: string, kb: number) => `已上传 ${name}（${kb} KB），已填入永久素材的 media_id。`,
     },
     qrcode: {
       kind: '二维码类型',

@@ -22,6 +22,7 @@ import type {
   Step,
   QrCodeView,
   TemplateLibraryView,
+  UploadedMediaView,
 } from '../types.js';
 
 /** Typing pauses this long before the draft is checked by POST /v1/sequences/validate. */
@@ -68,10 +69,14 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
     saved: initial?.paths ?? {},
     changed: () => changed(),
     names: () => main?.names() ?? [],
-    templates: (refresh) =>
-      ctx.api.get<TemplateLibraryView>(
-        `/accounts/${seg(general.appId())}/templates${refresh ? '?refresh=true' : ''}`,
-      ),
+    tools: {
+      templates: (refresh) =>
+        ctx.api.get<TemplateLibraryView>(
+          `/accounts/${seg(general.appId())}/templates${refresh ? '?refresh=true' : ''}`,
+        ),
+      uploadImage: (file) =>
+        ctx.api.upload<UploadedMediaView>(`/accounts/${seg(general.appId())}/media`, file),
+    },
     freshName(base) {
       const taken = new Set([...journey.names(), ...handedOut, ...Object.keys(journey.saved)]);
       let name = base;

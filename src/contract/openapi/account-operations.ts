@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { templateLibraryQuerySchema } from '..';
-import { APP_ID_PARAMETER, type Operation, operationsOf } from './operation';
+import { APP_ID_PARAMETER, IMAGE, type Operation, operationsOf } from './operation';
 
 const params = z.object({ appId: APP_ID_PARAMETER });
 const account = operationsOf('accounts');
@@ -17,6 +17,7 @@ export const ACCOUNT_OPERATIONS: readonly Operation[] = [
   account('post /v1/accounts/:appId/check', 'checkAccount', "Ask WeChat for a fresh access token with the account's AppSecret", [200, "WeChat's answer, in words.", 'AccountCheck'], [400, 404], { params }),
   account('get /v1/accounts/:appId/templates', 'listTemplates', "The account's WeChat template library, to choose a fallback's template from", [200, 'The templates, or why WeChat could not list them.', 'TemplateLibrary'], [400, 404], { params, query: templateLibraryQuerySchema }),
   account('post /v1/accounts/:appId/qrcodes', 'createQrCode', 'Make a parametric QR code (带参数二维码) whose scan carries a scene', [201, 'The code and its PNG image.', 'QrCode'], [400, 404, 409, 413], { params, body: 'QrCodeRequest' }),
+  account('post /v1/accounts/:appId/media', 'uploadImage', "Upload an image to the account's permanent media (永久素材), for image steps", [201, 'Its media_id.', 'UploadedMedia'], [400, 404, 409, 413], { params, body: { schema: 'Image', mediaType: IMAGE } }),
   platform('get /v1/platform', 'getPlatform', 'Whether the service runs as a WeChat third-party platform', [200, 'The platform.', 'Platform'], []),
   platform('post /v1/platform/authorizations', 'startAuthorization', 'Start connecting an official account through the platform (404 when it is not configured)', [201, 'The link to open.', 'AuthorizationStarted'], [400, 404, 413], { body: 'AuthorizationStartRequest' }),
 ];

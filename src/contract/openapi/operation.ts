@@ -13,7 +13,9 @@ export type ErrorStatus = keyof typeof ERROR_STATUSES;
 export const JSON_TYPE = 'application/json';
 /** One JSON document per line: the schema of a body or answer of this type is that of each line. */
 export const NDJSON = 'application/x-ndjson';
-export type MediaType = typeof JSON_TYPE | typeof NDJSON;
+/** A file sent as it is, its type in the Content-Type header (an image upload). */
+export const IMAGE = 'image/*';
+export type MediaType = typeof JSON_TYPE | typeof NDJSON | typeof IMAGE;
 
 export interface Answer {
   readonly description: string;

@@ -59,6 +59,8 @@ export interface SimulatorClient {
   qrcodes(): Promise<
     { ticket: string; url: string; actionName: string; scene: string; expireSeconds: number | null }[]
   >;
+  /** The images uploaded to the account's permanent media (`GET /__sim/media`). */
+  media(): Promise<{ mediaId: string; filename: string; contentType: string; bytes: number }[]>;
   /** `GET /__sim/stats`. */
   stats(): Promise<
     { tokens: { issued: number; requests: { stable: number; classic: number } } } & Record<string, unknown>
@@ -108,6 +110,13 @@ export function createSimulatorClient(url: string, appId: string): SimulatorClie
     clearCues: async () => void (await ok(call(`${url}/__sim/cues`, { method: 'DELETE' }), 'cues')),
     templates: async (templates) =>
       void (await ok(call(`${url}/__sim/templates`, { json: { appId, templates } }), 'templates')),
+    media: async () =>
+      (
+        await ok<{ media: Awaited<ReturnType<SimulatorClient['media']>> }>(
+          call(`${url}/__sim/media?appId=${encodeURIComponent(appId)}`),
+          'media',
+        )
+      ).media,
     qrcodes: async () =>
       (
         await ok<{ qrcodes: Awaited<ReturnType<SimulatorClient['qrcodes']>> }>(

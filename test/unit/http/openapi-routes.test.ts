@@ -51,6 +51,7 @@ function anApp() {
     writer: untouched('writer'),
     templates: untouched('templates'),
     qrcodes: untouched('qrcodes'),
+    media: untouched('media'),
     track: () => undefined,
     readiness: untouched('readiness'),
     processPushLater: () => undefined,
