@@ -112,6 +112,20 @@ describe.each(['zh-CN', 'en'] as const)('the admin page in %s', (language) => {
     await review('sequences');
   });
 
+  it('asks for the copy’s name in a dialog', async () => {
+    await page.locator(`tr[data-sequence="${sequenceId}"] [data-action="duplicate"]`).click();
+    await page.waitForSelector('dialog.confirm');
+    await review('copy-dialog');
+    await page.locator('dialog.confirm button.secondary').click();
+    await page.waitForSelector('dialog.confirm', { state: 'detached' });
+  });
+
+  it('shows the results of a sequence', async () => {
+    await page.goto(adminUrl(service, `sequences/${sequenceId}`));
+    await page.waitForSelector('tr[data-step="1"]');
+    await review('results');
+  });
+
   it('opens the editor', async () => {
     await page.goto(adminUrl(service, `sequences/${sequenceId}/edit`));
     await page.waitForSelector('.window-panel');
@@ -141,6 +155,17 @@ describe.each(['zh-CN', 'en'] as const)('the admin page in %s', (language) => {
       language === 'en' ? /WeChat issued an access token/ : /微信已签发 access_token/,
     );
     await review('accounts');
+  });
+
+  it('refuses a bad account setting beside its field', async () => {
+    await page.locator(`tr[data-account="${APP_ID}"] [data-action="edit"]`).click();
+    await page.waitForSelector('#account-form form');
+    await page.fill('input[name="sendRatePerSecond"]', '0');
+    await page.click('[data-test="save-account"]');
+    await page.waitForSelector('#account-form .field[data-path="sendRatePerSecond"] .field-error');
+    await review('account-form-refused');
+    await page.click('[data-nav="accounts"]');
+    await page.waitForSelector(`tr[data-account="${APP_ID}"]`);
   });
 
   it('looks up a follower, the times in the account’s zone', async () => {
