@@ -1,7 +1,7 @@
 import { FormData, request } from 'undici';
-import { ConflictError, UnavailableError } from '../errors';
-import { isTokenErrcode } from './errcodes';
+import { ConflictError } from '../errors';
 import { describeRequestError, interpretAnswer, type WechatAnswer } from './http-answer';
+import { acceptedJson, callWithToken } from './token-call';
 import type { TokenStore } from './tokens';
 
 /** An image WeChat keeps as the account's permanent media (永久素材), for image steps to send by `media_id`. */
@@ -47,22 +47,12 @@ export function createMediaUploader(opts: {
 
   return {
     async uploadImage(appId, image) {
-      const token = await opts.tokens.getToken(appId);
-      let answer = await post(token, image);
-      if (isTokenErrcode(answer.errcode)) {
-        await opts.tokens.expireToken(appId, token);
-        answer = await post(await opts.tokens.getToken(appId), image);
-      }
-      if (answer.errcode === null) {
-        throw new UnavailableError('wechat_unavailable', `no answer from WeChat: ${answer.errmsg}`);
-      }
-      const { media_id: mediaId, url } = answer.json ?? {};
-      if (answer.errcode !== 0 || typeof mediaId !== 'string') {
-        throw new ConflictError(
-          'wechat_refused',
-          `WeChat refused the image (errcode ${answer.errcode}: ${answer.errmsg})`,
-          { errcode: answer.errcode },
-        );
+      const answer = await callWithToken(opts.tokens, appId, (token) => post(token, image));
+      const { media_id: mediaId, url } = acceptedJson(answer, 'the image');
+      if (typeof mediaId !== 'string') {
+        throw new ConflictError('wechat_refused', 'WeChat answered an upload without media_id', {
+          errcode: 0,
+        });
       }
       return { mediaId, url: typeof url === 'string' ? url : '' };
     },

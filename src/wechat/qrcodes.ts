@@ -1,8 +1,8 @@
 import QRCode from 'qrcode';
 import { request } from 'undici';
-import { ConflictError, UnavailableError } from '../errors';
-import { isTokenErrcode } from './errcodes';
+import { ConflictError } from '../errors';
 import { describeRequestError, interpretAnswer, type WechatAnswer } from './http-answer';
+import { acceptedJson, callWithToken } from './token-call';
 import type { TokenStore } from './tokens';
 
 /** What a marketer asks for: a code whose scan or follow carries `scene`, permanent or for `expireSeconds`. */
@@ -30,7 +30,7 @@ const CREATE_PATH = '/cgi-bin/qrcode/create';
 
 /**
  * Makes parametric QR codes with `qrcode/create` (string scenes: `QR_STR_SCENE` for a temporary code,
- * `QR_LIMIT_STR_SCENE` for a permanent one), a token WeChat rejects expired and the call made once more, as
+ * `QR_LIMIT_STR_SCENE` for a permanent one), through `callWithToken` (one retry on a rejected token), as
  * the template library does. WeChat's refusal is a 409 `wechat_refused` with its errcode; no answer a 503
  * `wechat_unavailable`. The image is drawn from the code's url with the `qrcode` package: WeChat's
  * `showqrcode` would be one more host to reach, and the url is what the code holds.
@@ -65,22 +65,12 @@ export function createQrCodeMaker(opts: {
         action_name: req.permanent ? 'QR_LIMIT_STR_SCENE' : 'QR_STR_SCENE',
         action_info: { scene: { scene_str: req.scene } },
       };
-      const token = await opts.tokens.getToken(appId);
-      let answer = await post(token, body);
-      if (isTokenErrcode(answer.errcode)) {
-        await opts.tokens.expireToken(appId, token);
-        answer = await post(await opts.tokens.getToken(appId), body);
-      }
-      if (answer.errcode === null) {
-        throw new UnavailableError('wechat_unavailable', `no answer from WeChat: ${answer.errmsg}`);
-      }
-      const { ticket, url, expire_seconds: expireSeconds } = answer.json ?? {};
-      if (answer.errcode !== 0 || typeof ticket !== 'string' || typeof url !== 'string') {
-        throw new ConflictError(
-          'wechat_refused',
-          `WeChat refused the QR code (errcode ${answer.errcode}: ${answer.errmsg})`,
-          { errcode: answer.errcode },
-        );
+      const answer = await callWithToken(opts.tokens, appId, (token) => post(token, body));
+      const { ticket, url, expire_seconds: expireSeconds } = acceptedJson(answer, 'the QR code');
+      if (typeof ticket !== 'string' || typeof url !== 'string') {
+        throw new ConflictError('wechat_refused', 'WeChat answered a QR code without ticket or url', {
+          errcode: 0,
+        });
       }
       return {
         ticket,

@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import type { Logger } from '../logger';
-import { isTokenErrcode } from './errcodes';
 import { describeRequestError, interpretAnswer, type WechatAnswer } from './http-answer';
+import { callWithToken } from './token-call';
 import type { TokenStore } from './tokens';
 
 /** One field of a template, as its content names it: `课程名称：{{thing1.DATA}}` is `thing1`, labelled 课程名称. */
@@ -118,13 +118,7 @@ export function createTemplateLibrary(opts: TemplateLibraryOptions): TemplateLib
 
   async function fetchList(appId: string): Promise<TemplateLibraryAnswer> {
     try {
-      const token = await tokens.getToken(appId);
-      let answer = await get(token);
-      if (isTokenErrcode(answer.errcode)) {
-        await tokens.expireToken(appId, token);
-        answer = await get(await tokens.getToken(appId));
-      }
-      const list = parseList(answer);
+      const list = parseList(await callWithToken(tokens, appId, get));
       if (typeof list === 'string') {
         logger.warn({ appId, reason: list }, 'template list not fetched');
         return { ok: false, reason: list };
