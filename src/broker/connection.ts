@@ -6,6 +6,12 @@ export type { AmqpConnectionManager, Channel };
 
 const HEARTBEAT_S = 5;
 const RECONNECT_DELAY_S = 1;
+/**
+ * How long one connection attempt (TCP connect and AMQP handshake) may take before it is abandoned and
+ * tried again. Without it a broker that accepts the socket but never answers the handshake (busy, or
+ * still booting) holds the attempt forever and the process never connects.
+ */
+export const CONNECT_TIMEOUT_MS = 10_000;
 
 /**
  * A managed, self-reconnecting connection. Channels created from it re-run their setup functions on every
@@ -16,11 +22,12 @@ export function createBrokerConnection(
   urls: readonly string[],
   logger: Logger,
   name: string,
+  { connectTimeoutMs = CONNECT_TIMEOUT_MS }: { connectTimeoutMs?: number } = {},
 ): AmqpConnectionManager {
   const connection = amqp.connect([...urls], {
     heartbeatIntervalInSeconds: HEARTBEAT_S,
     reconnectTimeInSeconds: RECONNECT_DELAY_S,
-    connectionOptions: { clientProperties: { connection_name: name } },
+    connectionOptions: { clientProperties: { connection_name: name }, timeout: connectTimeoutMs },
   });
   connection.on('connect', () => logger.info({ connection: name }, 'rabbitmq connected'));
   connection.on('disconnect', ({ err }) =>

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createApiClient, type ApiClient } from './api-client';
 import { ACCEPTANCE_TEMPLATE } from './builders';
@@ -88,10 +88,27 @@ const DEFAULT_ENV: Record<string, string> = {
   LOG_LEVEL: process.env.ACCEPTANCE_LOG_LEVEL ?? 'warn',
 };
 
-async function ready(url: string, what: string): Promise<void> {
-  await waitFor(async () => (await call(url)).status === 200, `${what} at ${url} to answer 200`, {
-    timeoutMs: 30_000,
-  });
+/**
+ * Waits for `url` to answer 200. When it does not in time, the error carries what the process says of
+ * itself — its detailed readiness (`detailUrl`, the ops listener's /readyz) and the end of its log — so
+ * that a failure in CI can be read without the machine.
+ */
+async function ready(url: string, what: string, explain: { detailUrl?: string; logName?: string } = {}) {
+  try {
+    await waitFor(async () => (await call(url)).status === 200, `${what} at ${url} to answer 200`, {
+      timeoutMs: 30_000,
+    });
+  } catch (err) {
+    const detail = explain.detailUrl ? await call(explain.detailUrl).then((a) => a.text, String) : '';
+    const log = explain.logName ? tail(path.join(LOG_DIR, `${explain.logName}.log`), 40) : '';
+    (err as Error).message += `\nreadiness: ${detail || '(not asked)'}\nlog:\n${log || '(none)'}`;
+    throw err;
+  }
+}
+
+/** The last `lines` lines of a file, or '' when it does not exist. */
+function tail(file: string, lines: number): string {
+  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n') : '';
 }
 
 /**
@@ -134,13 +151,21 @@ export async function startWorld(opts: WorldOptions): Promise<World> {
       { ...env, ...added, ROLE: opts.split ? 'api' : 'all', OPS_PORT: String(apiOpsPort) },
       log('service'),
     );
-    await ready(`${apiUrl}/readyz`, 'the service');
+    await ready(`${apiUrl}/readyz`, 'the service', {
+      detailUrl: `http://127.0.0.1:${apiOpsPort}/readyz`,
+      logName: log('service'),
+    });
   };
   const startWorker = async () => {
     workers = workerPorts.map((port, i) =>
       startProgram('all', { ...env, ROLE: 'worker', OPS_PORT: String(port) }, log(`worker${i || ''}`)),
     );
-    for (const url of workerUrls) await ready(`${url}/readyz`, 'the worker');
+    for (const [i, url] of workerUrls.entries()) {
+      await ready(`${url}/readyz`, 'the worker', {
+        detailUrl: `${url}/readyz`,
+        logName: log(`worker${i || ''}`),
+      });
+    }
   };
   const close = async () => {
     if (closed) return;
@@ -168,14 +193,15 @@ export async function startWorld(opts: WorldOptions): Promise<World> {
       },
       log('simulator'),
     );
-    await ready(`${simUrl}/__sim/stats`, 'the simulator');
+    await ready(`${simUrl}/__sim/stats`, 'the simulator', { logName: log('simulator') });
     for (const { appId } of opts.accounts ?? [anAccount()]) {
       await createSimulatorClient(simUrl, appId).templates([ACCEPTANCE_TEMPLATE]);
     }
     await startService();
     if (opts.split) await startWorker();
   } catch (err) {
-    await close();
+    // The start's error is the one to see: a clean-up failing after it (the broker unreachable) must not hide it.
+    await close().catch(() => undefined);
     throw err;
   }
 
