@@ -125,13 +125,18 @@ const LEGACY: Droppable = {
   ids: null,
 };
 
-/** The day partitions whose slots are all past, oldest first, and the legacy partition while it exists. */
+/**
+ * The day partitions whose slots ended at least one partition's width ago, oldest first, and the legacy
+ * partition while it exists. The newest past one stays: the partition keeper keeps a partition one width
+ * back (slotsAhead, for a clock a little behind the database's), and dropping it would have the keeper
+ * create it again at its next pass, all day long, and collide with a drop in progress.
+ */
 async function pastPartitions(db: PoolClient): Promise<Droppable[]> {
   const { rows } = await db.query<{ name: string; from_ms: string; to_ms: string; legacy: boolean }>(
     `SELECT name, (extract(epoch FROM from_slot) * 1000)::bigint::text AS from_ms,
             (extract(epoch FROM to_slot) * 1000)::bigint::text AS to_ms,
             false AS legacy
-       FROM message_partitions() WHERE to_slot <= now()
+       FROM message_partitions() WHERE to_slot + (to_slot - from_slot) <= now()
      UNION ALL
      SELECT 'legacy', '0', '0', true WHERE EXISTS (
        SELECT 1 FROM pg_inherits WHERE inhrelid = to_regclass('scheduled_messages_legacy'))

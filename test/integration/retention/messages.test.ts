@@ -2,8 +2,9 @@ import type { PoolClient } from '../../../src/db/pool';
 import { insertMessages } from '../../../src/store/insert-messages';
 import { tryRetentionLock, releaseRetentionLock } from '../../../src/store/retention-lock';
 import { newMessageId } from '../../../src/store/message-id';
+import { ensureMessagePartitions, slotsAhead } from '../../../src/store/message-partitions';
 import { aNewMessage } from '../../helpers/builders';
-import { createTestDb, type TestDb } from '../../helpers/db';
+import { createTestDb, TEST_HORIZON_MS, type TestDb } from '../../helpers/db';
 import { waitFor } from '../../helpers/harness';
 import { aPruner, attemptRows, countRows, messageRows } from './rows';
 
@@ -23,6 +24,7 @@ beforeEach(() =>
 );
 afterAll(() => db.drop());
 
+const DAY_MS = 86_400_000;
 const FINAL = ['sent', 'skipped', 'cancelled', 'failed', 'unknown'];
 
 /** The day partitions of scheduled_messages, by their first slot's date. */
@@ -66,9 +68,14 @@ describe('the retention pruner, on messages', () => {
     expect(await countRows(db.pool, 'delivery_attempts')).toBe(withOpen.length + today.length);
     expect(await pruned('scheduled_messages')).toBe(500);
     expect(await pruned('delivery_attempts')).toBe(500);
-    // Yesterday's partition was empty and past, and so was the legacy one (a new database has no rows from
-    // before partitioning): they went too.
-    expect((await metrics.retentionPartitionsDropped.get()).values[0].value).toBe(3);
+    // The legacy partition was empty and past (a new database has no rows from before partitioning): it
+    // went too. Yesterday's, empty, stays: the partition keeper keeps one day back, and would create it
+    // again at its next pass.
+    expect((await metrics.retentionPartitionsDropped.get()).values[0].value).toBe(2);
+    expect(await days()).toContain(dayAgo(1));
+    expect(
+      await ensureMessagePartitions(db.pool, slotsAhead(Date.now(), TEST_HORIZON_MS, DAY_MS), DAY_MS),
+    ).toBe(0);
     expect(await exists('scheduled_messages_legacy')).toBe(false);
     // Nothing of the detached tables is left behind.
     expect(await exists(partitionOf(5))).toBe(false);
