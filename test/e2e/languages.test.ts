@@ -1,7 +1,9 @@
 import type { Page } from 'playwright-core';
 import type { Service } from '../../src/main/start-service';
+import { anAppId } from '../helpers/builders';
 import { ADMIN_TOKEN, APP_ID, createHarness, type Harness } from '../helpers/harness';
 import { foreignWords } from '../helpers/language-scan';
+import { aPlatform } from '../helpers/platform';
 import { adminUrl, expectText, launchBrowser, type TestBrowser } from './browser';
 
 // Marketing's own content is Chinese in both languages: the scan leaves these values out.
@@ -10,20 +12,50 @@ const ACCOUNT_NAME = '春季课程公众号';
 const SEQUENCE_NAME = '春季课程欢迎';
 const WELCOME = '欢迎关注！点此查看课程';
 const FOLLOWER = 'o-e2e-languages';
-const CONTENT = [ACCOUNT_NAME, SEQUENCE_NAME, WELCOME];
+/** Never wrote to the account: a test send to it finds the contact window closed. */
+const STRANGER = 'o-e2e-languages-stranger';
+const DRAFT_NAME = '秋季课程草稿';
+const JOURNEY_NAME = '报名确认旅程';
+const JOURNEY_TEXTS = ['回复“是”确认名额', '名额已确认', '名额保留到今晚'];
+// A path's name is marketing's too (letters, digits, _ or -, so Latin on both pages).
+const PATHS = { yes: 'confirmed', no: 'silent' };
+const CONTENT = [
+  ACCOUNT_NAME,
+  SEQUENCE_NAME,
+  WELCOME,
+  DRAFT_NAME,
+  JOURNEY_NAME,
+  ...JOURNEY_TEXTS,
+  PATHS.yes,
+  PATHS.no,
+];
 /** The account's zone, not the browser's (Asia/Shanghai) nor the default. */
 const ZONE = 'Europe/Berlin';
 const ZONED_TIME = /\d{4}-\d\d-\d\d \d\d:\d\d \(Europe\/Berlin\)/;
+
+// The service is also a third-party platform (the simulator plays its Open Platform), so that the Accounts
+// page offers "Connect an official account" and its panel, link and notices render.
+const PLATFORM = aPlatform();
 
 jest.setTimeout(90_000);
 
 let h: Harness;
 let service: Service;
 let sequenceId = '';
+let draftId = '';
+let journeyId = '';
+
+const text = (content: string) => ({ msgtype: 'text', text: { content } });
 
 beforeAll(async () => {
-  h = await createHarness({ WECHAT_ACCOUNTS: JSON.stringify([ACCOUNT]) });
-  service = await h.start();
+  h = await createHarness(
+    { WECHAT_ACCOUNTS: JSON.stringify([ACCOUNT]), ...PLATFORM.env },
+    { simulatorComponent: PLATFORM },
+  );
+  service = await h.start({
+    WECHAT_COMPONENT_LOGIN_PAGE_URL: `${h.simulatorUrl}/cgi-bin/componentloginpage`,
+  });
+  expect((await h.simulator.openPlatform!.pushTicket()).body).toBe('success');
   const api = (path: string, method: string, body: unknown) =>
     h.api(service, path, { method, body: JSON.stringify(body) });
   expect((await api(`/v1/accounts/${APP_ID}`, 'PATCH', { name: ACCOUNT_NAME, timeZone: ZONE })).status).toBe(
@@ -38,7 +70,33 @@ beforeAll(async () => {
   });
   expect(created.status).toBe(201);
   sequenceId = ((await created.json()) as { id: string }).id;
+  const draft = await api('/v1/sequences', 'POST', {
+    appId: APP_ID,
+    name: DRAFT_NAME,
+    trigger: { type: 'subscribe' },
+    steps: [{ offsetMs: 0, message: text(WELCOME) }],
+  });
+  expect(draft.status).toBe(201);
+  draftId = ((await draft.json()) as { id: string }).id;
+  const journey = await api('/v1/sequences', 'POST', {
+    appId: APP_ID,
+    name: JOURNEY_NAME,
+    trigger: { type: 'api' },
+    steps: [{ offsetMs: 0, message: text(JOURNEY_TEXTS[0]) }],
+    wait: { until: { type: 'message' }, timeoutMs: 86_400_000, yes: PATHS.yes, no: PATHS.no },
+    paths: {
+      [PATHS.yes]: { steps: [{ offsetMs: 0, message: text(JOURNEY_TEXTS[1]) }] },
+      [PATHS.no]: { steps: [{ offsetMs: 0, message: text(JOURNEY_TEXTS[2]) }] },
+    },
+    goal: { until: { type: 'event', name: 'purchased' }, periodMs: 7 * 86_400_000, exit: true },
+    status: 'active',
+  });
+  expect(journey.status).toBe(201);
+  journeyId = ((await journey.json()) as { id: string }).id;
   await h.simulator.push('follow', FOLLOWER, { appId: APP_ID });
+  expect((await api(`/v1/sequences/${journeyId}/enrollments`, 'POST', { openid: FOLLOWER })).status).toBe(
+    201,
+  );
 });
 afterAll(() => h?.close());
 
@@ -70,6 +128,13 @@ async function foreignOnPage(page: Page, language: 'zh-CN' | 'en'): Promise<stri
     language,
   );
 }
+
+/** Whether the simulated Open Platform counts this server in the platform's IP whitelist. */
+const ipWhitelisted = (registered: boolean) =>
+  fetch(`${h.simulatorUrl}/__sim/component/ip-whitelist`, {
+    method: 'POST',
+    body: JSON.stringify({ registered }),
+  });
 
 describe.each(['zh-CN', 'en'] as const)('the admin page in %s', (language) => {
   let browser: TestBrowser;
@@ -120,10 +185,43 @@ describe.each(['zh-CN', 'en'] as const)('the admin page in %s', (language) => {
     await page.waitForSelector('dialog.confirm', { state: 'detached' });
   });
 
+  it('asks before deleting a draft, in a dialog', async () => {
+    await page.locator(`tr[data-sequence="${draftId}"] [data-action="delete"]`).click();
+    await page.waitForSelector('dialog.confirm');
+    await expectText(page.locator('dialog.confirm h2'), DRAFT_NAME);
+    await expectText(
+      page.locator('dialog.confirm [data-test="confirm"]'),
+      language === 'en' ? 'Delete' : '删除',
+    );
+    await review('delete-dialog');
+    await page.locator('dialog.confirm button.secondary').click();
+    await page.waitForSelector('dialog.confirm', { state: 'detached' });
+  });
+
   it('shows the results of a sequence', async () => {
     await page.goto(adminUrl(service, `sequences/${sequenceId}`));
     await page.waitForSelector('tr[data-step="1"]');
     await review('results');
+  });
+
+  it('asks before pausing a sequence, saying what pausing cancels', async () => {
+    await page.locator('.page-head [data-action="pause"]').click();
+    await page.waitForSelector('dialog.confirm');
+    await expectText(page.locator('dialog.confirm h2'), SEQUENCE_NAME);
+    await expectText(page.locator('dialog.confirm'), language === 'en' ? 'until you resume' : '恢复后');
+    await review('pause-dialog');
+    await page.locator('dialog.confirm button.secondary').click();
+    await page.waitForSelector('dialog.confirm', { state: 'detached' });
+  });
+
+  it('shows the results of a journey, per path', async () => {
+    await page.goto(adminUrl(service, `sequences/${journeyId}`));
+    const main = page.locator('tr[data-path="1:main"] td');
+    await expectText(main.nth(1), language === 'en' ? 'main' : '主路径');
+    await expectText(main.nth(2), '1');
+    await page.waitForSelector(`tr[data-path="1:${PATHS.no}"]`);
+    await page.waitForSelector('[data-test="conversions"]');
+    await review('journey-results');
   });
 
   it('opens the editor', async () => {
@@ -143,6 +241,31 @@ describe.each(['zh-CN', 'en'] as const)('the admin page in %s', (language) => {
       language === 'en' ? /falls outside the contact window/ : /超出客服消息窗口/,
     );
     await review('editor-refused');
+  });
+
+  it('sends a test, and says why a follower whose window is closed did not get it', async () => {
+    await page.goto(adminUrl(service, `test-send?sequence=${sequenceId}`));
+    await expectText(page.locator('.phone .bubble'), WELCOME);
+    await review('test-send');
+    await page.fill('input[name="openid"]', STRANGER);
+    await page.click('[data-action="send"]');
+    await expectText(
+      page.locator('.test-result [data-status]'),
+      language === 'en' ? 'skipped' : '已跳过',
+      15_000,
+    );
+    await expectText(page.locator('.test-result'), 'window_closed');
+    await review('test-send-skipped');
+
+    // An openid WeChat could not have issued: the API refuses the send, the page says why beside the field.
+    await page.fill('input[name="openid"]', `${STRANGER} 2`);
+    await page.click('[data-action="send"]');
+    await page.waitForSelector('.field[data-path="openid"] .field-error');
+    await expectText(
+      page.locator('.test-result .error'),
+      language === 'en' ? 'invalid test send' : '提交的内容有误',
+    );
+    await review('test-send-refused');
   });
 
   it('lists the accounts', async () => {
@@ -170,11 +293,56 @@ describe.each(['zh-CN', 'en'] as const)('the admin page in %s', (language) => {
 
   it('looks up a follower, the times in the account’s zone', async () => {
     await page.click('[data-nav="followers"]');
+    // Two accounts once the first language's run has connected one (below).
+    await page.selectOption('select[name="appId"]', APP_ID);
     await page.fill('input[name="openid"]', FOLLOWER);
     await page.click('[data-action="look-up"]');
     await page.waitForSelector('.follower .badge.msg-sent');
     expect(await page.locator('.follower').textContent()).toMatch(ZONED_TIME);
     await review('follower');
+  });
+
+  it('connects an official account through the platform: the link, the new account, the errors', async () => {
+    await page.click('[data-nav="accounts"]');
+    await page.click('[data-action="connect"]');
+    await page.waitForSelector('[data-action="authorize"]');
+    await expectText(
+      page.locator('#connect'),
+      language === 'en' ? 'The link works once' : '该链接仅可使用一次',
+    );
+    await review('connect');
+
+    const connected = anAppId();
+    await page.locator('[data-action="authorize"]').click();
+    await page.fill('input[name="sim_appid"]', connected);
+    await page.fill('input[name="sim_func"]', '1');
+    await page.click('button[type="submit"]');
+    await page.waitForURL(new RegExp(`/admin/accounts/${connected}\\?connected=created$`));
+    await expectText(
+      page.locator('[data-connect="created"]'),
+      language === 'en' ? `Connected ${connected}` : `已接入 ${connected}`,
+    );
+    await review('connected');
+
+    await page.goto(adminUrl(service, 'accounts?connect_error=state_invalid'));
+    await expectText(
+      page.locator('[data-connect="error"]'),
+      language === 'en' ? 'The service did not make that authorization link' : '该授权链接不是本服务生成的',
+    );
+    await review('connect-error');
+
+    // WeChat refuses a pre-auth code to a server outside the platform's IP whitelist.
+    expect((await ipWhitelisted(false)).status).toBe(200);
+    try {
+      await page.click('[data-action="connect"]');
+      await expectText(
+        page.locator('#connect .error'),
+        language === 'en' ? 'Could not start connecting' : '无法发起授权',
+      );
+    } finally {
+      await ipWhitelisted(true);
+    }
+    await review('connect-refused');
   });
 
   it('a word missing from the catalog is a script error that names it', async () => {

@@ -52,6 +52,40 @@ describe('a template fallback in the editor (docs/sequences.md "Template message
     await waitForNoText(warnings, '模板库中没有模板');
   });
 
+  it('previews the template as WeChat shows it: its title and each field’s label from the account’s library, the key when the library lacks the id', async () => {
+    const browser = openBrowser();
+    const { page } = browser;
+    const libraryReads: string[] = [];
+    const onRequest = (request: { url(): string }) => {
+      if (/\/v1\/accounts\/[^/]+\/templates/.test(request.url())) libraryReads.push(request.url());
+    };
+    page.on('request', onRequest);
+    try {
+      const { step } = await editLateStep(page, started.service, createSequence, '开课提醒 · 字段名称');
+      await step.locator('input[name="template_id"]').pressSequentially('TPL_COURSE_REMINDER');
+      await step.locator('.data-row input[name="key"]').fill('thing1');
+      await step.locator('.data-row input[name="value"]').pressSequentially('春季瑜伽');
+
+      const card = page.locator('.phone [data-preview-step="2"] .template');
+      const thing = card.locator('[data-field="thing1"]');
+      await expectText(thing, '课程名称');
+      await expectText(thing, '春季瑜伽');
+      await expectText(card.locator('.tpl-title'), '课程提醒');
+      expect(await card.textContent()).not.toContain('thing1');
+      await browser.screenshot('template-labels-zh-CN');
+
+      // An id the library does not hold: the field as it is sent, by its key.
+      await step.locator('input[name="template_id"]').fill('TPL_NOT_IN_LIBRARY');
+      await expectText(thing, 'thing1');
+      expect(await thing.textContent()).not.toContain('课程名称');
+      expect(await card.locator('.tpl-title').count()).toBe(0);
+      // The library was read once for the editor, not once per keystroke.
+      expect(libraryReads).toHaveLength(1);
+    } finally {
+      page.off('request', onRequest);
+    }
+  });
+
   it('chooses the template from the account’s library: its id, and a row per field labelled as the template words it', async () => {
     const browser = openBrowser();
     const { page } = browser;

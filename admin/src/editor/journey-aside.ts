@@ -3,7 +3,7 @@ import { t } from '../i18n/index.js';
 import { planWindows } from '../policy/journey-plan.js';
 import { hasFallback, shownContent } from '../step-content.js';
 import type { InteractionKind, SequenceBody, Step, WaitInput, WindowPolicy } from '../types.js';
-import { phonePreview } from './phone-preview.js';
+import { phonePreview, type TemplateLookup } from './phone-preview.js';
 import { checkSteps, type Verdict } from './window-check.js';
 import { windowTimeline } from './window-timeline.js';
 
@@ -92,12 +92,14 @@ export function pathPreview(
   policy: WindowPolicy,
   policyName: string,
   appId: string,
+  lookup: TemplateLookup,
 ): HTMLElement[] {
   return [
     windowTimeline(plan.verdicts, policy, plan.kind, policyName),
     phonePreview(
       plan.steps.map((s, i) => ({ ...shownContent(s), verdict: plan.verdicts[i] })),
       appId,
+      lookup,
     ),
   ];
 }

@@ -2,7 +2,7 @@ import { h, type Child } from '../dom.js';
 import { offsetLabel } from '../format.js';
 import { t } from '../i18n/index.js';
 import { isNotice } from './fallback-form.js';
-import type { Json, TemplateMessage } from '../types.js';
+import type { Json, LibraryTemplateView, TemplateMessage } from '../types.js';
 import type { Verdict } from './window-check.js';
 import { shownTemplateFields, templateRuleIssues } from '../policy/template-rules.js';
 
@@ -11,6 +11,9 @@ export interface PreviewStep {
   readonly fallback: TemplateMessage | null;
   readonly verdict: Verdict;
 }
+
+/** A template of the account's library by its id; undefined when the library or the id is not known. */
+export type TemplateLookup = (templateId: string) => LibraryTemplateView | undefined;
 
 const LINK = /<a\s[^>]*?href\s*=\s*["']([^"']*)["'][^>]*>([\s\S]*?)<\/a>/gi;
 
@@ -113,11 +116,16 @@ function bubble(message: Json): HTMLElement {
 
 /**
  * A template message card as 服务通知 shows it. A template message shows what WeChat will (src/policy's
- * rules since 2023-05-04: no first / remark, no colours, emoji stripped), a field it refuses or cuts marked.
+ * rules since 2023-05-04: no first / remark, no colours, emoji stripped), a field it refuses or cuts marked;
+ * with the template's title and each field's label (课程名称) when the account's library has the template, its
+ * key (thing1) otherwise.
  */
-function templateCard(template: TemplateMessage): HTMLElement {
+function templateCard(template: TemplateMessage, lookup: TemplateLookup): HTMLElement {
   const words = t().preview;
   const notice = isNotice(template);
+  // A subscription notice's templates are not in the account's template library.
+  const known = notice ? undefined : lookup(template.template_id);
+  const labelOf = (key: string) => known?.fields.find((f) => f.key === key)?.label || key;
   const rows = notice
     ? Object.entries(template.data).map(([k, v]) =>
         h('div', { class: 'tpl-row' }, h('span', {}, k), h('span', {}, v.value)),
@@ -132,7 +140,7 @@ function templateCard(template: TemplateMessage): HTMLElement {
         return h(
           'div',
           { class: `tpl-row${marks ? ' broken' : ''}`, 'data-field': f.key, title: marks || null },
-          h('span', {}, f.key),
+          h('span', {}, labelOf(f.key)),
           h('span', {}, f.value.replace(/[\r\n\u2028\u2029]+/g, ' ')),
           marks ? h('small', { class: 'tpl-mark' }, marks) : null,
         );
@@ -149,14 +157,22 @@ function templateCard(template: TemplateMessage): HTMLElement {
       `${words.serviceNotice} · ${notice ? words.subscriptionNotice : words.template} `,
       template.template_id,
     ),
+    known ? h('strong', { class: 'tpl-title' }, known.title) : null,
     rows,
     hidden ? h('small', { class: 'tpl-hidden muted' }, words.hiddenByWechat) : null,
     template.url ? h('div', { class: 'small wx-link' }, words.details) : null,
   );
 }
 
-/** The steps as a chat on a phone, each with its offset and what the window rules do to it. */
-export function phonePreview(steps: readonly PreviewStep[], accountName: string): HTMLElement {
+/**
+ * The steps as a chat on a phone, each with its offset and what the window rules do to it; `lookup` finds
+ * a template fallback's template in the account's library, for its title and field labels.
+ */
+export function phonePreview(
+  steps: readonly PreviewStep[],
+  accountName: string,
+  lookup: TemplateLookup = () => undefined,
+): HTMLElement {
   const words = t().preview;
   return h(
     'div',
@@ -183,7 +199,7 @@ export function phonePreview(steps: readonly PreviewStep[], accountName: string)
                 ? words.notDeliverable
                 : '',
           ),
-          state === 'fallback' && fallback ? templateCard(fallback) : bubble(message),
+          state === 'fallback' && fallback ? templateCard(fallback, lookup) : bubble(message),
         );
       }),
     ),

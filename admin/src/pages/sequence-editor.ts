@@ -5,6 +5,7 @@ import { createExitFields } from '../editor/exit-fields.js';
 import { createGeneralFields, type GeneralFields } from '../editor/general-fields.js';
 import { createGoalFields } from '../editor/goal-fields.js';
 import { pathPreview, pathTabs, planDraft } from '../editor/journey-aside.js';
+import { createKnownTemplates } from '../editor/known-templates.js';
 import { createPathSection, type JourneyContext, type PathSection } from '../editor/path-section.js';
 import { createQuietFields } from '../editor/quiet-fields.js';
 import { createQuietPreview } from '../editor/quiet-preview.js';
@@ -65,15 +66,18 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
 
   let selectedPath = 'main';
   const handedOut = new Set<string>();
+  // The picker's reads and the preview's share what they learn: a template chosen shows its labels at once.
+  const templates = createKnownTemplates(
+    (appId, refresh) =>
+      ctx.api.get<TemplateLibraryView>(`/accounts/${seg(appId)}/templates${refresh ? '?refresh=true' : ''}`),
+    () => drawAside(read().body),
+  );
   const journey: JourneyContext = {
     saved: initial?.paths ?? {},
     changed: () => changed(),
     names: () => main?.names() ?? [],
     tools: {
-      templates: (refresh) =>
-        ctx.api.get<TemplateLibraryView>(
-          `/accounts/${seg(general.appId())}/templates${refresh ? '?refresh=true' : ''}`,
-        ),
+      templates: (refresh) => templates.load(general.appId(), refresh),
       uploadImage: (file) =>
         ctx.api.upload<UploadedMediaView>(`/accounts/${seg(general.appId())}/media`, file),
     },
@@ -149,15 +153,16 @@ function build(ctx: AppContext, el: HTMLElement, accounts: Account[], initial: S
       steps: plans[0].verdicts.map((v) => ({ offsetMs: v.offsetMs, hasFallback: v.hasFallback })),
     });
     const policyName = account ? policyNames[account.policyName] : windowWords.unknownPolicy;
+    const preview = pathPreview(plan, policy, policyName, body.appId, (id) => templates.find(body.appId, id));
     replace(
       aside,
       pathTabs(plans, plan.name, (name) => {
         selectedPath = name;
         drawAside(read().body);
       }),
-      ...pathPreview(plan, policy, policyName, body.appId).slice(0, 1),
+      ...preview.slice(0, 1),
       quietPreview.el,
-      ...pathPreview(plan, policy, policyName, body.appId).slice(1),
+      ...preview.slice(1),
     );
   };
 

@@ -1,7 +1,8 @@
 import { allSequences } from '../all-sequences.js';
-import { seg } from '../api.js';
+import { ApiError, seg } from '../api.js';
 import { messageBadge, reasonLabel } from '../describe.js';
 import { field, h, replace } from '../dom.js';
+import { clearErrors, showErrors } from '../editor/field-errors.js';
 import { phonePreview } from '../editor/phone-preview.js';
 import { offsetLabel } from '../format.js';
 import { t } from '../i18n/index.js';
@@ -103,7 +104,7 @@ export const testSendPage: PageFactory = (ctx, _params, query) => {
     { class: 'card' },
     field(words.sequence, sequenceSelect),
     field(words.step, stepSelect),
-    field(words.openid, openid, { hint: words.hint }),
+    field(words.openid, openid, { path: 'openid', hint: words.hint }),
     h('div', { class: 'actions' }, send),
     result,
   );
@@ -114,13 +115,22 @@ export const testSendPage: PageFactory = (ctx, _params, query) => {
     localStorage.setItem(OPENID_KEY, openid.value.trim());
     send.disabled = true;
     window.clearTimeout(poll);
+    clearErrors(form);
     ctx.api
       .post<MessageView>(`/sequences/${seg(s.id)}/test-send`, {
         openid: openid.value.trim(),
         stepIndex: Number(stepSelect.value),
       })
       .then((m) => follow(m.id, Date.now() + 30_000))
-      .catch((err: unknown) => replace(result, h('p', { class: 'error' }, (err as Error).message)))
+      .catch((err: unknown) => {
+        // A refusal's problems beside the openid, or under the refusal (a variable the step needs).
+        const unplaced = err instanceof ApiError ? showErrors(form, err.details) : [];
+        replace(
+          result,
+          h('p', { class: 'error' }, (err as Error).message),
+          unplaced.map((d) => h('p', { class: 'error small' }, d.message)),
+        );
+      })
       .finally(() => (send.disabled = false));
   });
 
