@@ -85,10 +85,14 @@ function toApiError(status: number, payload: unknown): ApiError {
     : [];
   const { errors } = t();
   const code = typeof error?.code === 'string' ? error.code : `http_${status}`;
+  // WeChat's errcode, when the refusal is WeChat's (`wechat_refused`): what to fix depends on it.
+  const errcode = (error?.details as { errcode?: unknown } | undefined)?.errcode;
   return new ApiError(
     status,
     code,
-    typeof error?.message === 'string' ? errors.refusal(code, error.message) : t().common.answered(status),
+    typeof error?.message === 'string'
+      ? errors.refusal(code, error.message, typeof errcode === 'number' ? errcode : undefined)
+      : t().common.answered(status),
     details.map((d) => ({ ...d, message: errors.detail(d) })),
   );
 }

@@ -7,7 +7,7 @@ import {
   authorizationStartSchema,
   type PlatformView,
 } from '../contract';
-import { AppError, TooManyRequestsError, ValidationError } from '../errors';
+import { AppError, ConflictError, TooManyRequestsError, ValidationError } from '../errors';
 import { parseBody } from './account-routes';
 import { ADMIN_PATH } from './admin-routes';
 import { queryParam } from './push-request';
@@ -34,10 +34,29 @@ export function createPlatformV1Router(deps: ConnectDeps | null, bodyLimitBytes:
   if (deps === null) return router;
   router.post('/authorizations', express.json({ limit: bodyLimitBytes }), async (req, res) => {
     const { redirectUri } = parseBody(authorizationStartSchema, req.body);
-    const started: AuthorizationStarted = await startAuthorization(deps, redirectUri);
+    const started: AuthorizationStarted = await startAuthorization(deps, redirectUri).catch(
+      (err: unknown) => {
+        throw refusedByWechat(err);
+      },
+    );
     res.status(201).json(started);
   });
   return router;
+}
+
+/**
+ * WeChat's lasting refusal of a pre-auth code (61004: this server is not in the platform's IP whitelist) is
+ * the admin's to fix, so it is told: a 409 `wechat_refused` with the errcode, not a 500 that says nothing.
+ * A passing failure stays a 503 to retry.
+ */
+function refusedByWechat(err: unknown): unknown {
+  if (!(err instanceof AppError) || err.code !== 'token_error' || err.retryable) return err;
+  const { errcode, errmsg } = (err.details ?? {}) as { errcode?: number | null; errmsg?: string };
+  return new ConflictError(
+    'wechat_refused',
+    `WeChat refused a pre-auth code (errcode ${errcode ?? 'none'}: ${errmsg ?? err.message})`,
+    { errcode: errcode ?? null },
+  );
 }
 
 /** A browser (it prefers HTML) is sent to the admin page; an API caller (JSON, or no Accept) gets JSON. */

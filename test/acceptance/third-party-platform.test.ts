@@ -259,6 +259,23 @@ describe('Accounts through the third-party platform', () => {
     expect((await redemptions()).slice(before).map((r) => r.errcode)).toEqual([61009, 61009]);
   });
 
+  it('says WeChat refused a pre-auth code, and why (409 wechat_refused with the errcode), while this server is not in the platform’s IP whitelist', async () => {
+    const whitelisted = (registered: boolean) =>
+      call(`${world.sim.url}/__sim/component/ip-whitelist`, { json: { registered } });
+    expect((await whitelisted(false)).status).toBe(200);
+    try {
+      const refused = await world.api('/v1/platform/authorizations', {
+        json: { redirectUri: `${world.api.url}/wechat/platform/callback` },
+      });
+      expect(refused.status).toBe(409);
+      expect(refused.body.error).toMatchObject({ code: 'wechat_refused', details: { errcode: 61004 } });
+      expect(refused.body.error.message).toContain('61004');
+    } finally {
+      await whitelisted(true);
+    }
+    expect(await startedCallback()).toContain('state=');
+  });
+
   it('refuses a push the platform did not sign, with 401', async () => {
     const timestamp = String(Math.floor(Date.now() / 1000));
     const query = `timestamp=${timestamp}&nonce=1&encrypt_type=aes&msg_signature=${'0'.repeat(40)}`;

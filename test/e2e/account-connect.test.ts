@@ -122,6 +122,8 @@ describe('"Connect an official account" on the Accounts page', () => {
     try {
       await page().click('[data-action="connect"]');
       await expectText(page().locator('#connect .error'), '无法发起授权：');
+      // Why, and what to do: WeChat's errcode, worded.
+      await expectText(page().locator('#connect .error'), 'IP 白名单中添加它');
     } finally {
       await whitelist(true);
     }

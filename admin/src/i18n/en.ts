@@ -56,7 +56,7 @@ export const en: Catalog = {
   },
   errors: {
     detail: (detail) => detail.message,
-    refusal: (_code, english) => english,
+    refusal: (_code, english, _errcode) => english,
   },
   signIn: {
     title: 'Sign in',

@@ -191,8 +191,11 @@ const CODES: Record<string, string> = {
   token_error: '无法从微信获取 access_token：请检查 AppSecret 和 IP 白名单',
 };
 
-/** A refusal in Chinese. */
-export function zhRefusal(code: string): string {
+/** A refusal in Chinese; WeChat's (`wechat_refused`) by its errcode when the answer carries one. */
+export function zhRefusal(code: string, errcode?: number): string {
+  if (code === 'wechat_refused' && errcode !== undefined && errcode !== 0) {
+    return own(CHECK_ANSWERS, String(errcode)) ?? `微信拒绝了此请求（错误码 ${errcode}）`;
+  }
   return own(CODES, code) ?? `服务未接受此请求（${code}）`;
 }
 

@@ -51,7 +51,7 @@ export const zhCN = {
   /** The API's refusals: a field's problem by its rule, a request's by its code (`english`: the API's words). */
   errors: {
     detail: zhDetail,
-    refusal: (code: string, _english: string) => zhRefusal(code),
+    refusal: (code: string, _english: string, errcode?: number) => zhRefusal(code, errcode),
   },
   signIn: {
     title: '登录',

@@ -105,6 +105,12 @@ describe('the Chinese words for the API’s refusals', () => {
     expect(zhRefusal('brand_new')).toBe('服务未接受此请求（brand_new）');
   });
 
+  it('words WeChat’s refusal by its errcode when the answer carries one', () => {
+    expect(zhRefusal('wechat_refused', 61004)).toContain('IP 白名单');
+    expect(zhRefusal('wechat_refused', 45009)).toBe('微信拒绝了此请求（错误码 45009）');
+    expect(zhRefusal('wechat_refused')).toBe('微信拒绝了此请求（详见服务日志）');
+  });
+
   it('words the account check by WeChat’s errcode', () => {
     const check = (errcode: number | null) =>
       zhCheckAnswer({ ok: false, errcode, message: 'English', checkedAt: '' });
