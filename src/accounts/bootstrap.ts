@@ -2,7 +2,7 @@ import type { WechatAccount } from '../config';
 import { DEFAULT_TIME_ZONE } from '../contract';
 import type { Pool } from '../db/pool';
 import type { Logger } from '../logger';
-import { findAccount, insertAccount } from '../store/accounts';
+import { deletedAt, findAccount, insertAccount } from '../store/accounts';
 import { openAccount, sealAllSecrets } from './account';
 import { SecretKeyError, type SecretBox } from './secret-box';
 
@@ -10,20 +10,32 @@ import { SecretKeyError, type SecretBox } from './secret-box';
  * Imports WECHAT_ACCOUNTS into the accounts table, idempotently: an absent account is inserted (its
  * secrets sealed); one already stored is left as it is — the table, changed through /v1/accounts, is the
  * truth — and an env entry that differs from it is logged as a warning naming the fields (never their
- * values). Every process may run it at once: the insert does nothing for an app id that exists.
+ * values). An account deleted (through the API, or the page) is not brought back: a warning says so, until
+ * it leaves WECHAT_ACCOUNTS or is created again. Every process may run it at once: the insert does nothing
+ * for an app id that exists.
  */
 export async function importBootstrapAccounts(
   deps: { pool: Pool; box: SecretBox; logger: Logger },
   accounts: readonly WechatAccount[],
-): Promise<{ imported: string[]; kept: string[] }> {
+): Promise<{ imported: string[]; kept: string[]; deleted: string[] }> {
   const { pool, box, logger } = deps;
   const imported: string[] = [];
   const kept: string[] = [];
+  const deleted: string[] = [];
   for (const a of accounts) {
     if (box.keyId === null) {
       throw new SecretKeyError(
         `ACCOUNTS_ENCRYPTION_KEY is not set: it is required to store the secret of WECHAT_ACCOUNTS' account ${a.appId}`,
       );
+    }
+    const gone = await deletedAt(pool, a.appId);
+    if (gone) {
+      deleted.push(a.appId);
+      logger.warn(
+        { appId: a.appId, deletedAt: gone.toISOString() },
+        'WECHAT_ACCOUNTS lists an account that was deleted: not imported again (remove it from WECHAT_ACCOUNTS, or create it again through POST /v1/accounts)',
+      );
+      continue;
     }
     const inserted = await insertAccount(pool, {
       appId: a.appId,
@@ -52,7 +64,7 @@ export async function importBootstrapAccounts(
     }
   }
   if (imported.length > 0) logger.info({ appIds: imported }, 'accounts imported from WECHAT_ACCOUNTS');
-  return { imported, kept };
+  return { imported, kept, deleted };
 }
 
 const COMPARED = [

@@ -147,6 +147,15 @@ export async function insertAccount(
   return rows[0] ? toAccount(rows[0]) : null;
 }
 
+/** When the account `appId` was deleted, or null when it was not (or was created again since). */
+export async function deletedAt(db: Pool | PoolClient, appId: string): Promise<Date | null> {
+  const { rows } = await db.query<{ deleted_at: Date }>(
+    `SELECT deleted_at FROM deleted_accounts WHERE app_id = $1`,
+    [appId],
+  );
+  return rows[0]?.deleted_at ?? null;
+}
+
 /** Every account, in app id order. */
 export async function listAccounts(db: Pool | PoolClient): Promise<StoredAccount[]> {
   const { rows } = await db.query<AccountRow>(`SELECT * FROM accounts ORDER BY app_id`);

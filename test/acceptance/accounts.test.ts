@@ -10,6 +10,7 @@ import {
 import { leakEvidence } from './support/evidence';
 import { expectRejected, untilFinal, untilReceived, untilStatus } from './support/expectations';
 import { call } from './support/http';
+import { stopProgram } from './support/processes';
 import { createSimulatorClient, type SimulatorClient } from './support/simulator-client';
 import { waitFor } from './support/wait-for';
 import { anAccount, APP_ID, startWorld, type World } from './support/world';
@@ -306,5 +307,31 @@ describe('Accounts', () => {
       expect(dump.includes(secret) ? `${secret} in the dump` : 'absent').toBe('absent');
       for (const log of logs) expect(log.includes(secret) ? `${secret} in a log` : 'absent').toBe('absent');
     }
+  });
+
+  // Last: it deletes the account WECHAT_ACCOUNTS lists, which the tests above use.
+  it('an account of WECHAT_ACCOUNTS deleted through the API stays deleted after a restart; created again, it is back', async () => {
+    expect((await world.api(`/v1/accounts/${APP_ID}`, { method: 'DELETE' })).status).toBe(200);
+    await stopProgram(world.service());
+    await world.startService();
+
+    expect((await world.api(`/v1/accounts/${APP_ID}`)).status).toBe(404);
+    const listed = await world.api('/v1/accounts');
+    expect(listed.body.accounts.map((a: { appId: string }) => a.appId)).not.toContain(APP_ID);
+    // A push for it is refused, as for any unknown account.
+    expect((await world.sim.follow(anOpenid('o-after-restart'))).pushes.map((p) => p.status)).toEqual([401]);
+
+    const again = await world.api('/v1/accounts', {
+      json: anAccountRequest({
+        appId: APP_ID,
+        secret: BOOTSTRAP.secret,
+        token: BOOTSTRAP.token!,
+        encodingAESKey: BOOTSTRAP.encodingAESKey!,
+      }),
+    });
+    expect(again.status).toBe(201);
+    await stopProgram(world.service());
+    await world.startService();
+    expect((await world.api(`/v1/accounts/${APP_ID}`)).status).toBe(200);
   });
 });

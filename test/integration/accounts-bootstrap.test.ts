@@ -2,10 +2,17 @@ import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { Writable } from 'node:stream';
 import { importBootstrapAccounts } from '../../src/accounts/bootstrap';
-import { openAccount } from '../../src/accounts/account';
+import { openAccount, sealAllSecrets } from '../../src/accounts/account';
 import { createSecretBox } from '../../src/accounts/secret-box';
 import { loadConfig, type WechatAccount } from '../../src/config';
-import { findAccount, updateAccount } from '../../src/store/accounts';
+import {
+  deleteAccount,
+  deletedAt,
+  findAccount,
+  insertAccount,
+  updateAccount,
+} from '../../src/store/accounts';
+import { DEFAULT_TIME_ZONE } from '../../src/contract';
 import { anAccountBody } from '../helpers/builders';
 import { createTestDb, type TestDb } from '../helpers/db';
 
@@ -45,8 +52,8 @@ describe('importing WECHAT_ACCOUNTS', () => {
     const stored = await findAccount(db.pool, body.appId);
     const second = await importBootstrapAccounts({ pool: db.pool, box, logger }, accounts);
 
-    expect(first).toEqual({ imported: [body.appId], kept: [] });
-    expect(second).toEqual({ imported: [], kept: [body.appId] });
+    expect(first).toEqual({ imported: [body.appId], kept: [], deleted: [] });
+    expect(second).toEqual({ imported: [], kept: [body.appId], deleted: [] });
     expect(await findAccount(db.pool, body.appId)).toEqual(stored);
     expect(openAccount(box, stored!)).toMatchObject({
       secret: body.secret,
@@ -71,6 +78,43 @@ describe('importing WECHAT_ACCOUNTS', () => {
     expect(warning).toMatchObject({ appId: body.appId, fields: ['secret', 'sendRatePerSecond'] });
     expect(lines.join('')).not.toContain('a-new-secret-in-env');
     expect(lines.join('')).not.toContain(body.secret);
+  });
+
+  it('does not bring back an account deleted since, and says so; an account created again is kept again', async () => {
+    const body = anAccountBody();
+    const { logger, lines } = capturingLogger();
+    await importBootstrapAccounts({ pool: db.pool, box, logger }, envAccounts([body]));
+    expect(await deleteAccount(db.pool, body.appId)).toBe(true);
+
+    const next = await importBootstrapAccounts({ pool: db.pool, box, logger }, envAccounts([body]));
+
+    expect(next).toEqual({ imported: [], kept: [], deleted: [body.appId] });
+    expect(await findAccount(db.pool, body.appId)).toBeNull();
+    const warning = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.level === 40);
+    expect(warning).toMatchObject({ appId: body.appId, deletedAt: expect.any(String) });
+    expect(String(warning?.msg)).toContain('remove it from WECHAT_ACCOUNTS');
+
+    // Created again (POST /v1/accounts inserts the same way): it is the stored account again.
+    const [a] = envAccounts([body]);
+    const again = await insertAccount(db.pool, {
+      appId: a.appId,
+      name: null,
+      kind: 'own',
+      enabled: true,
+      ...sealAllSecrets(box, a.appId, a),
+      pushMode: a.pushMode,
+      windowPolicy: a.windowPolicy,
+      sendRatePerSecond: a.sendRatePerSecond,
+      atLeastOnce: a.atLeastOnce,
+      timeZone: DEFAULT_TIME_ZONE,
+    });
+    expect(again).not.toBeNull();
+    expect(await deletedAt(db.pool, body.appId)).toBeNull();
+    expect(await importBootstrapAccounts({ pool: db.pool, box, logger }, envAccounts([body]))).toEqual({
+      imported: [],
+      kept: [body.appId],
+      deleted: [],
+    });
   });
 
   it('without ACCOUNTS_ENCRYPTION_KEY, refuses to import, naming the account and writing nothing', async () => {

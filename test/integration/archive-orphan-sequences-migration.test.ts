@@ -89,7 +89,7 @@ describe('migration 0034 (sequences of deleted accounts archived)', () => {
     const goneDraft = await aSequenceRow('wxgone', 'draft');
     const goneArchived = await aSequenceRow('wxgone', 'archived');
 
-    expect(await migrate(db.pool, silentLogger)).toEqual([expect.stringMatching(/^0034_/)]);
+    expect((await migrate(db.pool, silentLogger))[0]).toMatch(/^0034_/);
 
     expect(await statusOf(goneActive)).toEqual({ status: 'archived', changed: true });
     expect(await statusOf(gonePaused)).toEqual({ status: 'archived', changed: true });
