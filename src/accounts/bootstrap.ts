@@ -2,7 +2,7 @@ import type { WechatAccount } from '../config';
 import { DEFAULT_TIME_ZONE } from '../contract';
 import type { Pool } from '../db/pool';
 import type { Logger } from '../logger';
-import { deletedAt, findAccount, insertAccount } from '../store/accounts';
+import { deletedAt, findAccount, insertAccount, type NewStoredAccount } from '../store/accounts';
 import { openAccount, sealAllSecrets } from './account';
 import { SecretKeyError, type SecretBox } from './secret-box';
 
@@ -37,18 +37,7 @@ export async function importBootstrapAccounts(
       );
       continue;
     }
-    const inserted = await insertAccount(pool, {
-      appId: a.appId,
-      name: null,
-      kind: 'own',
-      enabled: true,
-      ...sealAllSecrets(box, a.appId, a),
-      pushMode: a.pushMode,
-      windowPolicy: a.windowPolicy,
-      sendRatePerSecond: a.sendRatePerSecond,
-      atLeastOnce: a.atLeastOnce,
-      timeZone: DEFAULT_TIME_ZONE,
-    });
+    const inserted = await insertAccount(pool, storedFromEnv(box, a));
     if (inserted) {
       imported.push(a.appId);
       continue;
@@ -65,6 +54,22 @@ export async function importBootstrapAccounts(
   }
   if (imported.length > 0) logger.info({ appIds: imported }, 'accounts imported from WECHAT_ACCOUNTS');
   return { imported, kept, deleted };
+}
+
+/** A WECHAT_ACCOUNTS entry as the row it is imported as (an own account, enabled, its secrets sealed). */
+export function storedFromEnv(box: SecretBox, a: WechatAccount): NewStoredAccount {
+  return {
+    appId: a.appId,
+    name: null,
+    kind: 'own',
+    enabled: true,
+    ...sealAllSecrets(box, a.appId, a),
+    pushMode: a.pushMode,
+    windowPolicy: a.windowPolicy,
+    sendRatePerSecond: a.sendRatePerSecond,
+    atLeastOnce: a.atLeastOnce,
+    timeZone: DEFAULT_TIME_ZONE,
+  };
 }
 
 const COMPARED = [

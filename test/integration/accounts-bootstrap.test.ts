@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { Writable } from 'node:stream';
-import { importBootstrapAccounts } from '../../src/accounts/bootstrap';
-import { openAccount, sealAllSecrets } from '../../src/accounts/account';
+import { importBootstrapAccounts, storedFromEnv } from '../../src/accounts/bootstrap';
+import { openAccount } from '../../src/accounts/account';
 import { createSecretBox } from '../../src/accounts/secret-box';
 import { loadConfig, type WechatAccount } from '../../src/config';
 import {
@@ -12,7 +12,6 @@ import {
   insertAccount,
   updateAccount,
 } from '../../src/store/accounts';
-import { DEFAULT_TIME_ZONE } from '../../src/contract';
 import { anAccountBody } from '../helpers/builders';
 import { createTestDb, type TestDb } from '../helpers/db';
 
@@ -96,18 +95,7 @@ describe('importing WECHAT_ACCOUNTS', () => {
 
     // Created again (POST /v1/accounts inserts the same way): it is the stored account again.
     const [a] = envAccounts([body]);
-    const again = await insertAccount(db.pool, {
-      appId: a.appId,
-      name: null,
-      kind: 'own',
-      enabled: true,
-      ...sealAllSecrets(box, a.appId, a),
-      pushMode: a.pushMode,
-      windowPolicy: a.windowPolicy,
-      sendRatePerSecond: a.sendRatePerSecond,
-      atLeastOnce: a.atLeastOnce,
-      timeZone: DEFAULT_TIME_ZONE,
-    });
+    const again = await insertAccount(db.pool, storedFromEnv(box, a));
     expect(again).not.toBeNull();
     expect(await deletedAt(db.pool, body.appId)).toBeNull();
     expect(await importBootstrapAccounts({ pool: db.pool, box, logger }, envAccounts([body]))).toEqual({
