@@ -11,6 +11,7 @@ import {
 } from './i18n/index.js';
 import { accountFormPage } from './pages/account-form.js';
 import { accountListPage } from './pages/account-list.js';
+import { auditLogPage } from './pages/audit-log.js';
 import { followerPage } from './pages/follower.js';
 import { sequenceEditorPage } from './pages/sequence-editor.js';
 import { sequenceListPage } from './pages/sequence-list.js';
@@ -43,6 +44,7 @@ const ROUTES: readonly Route[] = [
   { pattern: 'accounts/new', page: accountFormPage },
   { pattern: 'accounts/:appId/edit', page: accountFormPage },
   { pattern: 'accounts/:appId', page: accountListPage },
+  { pattern: 'audit', page: auditLogPage },
 ];
 
 const NAV: readonly [string, keyof Catalog['app']['nav']][] = [
@@ -50,6 +52,7 @@ const NAV: readonly [string, keyof Catalog['app']['nav']][] = [
   ['followers', 'followers'],
   ['test-send', 'testSend'],
   ['accounts', 'accounts'],
+  ['audit', 'audit'],
 ];
 
 function start(): void {

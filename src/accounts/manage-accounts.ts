@@ -13,6 +13,7 @@ import { archiveAccountSequences } from '../store/archive-account-sequences';
 import { cancelAccountMessages } from './cancel-account-messages';
 import type { AccountRegistry } from './registry';
 import type { SecretBox } from './secret-box';
+import { type Actor, recordChange } from '../store/audit-log';
 
 /** What the account use cases need. */
 export interface ManageDeps {
@@ -24,6 +25,8 @@ export interface ManageDeps {
 
 /** The ledger reason of the cancellation a deleted account leaves. */
 export const ACCOUNT_DELETED = 'account_deleted';
+/** The ledger row's actor of a deletion (who made it is in the audit log). */
+const LEDGER_ACTOR = 'api';
 
 function assertCanSeal(box: SecretBox): void {
   if (box.keyId === null) {
@@ -44,17 +47,25 @@ async function reread(deps: ManageDeps, appId: string): Promise<Account> {
   return account;
 }
 
-/** Creates an own account; 409 when the app id exists (nothing written). */
-export async function createAccount(deps: ManageDeps, input: AccountCreate): Promise<Account> {
+/** Creates an own account; 409 when the app id exists (nothing written). `by`: who, for the audit log. */
+export async function createAccount(deps: ManageDeps, input: AccountCreate, by: Actor): Promise<Account> {
   assertCanSeal(deps.box);
   const { secret, token, encodingAESKey, previousEncodingAESKey, ...fields } = input;
   const secrets = { secret, token, encodingAESKey, previousEncodingAESKey };
-  const inserted = await insertAccount(deps.pool, {
-    ...fields,
-    kind: 'own',
-    ...sealAllSecrets(deps.box, input.appId, secrets),
+  await withTransaction(deps.pool, async (client) => {
+    const inserted = await insertAccount(client, {
+      ...fields,
+      kind: 'own',
+      ...sealAllSecrets(deps.box, input.appId, secrets),
+    });
+    if (!inserted) throw new ConflictError('account_exists', `account ${input.appId} exists already`);
+    await recordChange(client, by, {
+      action: 'account.created',
+      target: { type: 'account', id: input.appId },
+      appId: input.appId,
+      details: { name: input.name ?? null },
+    });
   });
-  if (!inserted) throw new ConflictError('account_exists', `account ${input.appId} exists already`);
   return reread(deps, input.appId);
 }
 
@@ -63,7 +74,12 @@ export async function createAccount(deps: ManageDeps, input: AccountCreate): Pro
  * older key sealed is sealed again with the current key. Refuses (400, nothing written) a result whose
  * push mode needs an EncodingAESKey it would not have.
  */
-export async function patchAccount(deps: ManageDeps, appId: string, patch: AccountPatch): Promise<Account> {
+export async function patchAccount(
+  deps: ManageDeps,
+  appId: string,
+  patch: AccountPatch,
+  by: Actor,
+): Promise<Account> {
   const { secret, token, encodingAESKey, previousEncodingAESKey, ...fields } = patch;
   const secrets = { secret, token, encodingAESKey, previousEncodingAESKey };
   if (SECRET_FIELDS.some((f) => typeof secrets[f] === 'string')) assertCanSeal(deps.box);
@@ -88,6 +104,13 @@ export async function patchAccount(deps: ManageDeps, appId: string, patch: Accou
       ...sealSecrets(deps.box, appId, secrets),
     };
     await updateAccount(client, appId, changes);
+    // The fields the request named (a secret's name, never its value).
+    await recordChange(client, by, {
+      action: 'account.updated',
+      target: { type: 'account', id: appId },
+      appId,
+      details: { fields: Object.keys(patch).sort() },
+    });
   });
   return reread(deps, appId);
 }
@@ -102,13 +125,20 @@ export async function patchAccount(deps: ManageDeps, appId: string, patch: Accou
 export async function removeAccount(
   deps: ManageDeps,
   appId: string,
-  actor: string,
+  by: Actor,
 ): Promise<{ cancelled: number; archivedSequences: number }> {
   const removed = await withTransaction(deps.pool, async (client) => {
-    if (!(await findAccount(client, appId, { lock: true }))) throw new NotFoundError(`account ${appId}`);
-    const cancelled = await cancelAccountMessages(client, appId, ACCOUNT_DELETED, actor);
+    const stored = await findAccount(client, appId, { lock: true });
+    if (!stored) throw new NotFoundError(`account ${appId}`);
+    const cancelled = await cancelAccountMessages(client, appId, ACCOUNT_DELETED, LEDGER_ACTOR);
     const archivedSequences = await archiveAccountSequences(client, appId);
     await deleteAccount(client, appId);
+    await recordChange(client, by, {
+      action: 'account.deleted',
+      target: { type: 'account', id: appId },
+      appId,
+      details: { name: stored.name, cancelled, archivedSequences },
+    });
     return { cancelled, archivedSequences };
   });
   await deps.accounts.refresh();

@@ -4,6 +4,7 @@
  * app can derive its types from it (tsconfig.contract.json compiles it on its own, without node types).
  */
 export * from './accounts';
+export * from './audit';
 export * from './batch';
 export * from './cancellations';
 export * from './errors';

@@ -1,4 +1,5 @@
 import { raw, Router } from 'express';
+import { actorOf } from './actor';
 import type { z } from 'zod';
 import type { Account } from '../accounts/account';
 import { createAccount, patchAccount, removeAccount } from '../accounts/manage-accounts';
@@ -24,8 +25,6 @@ import { guardPathParams } from './input-guard';
 import { jsonBody } from './json-body';
 import { imageOf } from './uploaded-image';
 import type { V1Deps } from './v1-deps';
-
-const ACTOR = 'api';
 
 /** The body parsed by `schema`, or a 400 naming every bad field (nothing is written). */
 export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
@@ -57,7 +56,7 @@ export function createAccountRouter(deps: V1Deps): Router {
   });
 
   router.post('/', async (req, res) => {
-    const created = await createAccount(deps, parseBody(accountCreateSchema, req.body));
+    const created = await createAccount(deps, parseBody(accountCreateSchema, req.body), actorOf(req));
     res.status(201).json(await view(created));
   });
 
@@ -67,12 +66,12 @@ export function createAccountRouter(deps: V1Deps): Router {
 
   router.patch('/:appId', async (req, res) => {
     const patch = parseBody(accountPatchSchema, req.body);
-    res.json(await view(await patchAccount(deps, String(req.params.appId), patch)));
+    res.json(await view(await patchAccount(deps, String(req.params.appId), patch, actorOf(req))));
   });
 
   router.delete('/:appId', async (req, res) => {
     const appId = String(req.params.appId);
-    const { cancelled, archivedSequences } = await removeAccount(deps, appId, ACTOR);
+    const { cancelled, archivedSequences } = await removeAccount(deps, appId, actorOf(req));
     res.json({ appId, deleted: true, cancelled, archivedSequences } satisfies AccountDeleted);
   });
 

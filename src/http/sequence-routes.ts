@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { actorOf } from './actor';
 import { newMessageId } from '../store/message-id';
 import { NotFoundError, ValidationError } from '../errors';
 import {
@@ -122,7 +123,7 @@ export function createSequenceRouter(deps: V1Deps): Router {
       ]);
     }
     const definition = parse(req.body);
-    const created = await createSequence(deps.pool, definition, status.data);
+    const created = await createSequence(deps.pool, definition, status.data, actorOf(req));
     res.status(201).json({ ...sequenceView(created), ...(await warningsOf(definition)) });
   });
 
@@ -135,7 +136,7 @@ export function createSequenceRouter(deps: V1Deps): Router {
 
   router.put('/:id', async (req, res) => {
     const definition = parse(req.body);
-    const updated = await updateSequence(deps.pool, sequenceId(req.params.id), definition);
+    const updated = await updateSequence(deps.pool, sequenceId(req.params.id), definition, actorOf(req));
     res.json({ ...sequenceView(updated), ...(await warningsOf(definition)) });
   });
 
@@ -189,7 +190,7 @@ export function createSequenceRouter(deps: V1Deps): Router {
 
   router.delete('/:id', async (req, res) => {
     const id = sequenceId(req.params.id);
-    await removeSequence(deps.pool, id);
+    await removeSequence(deps.pool, id, actorOf(req));
     res.json({ id, deleted: true } satisfies SequenceDeleted);
   });
 
@@ -198,10 +199,12 @@ export function createSequenceRouter(deps: V1Deps): Router {
     const id = sequenceId(req.params.id);
     // The body is optional: without one, the copy keeps the original's name.
     const { name } = parseInput(sequenceDuplicateSchema, req.body ?? {}, 'invalid duplicate');
-    const copy = await duplicateSequence(deps.pool, id, {
-      name,
-      accountExists: (appId) => deps.accounts.get(appId) !== undefined,
-    });
+    const copy = await duplicateSequence(
+      deps.pool,
+      id,
+      { name, accountExists: (appId) => deps.accounts.get(appId) !== undefined },
+      actorOf(req),
+    );
     res.status(201).json(sequenceView(copy));
   });
 
@@ -222,7 +225,7 @@ export function createSequenceRouter(deps: V1Deps): Router {
       deps.pool,
       sequenceId(req.params.id),
       action,
-      'api',
+      actorOf(req),
     );
     res.json({ ...sequenceView(sequence), cancelledSteps });
   });

@@ -20,6 +20,7 @@ import { createAccountRouter } from './account-routes';
 import { messageDetailView, messageView } from './message-view';
 import { createSequenceRouter } from './sequence-routes';
 import { createFollowerRouter } from './follower-routes';
+import { createAuditRouter } from './audit-routes';
 import { jsonBody } from './json-body';
 import { handleNdjsonBatch } from './ndjson-batch';
 import { createScheduleContext } from './post-message';
@@ -60,6 +61,7 @@ export function createV1Router(deps: V1Deps): Router {
 
   router.use('/accounts', createAccountRouter(deps));
   router.use('/followers', createFollowerRouter(deps));
+  router.use('/audit', createAuditRouter(deps));
 
   // Move a reminder: by id (the replacement inherits what the body does not say) or by cancel key.
   router.put('/messages/by-key/:appId/:cancelKey', async (req, res) => {

@@ -2,6 +2,7 @@ import { type Pool, withTransaction } from '../db/pool';
 import { ConflictError, NotFoundError } from '../errors';
 import { countEnrollments, deleteSequence, DELETABLE_STATUSES } from '../store/delete-sequence';
 import { findSequence } from '../store/sequence-store';
+import { type Actor, recordChange } from '../store/audit-log';
 
 const isDeletableStatus = (status: string): boolean =>
   (DELETABLE_STATUSES as readonly string[]).includes(status);
@@ -13,7 +14,7 @@ const isDeletableStatus = (status: string): boolean =>
  * results and their messages as history — archived, it neither enrolls nor sends. Nothing is written
  * when refused.
  */
-export async function removeSequence(pool: Pool, id: string): Promise<void> {
+export async function removeSequence(pool: Pool, id: string, by: Actor): Promise<void> {
   await withTransaction(pool, async (client) => {
     const current = await findSequence(client, id, true);
     if (!current) throw new NotFoundError(`sequence ${id}`);
@@ -36,5 +37,11 @@ export async function removeSequence(pool: Pool, id: string): Promise<void> {
       // Only a concurrent change between the checks and the delete gets here; the row lock prevents it.
       throw new ConflictError('sequence_status', `sequence ${id} changed while it was being deleted`);
     }
+    await recordChange(client, by, {
+      action: 'sequence.deleted',
+      target: { type: 'sequence', id },
+      appId: current.appId,
+      details: { name: current.name },
+    });
   });
 }

@@ -1,6 +1,7 @@
 import { type Pool, withTransaction } from '../db/pool';
 import { ConflictError, NotFoundError } from '../errors';
 import { findSequence, insertSequence, type Sequence, type StoredDefinition } from '../store/sequence-store';
+import { type Actor, recordChange } from '../store/audit-log';
 
 /**
  * Copies a sequence's current version as a new draft (version 1, no enrollments, no results), named
@@ -12,6 +13,7 @@ export async function duplicateSequence(
   pool: Pool,
   id: string,
   opts: { name?: string; accountExists: (appId: string) => boolean },
+  by: Actor,
 ): Promise<Sequence> {
   return withTransaction(pool, async (client) => {
     const original = await findSequence(client, id);
@@ -36,6 +38,12 @@ export async function duplicateSequence(
       ...(original.quietHours === null ? {} : { quietHours: original.quietHours }),
     };
     const copyId = await insertSequence(client, copy, 'draft');
+    await recordChange(client, by, {
+      action: 'sequence.duplicated',
+      target: { type: 'sequence', id: copyId },
+      appId: original.appId,
+      details: { name: copy.name, copyOf: id },
+    });
     return (await findSequence(client, copyId))!;
   });
 }

@@ -11,16 +11,24 @@ import {
   type Sequence,
   setStatus,
 } from '../store/sequence-store';
-import type { SequenceAction, SequenceStatus } from '../contract';
+import type { AuditAction, SequenceAction, SequenceStatus } from '../contract';
+import { type Actor, recordChange } from '../store/audit-log';
 
-/** Creates a sequence (version 1), as a draft or active at once. */
+/** Creates a sequence (version 1), as a draft or active at once; `by` is who, for the audit log. */
 export async function createSequence(
   pool: Pool,
   d: SequenceDefinition,
   status: 'draft' | 'active',
+  by: Actor,
 ): Promise<Sequence> {
   return withTransaction(pool, async (client) => {
     const id = await insertSequence(client, d, status);
+    await recordChange(client, by, {
+      action: 'sequence.created',
+      target: { type: 'sequence', id },
+      appId: d.appId,
+      details: { name: d.name, status },
+    });
     return (await findSequence(client, id))!;
   });
 }
@@ -29,7 +37,12 @@ export async function createSequence(
  * Saves an edit as a new version: followers enrolled from now on get it, running enrollments keep the
  * version they started with. The account cannot change; an archived sequence cannot be edited.
  */
-export async function updateSequence(pool: Pool, id: string, d: SequenceDefinition): Promise<Sequence> {
+export async function updateSequence(
+  pool: Pool,
+  id: string,
+  d: SequenceDefinition,
+  by: Actor,
+): Promise<Sequence> {
   return withTransaction(pool, async (client) => {
     const current = await findSequence(client, id, true);
     if (!current) throw new NotFoundError(`sequence ${id}`);
@@ -42,15 +55,25 @@ export async function updateSequence(pool: Pool, id: string, d: SequenceDefiniti
     if (current.status === 'archived')
       throw new ConflictError('sequence_archived', `sequence ${id} is archived`);
     await addVersion(client, id, d);
-    return (await findSequence(client, id))!;
+    const updated = (await findSequence(client, id))!;
+    await recordChange(client, by, {
+      action: 'sequence.updated',
+      target: { type: 'sequence', id },
+      appId: d.appId,
+      details: { name: d.name, version: updated.version },
+    });
+    return updated;
   });
 }
 
-const TRANSITIONS: Record<SequenceAction, { from: SequenceStatus[]; to: SequenceStatus }> = {
-  activate: { from: ['draft'], to: 'active' },
-  pause: { from: ['active'], to: 'paused' },
-  resume: { from: ['paused'], to: 'active' },
-  archive: { from: ['draft', 'active', 'paused'], to: 'archived' },
+const TRANSITIONS: Record<
+  SequenceAction,
+  { from: SequenceStatus[]; to: SequenceStatus; audit: AuditAction }
+> = {
+  activate: { from: ['draft'], to: 'active', audit: 'sequence.activated' },
+  pause: { from: ['active'], to: 'paused', audit: 'sequence.paused' },
+  resume: { from: ['paused'], to: 'active', audit: 'sequence.resumed' },
+  archive: { from: ['draft', 'active', 'paused'], to: 'archived', audit: 'sequence.archived' },
 };
 
 /**
@@ -63,12 +86,12 @@ export async function changeSequenceStatus(
   pool: Pool,
   id: string,
   action: SequenceAction,
-  actor: string,
+  by: Actor,
 ): Promise<{ sequence: Sequence; cancelledSteps: number }> {
   return withTransaction(pool, async (client) => {
     const current = await findSequence(client, id, true);
     if (!current) throw new NotFoundError(`sequence ${id}`);
-    const { from, to } = TRANSITIONS[action];
+    const { from, to, audit } = TRANSITIONS[action];
     if (!from.includes(current.status)) {
       throw new ConflictError('sequence_status', `cannot ${action} a sequence that is ${current.status}`, {
         status: current.status,
@@ -85,13 +108,22 @@ export async function changeSequenceStatus(
         scope: 'sequence',
         target: id,
         reason: `sequence ${to}`,
-        actor,
+        actor: LEDGER_ACTOR,
       });
     }
     await setStatus(client, id, to);
+    await recordChange(client, by, {
+      action: audit,
+      target: { type: 'sequence', id },
+      appId: current.appId,
+      details: { name: current.name, ...(to === 'paused' || to === 'archived' ? { cancelledSteps } : {}) },
+    });
     return { sequence: (await findSequence(client, id))!, cancelledSteps };
   });
 }
+
+/** The ledger row's actor of a pause or an archive (who made it is in the audit log). */
+const LEDGER_ACTOR = 'api';
 
 /** Pending steps a pause or archive would cancel (for marketing's confirmation). */
 export async function pendingSteps(pool: Pool, id: string): Promise<number> {

@@ -280,6 +280,24 @@ describe.each(['zh-CN', 'en'] as const)('the admin page in %s', (language) => {
     await review('accounts');
   });
 
+  it('lists the changes made through the API in words, the times in the account’s zone', async () => {
+    await page.click('[data-nav="audit"]');
+    await expectText(
+      page.locator('#audit tr[data-audit-action="sequence.created"] td.what'),
+      language === 'en' ? 'created the sequence' : '新建了序列',
+    );
+    await expectText(
+      page.locator('#audit tr[data-audit-action="account.updated"] td.details'),
+      language === 'en' ? 'fields changed: Name, Time zone' : '修改的字段：名称、时区',
+    );
+    expect(
+      await page.locator('#audit tr[data-audit-action="account.updated"] td.when').textContent(),
+    ).toMatch(ZONED_TIME);
+    await review('audit');
+    await page.click('[data-nav="accounts"]');
+    await page.waitForSelector(`tr[data-account="${APP_ID}"]`);
+  });
+
   it('refuses a bad account setting beside its field', async () => {
     await page.locator(`tr[data-account="${APP_ID}"] [data-action="edit"]`).click();
     await page.waitForSelector('#account-form form');

@@ -219,3 +219,56 @@ describe('/v1/sequences', () => {
     expect((await send('PUT', `/v1/sequences/${created.id}`, spring())).status).toBe(409);
   });
 });
+
+// A change and its audit entry are one transaction: when the entry cannot be written, the change is not made
+// either (the other way round, a refused change writes no entry, is the acceptance test's).
+const count = async (sql: string) => (await h.db.pool.query<{ n: number }>(sql)).rows[0].n;
+
+describe('the audit log, written with each change', () => {
+  it('a change whose entry cannot be written is not made: sequence created, account changed, sequence paused', async () => {
+    const created = await send('POST', '/v1/sequences', {
+      appId: APP_ID,
+      name: 'kept',
+      trigger: { type: 'subscribe' },
+      steps: [{ offsetMs: 0, message: aTextMessage('hi') }],
+      status: 'active',
+    });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    const sequences = await count('SELECT count(*)::int AS n FROM sequences');
+    const entries = await count('SELECT count(*)::int AS n FROM audit_log');
+    const rate = async () =>
+      (await h.db.pool.query<{ r: number }>('SELECT send_rate_per_second AS r FROM accounts')).rows[0].r;
+    const rateBefore = await rate();
+
+    await h.db.pool.query('ALTER TABLE audit_log RENAME TO audit_log_away');
+    try {
+      const another = await send('POST', '/v1/sequences', {
+        appId: APP_ID,
+        name: 'not kept',
+        trigger: { type: 'subscribe' },
+        steps: [{ offsetMs: 0, message: aTextMessage('hi') }],
+      });
+      // A 500 says nothing of the inside: `internal` and the request id, which finds the detail in the log.
+      expect(another.status).toBe(500);
+      expect(await another.json()).toEqual({
+        error: {
+          code: 'internal',
+          message: 'internal error',
+          requestId: another.headers.get('x-request-id'),
+        },
+      });
+      expect((await send('PATCH', `/v1/accounts/${APP_ID}`, { sendRatePerSecond: 3 })).status).toBe(500);
+      expect((await send('POST', `/v1/sequences/${id}/pause`)).status).toBe(500);
+    } finally {
+      await h.db.pool.query('ALTER TABLE audit_log_away RENAME TO audit_log');
+    }
+
+    expect(await count('SELECT count(*)::int AS n FROM sequences')).toBe(sequences);
+    expect(await rate()).toBe(rateBefore);
+    expect(((await (await send('GET', `/v1/sequences/${id}`)).json()) as { status: string }).status).toBe(
+      'active',
+    );
+    expect(await count('SELECT count(*)::int AS n FROM audit_log')).toBe(entries);
+  });
+});

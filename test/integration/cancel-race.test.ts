@@ -12,6 +12,9 @@ import { changeSequenceStatus, createSequence } from '../../src/sequences/manage
 import { createTestDb, type TestDb } from '../helpers/db';
 import { aNewMessage, aTemplateMessage, aTextMessage } from '../helpers/builders';
 import { seedMessages } from '../helpers/seed';
+import type { Actor } from '../../src/store/audit-log';
+
+const TEST_ACTOR: Actor = { actor: { kind: 'admin_token' }, source: 'test', requestId: null };
 
 /**
  * A cancellation's answer (`matched`, `cancelledSteps`) must be true even while a worker is claiming the
@@ -89,6 +92,7 @@ describe('a counted cancellation racing the claim', () => {
           exits: [],
         },
         'active',
+        TEST_ACTOR,
       );
       const ids = await queued(
         Array.from({ length: PER_TRIAL }, (_, index) =>
@@ -97,7 +101,7 @@ describe('a counted cancellation racing the claim', () => {
       );
       const [claim, pause] = await Promise.all([
         claimDue(db.pool, ids, 20, []),
-        jitter().then(() => changeSequenceStatus(db.pool, sequence.id, 'pause', 'test')),
+        jitter().then(() => changeSequenceStatus(db.pool, sequence.id, 'pause', TEST_ACTOR)),
       ]);
       if (claim.claimed.length + pause.cancelledSteps !== PER_TRIAL) {
         wrong.push(`trial ${trial}: claimed ${claim.claimed.length}, cancelledSteps ${pause.cancelledSteps}`);

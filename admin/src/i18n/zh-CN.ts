@@ -13,7 +13,13 @@ export const zhCN = {
   app: {
     tagline: '跟进消息管理',
     navLabel: '主导航',
-    nav: { sequences: '跟进序列', followers: '粉丝查询', testSend: '测试发送', accounts: '公众号' },
+    nav: {
+      sequences: '跟进序列',
+      followers: '粉丝查询',
+      testSend: '测试发送',
+      accounts: '公众号',
+      audit: '操作记录',
+    },
     signOut: '退出登录',
     language: '界面语言',
     notFound: '页面不存在',
@@ -676,6 +682,45 @@ export const zhCN = {
       validation_error: '微信的返回没有给本服务该公众号的接口权限：请重新授权，并勾选所需权限。',
     },
     connectError: (code: string) => `接入公众号失败（${code}）：请重新授权；详情见服务日志。`,
+  },
+  /** The audit log: who changed which sequence or account through the API, newest first. */
+  audit: {
+    title: '操作记录',
+    account: '公众号',
+    allAccounts: '全部公众号',
+    columns: ['时间', '操作人', '来源', '操作', '对象', '详情'],
+    empty: '还没有操作记录。',
+    more: '加载更早的记录',
+    loadFailed: (why: string) => `无法加载操作记录：${why}`,
+    actors: { admin_token: '管理令牌' },
+    actions: {
+      'sequence.created': '新建了序列',
+      'sequence.updated': '修改了序列',
+      'sequence.duplicated': '复制生成了序列',
+      'sequence.activated': '启用了序列',
+      'sequence.paused': '暂停了序列',
+      'sequence.resumed': '恢复了序列',
+      'sequence.archived': '归档了序列',
+      'sequence.deleted': '删除了序列',
+      'account.created': '添加了公众号',
+      'account.updated': '修改了公众号',
+      'account.deleted': '删除了公众号',
+    },
+    status: (status: string) => `状态：${status}`,
+    version: (v: number) => `第 ${v} 版`,
+    copyOf: '复制自',
+    cancelledSteps: (n: number) => `取消了 ${n} 条待发送消息`,
+    accountDeleted: (cancelled: number, archived: number) =>
+      `取消了 ${cancelled} 条待发送消息，归档了 ${archived} 个跟进序列`,
+    fieldsChanged: '修改的字段：',
+    fieldJoiner: '、',
+    /** The account fields whose form label is a sentence: a short name for the list. */
+    fields: {
+      frequencyCapPerDay: '频次上限',
+      quietHours: '默认静默时段',
+      atLeastOnce: '至少送达一次',
+      enabled: '启用状态',
+    },
   },
 };
 

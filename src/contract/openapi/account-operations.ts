@@ -1,12 +1,13 @@
 import { z } from 'zod';
-import { templateLibraryQuerySchema } from '..';
+import { auditQuerySchema, templateLibraryQuerySchema } from '..';
 import { APP_ID_PARAMETER, IMAGE, type Operation, operationsOf } from './operation';
 
 const params = z.object({ appId: APP_ID_PARAMETER });
 const account = operationsOf('accounts');
 const platform = operationsOf('platform');
+const audit = operationsOf('audit');
 
-/** `/v1/accounts…` and `/v1/platform…`: a table, one operation a line. */
+/** `/v1/accounts…`, `/v1/platform…` and `/v1/audit`: a table, one operation a line. */
 // prettier-ignore
 export const ACCOUNT_OPERATIONS: readonly Operation[] = [
   account('get /v1/accounts', 'listAccounts', 'Every account (never a secret)', [200, 'The accounts.', 'AccountList'], []),
@@ -19,5 +20,6 @@ export const ACCOUNT_OPERATIONS: readonly Operation[] = [
   account('post /v1/accounts/:appId/qrcodes', 'createQrCode', 'Make a parametric QR code (带参数二维码) whose scan carries a scene', [201, 'The code and its PNG image.', 'QrCode'], [400, 404, 409, 413], { params, body: 'QrCodeRequest' }),
   account('post /v1/accounts/:appId/media', 'uploadImage', "Upload an image to the account's permanent media (永久素材), for image steps", [201, 'Its media_id.', 'UploadedMedia'], [400, 404, 409, 413], { params, body: { schema: 'Image', mediaType: IMAGE } }),
   platform('get /v1/platform', 'getPlatform', 'Whether the service runs as a WeChat third-party platform', [200, 'The platform.', 'Platform'], []),
-  platform('post /v1/platform/authorizations', 'startAuthorization', 'Start connecting an official account through the platform (404 when it is not configured)', [201, 'The link to open.', 'AuthorizationStarted'], [400, 404, 413], { body: 'AuthorizationStartRequest' }),
+  platform('post /v1/platform/authorizations', 'startAuthorization', 'Start connecting an official account through the platform (404 when it is not configured)', [201, 'The link to open.', 'AuthorizationStarted'], [400, 404, 409, 413], { body: 'AuthorizationStartRequest' }),
+  audit('get /v1/audit', 'listAuditEntries', 'Who changed what: sequences and accounts, newest first', [200, 'A page of entries.', 'AuditList'], [400], { query: auditQuerySchema }),
 ];

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  auditListSchema,
   accountCheckSchema,
   templateLibrarySchema,
   qrCodeRequestSchema,
@@ -85,6 +86,7 @@ export const ANSWER_SCHEMAS = {
   QrCode: qrCodeSchema,
   UploadedMedia: uploadedMediaSchema,
   AccountDeleted: accountDeletedSchema,
+  AuditList: auditListSchema,
   SequenceList: sequenceListSchema,
   Sequence: sequenceViewSchema,
   SequenceValid: sequenceValidSchema,

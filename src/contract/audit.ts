@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { appIdSchema } from './accounts';
+
+/** What an audit entry records: a change of a sequence or an account made through the API. */
+export const AUDIT_ACTIONS = [
+  'sequence.created',
+  'sequence.updated',
+  'sequence.duplicated',
+  'sequence.activated',
+  'sequence.paused',
+  'sequence.resumed',
+  'sequence.archived',
+  'sequence.deleted',
+  'account.created',
+  'account.updated',
+  'account.deleted',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** Most entries one page of `GET /v1/audit` gives, and how many without `limit`. */
+export const AUDIT_PAGE_MAX = 200;
+export const AUDIT_PAGE_DEFAULT = 50;
+
+/** `GET /v1/audit?appId=…&limit=…&before=…`: newest first; `before` is the `next` of the previous page. */
+export const auditQuerySchema = z
+  .object({
+    appId: appIdSchema.optional(),
+    limit: z.coerce.number().int().min(1).max(AUDIT_PAGE_MAX).optional(),
+    before: z
+      .string()
+      .regex(/^[1-9]\d{0,17}$/, 'must be the next of a previous page')
+      .optional(),
+  })
+  .strict();
+
+/** Who made a change: today the admin token (ADMIN_TOKEN) is the only credential. */
+export const auditActorSchema = z.object({ kind: z.literal('admin_token') });
+export type AuditActor = z.infer<typeof auditActorSchema>;
+
+export const auditEntrySchema = z.object({
+  id: z.string(),
+  at: z.string(),
+  actor: auditActorSchema,
+  /** The address the request came from. */
+  source: z.string(),
+  /** The request's id (X-Request-Id), which finds it in the service's log. */
+  requestId: z.string().nullable(),
+  action: z.enum(AUDIT_ACTIONS),
+  target: z.object({ type: z.enum(['sequence', 'account']), id: z.string() }),
+  appId: z.string().nullable(),
+  /** What changed: field names, a name, counts — never a secret's value. */
+  details: z.record(z.string(), z.unknown()),
+});
+export type AuditEntry = z.infer<typeof auditEntrySchema>;
+
+export const auditListSchema = z.object({ entries: z.array(auditEntrySchema), next: z.string().nullable() });
+export type AuditList = z.infer<typeof auditListSchema>;
