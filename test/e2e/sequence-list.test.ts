@@ -1,5 +1,5 @@
 import { APP_ID } from '../helpers/harness';
-import { expectText, useSignedInBrowser } from './browser';
+import { adminUrl, expectText, useSignedInBrowser } from './browser';
 
 // The list in Chinese at 1280 px: each row names its account (the app id where two accounts share a
 // name, or where the account was deleted), an API trigger is said in words, and Duplicate / Delete run
@@ -13,7 +13,7 @@ const accounts = [
 
 jest.setTimeout(90_000);
 
-const { browser, apiJson, createSequence } = useSignedInBrowser({
+const { browser, apiJson, createSequence, started } = useSignedInBrowser({
   WECHAT_ACCOUNTS: JSON.stringify(accounts),
 });
 const page = () => browser().page;
@@ -75,7 +75,8 @@ beforeAll(async () => {
   expect(enrolled.created).toBe(true);
   expect((await apiJson(`/v1/sequences/${used.id}/archive`, { method: 'POST' })).status).toBe('archived');
   draft = await anApiSequence(SECOND, '第二个号的草稿', 'draft');
-  await page().reload();
+  // The archived are listed on asking: these tests look at them too.
+  await page().goto(adminUrl(started.service, 'sequences?archived=1'));
   await page().waitForSelector(`tr[data-sequence="${draft.id}"]`);
 });
 
@@ -141,5 +142,20 @@ describe('the sequence list', () => {
     expect(await refused.isDisabled()).toBe(true);
     expect(await refused.getAttribute('title')).toContain('结果作为历史保留');
     expect(await row(orphan.id).locator('[data-action="delete"]').isDisabled()).toBe(false);
+  });
+
+  it('leaves the archived out until asked, the link saying how many', async () => {
+    await page().goto(adminUrl(started.service, 'sequences'));
+    await row(welcome.id).waitFor();
+    const toggle = page().locator('[data-action="toggle-archived"]');
+    await expectText(toggle, '显示已归档的序列（2）');
+    expect(await row(used.id).count()).toBe(0);
+    expect(await row(orphan.id).count()).toBe(0);
+
+    await toggle.click();
+    await row(used.id).waitFor();
+    await expectText(row(orphan.id).locator('.badge'), '已归档');
+    await expectText(page().locator('[data-action="toggle-archived"]'), '隐藏已归档的序列');
+    expect(new URL(page().url()).search).toBe('?archived=1');
   });
 });

@@ -72,6 +72,9 @@ export const en: Catalog = {
     title: 'Sequences',
     create: 'New sequence',
     empty: 'No sequences yet. Create the first one.',
+    allArchived: 'Every sequence is archived.',
+    showArchived: (n) => `Show the archived (${n})`,
+    hideArchived: 'Hide the archived',
     columns: [
       'Name',
       'Account',

@@ -72,6 +72,9 @@ export const zhCN = {
     title: '跟进序列',
     create: '新建序列',
     empty: '还没有跟进序列，新建第一个吧。',
+    allArchived: '所有序列都已归档。',
+    showArchived: (n: number) => `显示已归档的序列（${n}）`,
+    hideArchived: '隐藏已归档的序列',
     columns: [
       '名称',
       '公众号',

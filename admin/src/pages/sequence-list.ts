@@ -32,9 +32,18 @@ function sumCounts(r: SequenceResults): Counts {
   return c;
 }
 
-/** Sequences with their status and live counts (pending steps, sent), and the status actions. */
-export const sequenceListPage: PageFactory = (ctx) => {
+/**
+ * Sequences with their status and live counts (pending steps, sent), and the status actions. Archived ones
+ * are history: listed on asking (`sequences?archived=1`), their number on the link that asks.
+ */
+export const sequenceListPage: PageFactory = (ctx, _params, query) => {
   const words = t().sequences;
+  const withArchived = query.get('archived') === '1';
+  const archivedLink = h('a', {
+    'data-action': 'toggle-archived',
+    href: withArchived ? `${BASE}sequences` : `${BASE}sequences?archived=1`,
+    hidden: true,
+  });
   const tbody = h('tbody');
   const updated = h('span', { class: 'muted small' });
   const policies = h('div', { class: 'accounts muted small' });
@@ -75,7 +84,9 @@ export const sequenceListPage: PageFactory = (ctx) => {
   async function refresh(): Promise<void> {
     window.clearTimeout(timer);
     try {
-      const sequences = await allSequences(ctx.api);
+      const all = await allSequences(ctx.api);
+      const archived = all.filter((s) => s.status === 'archived').length;
+      const sequences = withArchived ? all : all.filter((s) => s.status !== 'archived');
       // One results call per sequence keeps the list API unchanged; drafts have nothing to count.
       const counts = await Promise.all(
         sequences.map((s) =>
@@ -88,10 +99,13 @@ export const sequenceListPage: PageFactory = (ctx) => {
         ),
       );
       if (stopped) return;
+      archivedLink.textContent = withArchived ? words.hideArchived : words.showArchived(archived);
+      archivedLink.hidden = !withArchived && archived === 0;
+      const empty = all.length === 0 ? words.empty : words.allArchived;
       replace(
         tbody,
         sequences.length === 0
-          ? h('tr', {}, h('td', { colspan: words.columns.length + 1, class: 'empty' }, words.empty))
+          ? h('tr', {}, h('td', { colspan: words.columns.length + 1, class: 'empty' }, empty))
           : sequences.map((s, i) => row(s, counts[i])),
       );
       updated.textContent = t().common.live(clockTime(new Date(), DEFAULT_TIME_ZONE));
@@ -150,7 +164,7 @@ export const sequenceListPage: PageFactory = (ctx) => {
       ),
       tbody,
     ),
-    h('p', {}, updated),
+    h('p', { class: 'list-foot' }, updated, ' ', archivedLink),
   );
   return {
     title: words.title,
