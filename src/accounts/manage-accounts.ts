@@ -11,6 +11,7 @@ import {
 import { type Account, resealStale, sealAllSecrets, sealSecrets, SECRET_FIELDS } from './account';
 import { archiveAccountSequences } from '../store/archive-account-sequences';
 import { cancelAccountMessages } from './cancel-account-messages';
+import { API_ACTOR } from '../store/ledger';
 import type { AccountRegistry } from './registry';
 import type { SecretBox } from './secret-box';
 import { type Actor, recordChange } from '../store/audit-log';
@@ -25,8 +26,6 @@ export interface ManageDeps {
 
 /** The ledger reason of the cancellation a deleted account leaves. */
 export const ACCOUNT_DELETED = 'account_deleted';
-/** The ledger row's actor of a deletion (who made it is in the audit log). */
-const LEDGER_ACTOR = 'api';
 
 function assertCanSeal(box: SecretBox): void {
   if (box.keyId === null) {
@@ -130,7 +129,7 @@ export async function removeAccount(
   const removed = await withTransaction(deps.pool, async (client) => {
     const stored = await findAccount(client, appId, { lock: true });
     if (!stored) throw new NotFoundError(`account ${appId}`);
-    const cancelled = await cancelAccountMessages(client, appId, ACCOUNT_DELETED, LEDGER_ACTOR);
+    const cancelled = await cancelAccountMessages(client, appId, ACCOUNT_DELETED, API_ACTOR);
     const archivedSequences = await archiveAccountSequences(client, appId);
     await deleteAccount(client, appId);
     await recordChange(client, by, {

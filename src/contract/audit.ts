@@ -17,6 +17,27 @@ export const AUDIT_ACTIONS = [
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
+/** What each action's entry says in `details` (docs/api.md "The audit log"): names and counts, never a secret. */
+export interface AuditDetails {
+  'sequence.created': { name: string; status: 'draft' | 'active' };
+  'sequence.updated': { name: string; version: number };
+  'sequence.duplicated': { name: string; copyOf: string };
+  'sequence.activated': { name: string };
+  'sequence.paused': { name: string; cancelledSteps: number };
+  'sequence.resumed': { name: string };
+  'sequence.archived': { name: string; cancelledSteps: number };
+  'sequence.deleted': { name: string };
+  'account.created': { name: string | null };
+  /** The names of the fields the request set. */
+  'account.updated': { fields: string[] };
+  'account.deleted': { name: string | null; cancelled: number; archivedSequences: number };
+}
+
+/** An action with its details, each action's own (a field misplaced or missing does not compile). */
+export type AuditChange = {
+  [A in AuditAction]: { readonly action: A; readonly details: AuditDetails[A] };
+}[AuditAction];
+
 /** Most entries one page of `GET /v1/audit` gives, and how many without `limit`. */
 export const AUDIT_PAGE_MAX = 200;
 export const AUDIT_PAGE_DEFAULT = 50;

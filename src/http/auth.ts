@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { TooManyRequestsError, UnauthorizedError } from '../errors';
+import { sourceOf } from './actor';
 import { createRateLimiter, type RateLimiter } from './rate-limit';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
@@ -30,7 +31,7 @@ export function createBearerCheck(expected: string): (header: string | undefined
 export function requireBearer(expected: string, failures: RateLimiter): RequestHandler {
   const accepts = createBearerCheck(expected);
   return (req, _res, next) => {
-    const source = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+    const source = sourceOf(req);
     const blocked = failures.blocked(source);
     if (blocked) {
       next(new TooManyRequestsError('too many failed bearer tokens from this address', blocked.retryAfterS));

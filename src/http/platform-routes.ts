@@ -9,6 +9,7 @@ import {
 } from '../contract';
 import { AppError, ConflictError, TooManyRequestsError, ValidationError } from '../errors';
 import { parseBody } from './account-routes';
+import { sourceOf } from './actor';
 import { ADMIN_PATH } from './admin-routes';
 import { queryParam } from './push-request';
 import { loggableError } from '../loggable-error';
@@ -122,7 +123,7 @@ async function connect(deps: ConnectDeps, limits: CallbackLimits, req: Request):
     ]);
   }
   const state = param(req, 'state');
-  const source = req.ip ?? 'unknown';
+  const source = sourceOf(req);
   const limited = limits.perSource.blocked(source) ?? limits.overall.blocked('all');
   if (limited) {
     throw new TooManyRequestsError(

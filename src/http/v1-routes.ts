@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { API_ACTOR } from '../store/ledger';
 import { NotFoundError, ValidationError } from '../errors';
 import { cancelByTarget } from '../scheduling/cancel';
 import { createPerAccountQueue } from '../scheduling/per-account-queue';
@@ -27,8 +28,6 @@ import { createScheduleContext } from './post-message';
 import { uuidParam } from './uuid-param';
 import { guardBodyAndQuery, guardPathEncoding, guardPathParams } from './input-guard';
 import type { V1Deps } from './v1-deps';
-
-const ACTOR = 'api';
 
 /**
  * A reschedule's body, once it names the new time and holds only request fields. The body itself is
@@ -76,7 +75,7 @@ export function createV1Router(deps: V1Deps): Router {
     const { message, cancelled } = await rescheduleByKey(
       deps,
       { ...input, cancelKey: input.cancelKey! },
-      ACTOR,
+      API_ACTOR,
     );
     res.status(201).json({ ...messageView(message), cancelled } satisfies RescheduledByKey);
   });
@@ -102,7 +101,7 @@ export function createV1Router(deps: V1Deps): Router {
       deps,
       id,
       { ...input, requestId: req.requestId },
-      ACTOR,
+      API_ACTOR,
     );
     res.status(201).json({ ...messageView(message), replaces } satisfies RescheduledMessage);
   });
@@ -117,7 +116,7 @@ export function createV1Router(deps: V1Deps): Router {
   router.delete('/messages/:id', async (req, res) => {
     const query = parseInput(cancelQuerySchema, req.query, 'invalid cancellation', { prefix: 'query' });
     const reason = query.reason || 'cancelled via api';
-    const message = await cancelMessage({ id: messageId(req.params.id), reason, actor: ACTOR });
+    const message = await cancelMessage({ id: messageId(req.params.id), reason, actor: API_ACTOR });
     deps.metrics.cancelled.inc({ scope: 'message' });
     res.json(messageView(message));
   });
@@ -125,7 +124,7 @@ export function createV1Router(deps: V1Deps): Router {
   router.post('/cancellations', async (req, res) => {
     const body = jsonBody(req.body);
     if (typeof body === 'object' && body !== null && 'ids' in body) {
-      res.json(await cancelByIds(deps, body, ACTOR));
+      res.json(await cancelByIds(deps, body, API_ACTOR));
       return;
     }
     const c = parseInput(cancellationSchema, body, 'invalid cancellation');
@@ -139,7 +138,7 @@ export function createV1Router(deps: V1Deps): Router {
         appId: c.appId,
         target: c.cancelKey !== undefined ? { cancelKey: c.cancelKey } : { openid: c.openid! },
         reason: c.reason,
-        actor: ACTOR,
+        actor: API_ACTOR,
       }),
     );
     deps.metrics.cancelled.inc({ scope: cancellation.scope });

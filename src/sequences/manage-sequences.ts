@@ -1,6 +1,6 @@
 import { type Pool, withTransaction } from '../db/pool';
 import { ConflictError, NotFoundError } from '../errors';
-import { appendCancellation, holdClaims } from '../store/ledger';
+import { API_ACTOR, appendCancellation, holdClaims } from '../store/ledger';
 import { endWaitsOfSequence } from '../store/journey-waits';
 import type { SequenceDefinition } from './sequence-schema';
 import {
@@ -11,7 +11,7 @@ import {
   type Sequence,
   setStatus,
 } from '../store/sequence-store';
-import type { AuditAction, SequenceAction, SequenceStatus } from '../contract';
+import type { AuditChange, SequenceAction, SequenceStatus } from '../contract';
 import { type Actor, recordChange } from '../store/audit-log';
 
 /** Creates a sequence (version 1), as a draft or active at once; `by` is who, for the audit log. */
@@ -66,14 +66,35 @@ export async function updateSequence(
   });
 }
 
+/** Each action: the statuses it applies to, the one it leads to, and its audit entry. */
 const TRANSITIONS: Record<
   SequenceAction,
-  { from: SequenceStatus[]; to: SequenceStatus; audit: AuditAction }
+  {
+    from: SequenceStatus[];
+    to: SequenceStatus;
+    audit: (name: string, cancelledSteps: number) => AuditChange;
+  }
 > = {
-  activate: { from: ['draft'], to: 'active', audit: 'sequence.activated' },
-  pause: { from: ['active'], to: 'paused', audit: 'sequence.paused' },
-  resume: { from: ['paused'], to: 'active', audit: 'sequence.resumed' },
-  archive: { from: ['draft', 'active', 'paused'], to: 'archived', audit: 'sequence.archived' },
+  activate: {
+    from: ['draft'],
+    to: 'active',
+    audit: (name) => ({ action: 'sequence.activated', details: { name } }),
+  },
+  pause: {
+    from: ['active'],
+    to: 'paused',
+    audit: (name, cancelledSteps) => ({ action: 'sequence.paused', details: { name, cancelledSteps } }),
+  },
+  resume: {
+    from: ['paused'],
+    to: 'active',
+    audit: (name) => ({ action: 'sequence.resumed', details: { name } }),
+  },
+  archive: {
+    from: ['draft', 'active', 'paused'],
+    to: 'archived',
+    audit: (name, cancelledSteps) => ({ action: 'sequence.archived', details: { name, cancelledSteps } }),
+  },
 };
 
 /**
@@ -108,22 +129,18 @@ export async function changeSequenceStatus(
         scope: 'sequence',
         target: id,
         reason: `sequence ${to}`,
-        actor: LEDGER_ACTOR,
+        actor: API_ACTOR,
       });
     }
     await setStatus(client, id, to);
     await recordChange(client, by, {
-      action: audit,
+      ...audit(current.name, cancelledSteps),
       target: { type: 'sequence', id },
       appId: current.appId,
-      details: { name: current.name, ...(to === 'paused' || to === 'archived' ? { cancelledSteps } : {}) },
     });
     return { sequence: (await findSequence(client, id))!, cancelledSteps };
   });
 }
-
-/** The ledger row's actor of a pause or an archive (who made it is in the audit log). */
-const LEDGER_ACTOR = 'api';
 
 /** Pending steps a pause or archive would cancel (for marketing's confirmation). */
 export async function pendingSteps(pool: Pool, id: string): Promise<number> {

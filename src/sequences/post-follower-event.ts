@@ -1,4 +1,5 @@
 import type { FollowerEventView, StartedEnrollment } from '../contract';
+import { API_ACTOR } from '../store/ledger';
 import { ConflictError } from '../errors';
 import { withTransaction } from '../db/pool';
 import { insertScheduled, publishScheduled, type ScheduleDeps } from '../scheduling/schedule-messages';
@@ -15,9 +16,6 @@ import { enrollFollowers } from './enroll';
 import { meetWaits } from './meet-waits';
 import { mergeEnrollmentVars } from '../store/enrollments';
 import { recordConversions } from './record-conversions';
-
-/** Who the ledger names as having ended the enrollments an event exits. */
-const ACTOR = 'api';
 
 export interface FollowerEventInput extends NewFollowerEvent {
   /** Values for the variables of the follower's enrollments (`{}`: none). */
@@ -55,7 +53,7 @@ export async function postFollowerEvent(
     const given = Object.keys(input.vars).filter((name) => input.vars[name] !== '');
     if (Object.keys(input.vars).length > 0) await mergeEnrollmentVars(client, follower, input.vars);
     const event = { type: 'event', name: input.name, vars: given } as const;
-    const [exited] = await applyExits(client, [{ ...follower, event }], ACTOR);
+    const [exited] = await applyExits(client, [{ ...follower, event }], API_ACTOR);
     const action = { ...follower, action: event, at: recorded.at, requestId: input.requestId };
     const waited = await meetWaits(client, [action]);
     const continued = waited.started[0].length;

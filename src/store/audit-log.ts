@@ -1,4 +1,4 @@
-import type { AuditAction, AuditActor, AuditEntry } from '../contract';
+import type { AuditAction, AuditActor, AuditChange, AuditEntry } from '../contract';
 import type { Pool, PoolClient } from '../db/pool';
 
 /** Who is making a change, and from where: what every change through the API carries down to its store. */
@@ -9,14 +9,11 @@ export interface Actor {
   readonly requestId: string | null;
 }
 
-/** One change, as the use case that makes it describes it. */
-export interface Change {
-  readonly action: AuditAction;
+/** One change, as the use case that makes it describes it: its action and details, on what. */
+export type Change = AuditChange & {
   readonly target: { readonly type: 'sequence' | 'account'; readonly id: string };
   readonly appId: string | null;
-  /** Field names, a name, counts: never a secret's value. */
-  readonly details?: Record<string, unknown>;
-}
+};
 
 /** Writes `change` by `by` to the audit log, in the caller's transaction (the change's own). */
 export async function recordChange(client: PoolClient, by: Actor, change: Change): Promise<void> {
@@ -31,7 +28,7 @@ export async function recordChange(client: PoolClient, by: Actor, change: Change
       change.target.type,
       change.target.id,
       change.appId,
-      JSON.stringify(change.details ?? {}),
+      JSON.stringify(change.details),
     ],
   );
 }

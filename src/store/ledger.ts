@@ -16,6 +16,9 @@ export const CANCEL_SCOPES = [
 ] as const;
 export type CancelScope = (typeof CANCEL_SCOPES)[number];
 
+/** The ledger's `actor` of what is cancelled through the API (who made it is in the audit log). */
+export const API_ACTOR = 'api';
+
 export interface CancellationInput {
   readonly appId: string;
   readonly scope: CancelScope;
