@@ -55,6 +55,13 @@ export class UnauthorizedError extends AppError {
   }
 }
 
+/** A credential that is valid but may not do this (an API key outside its operations or routes). */
+export class ForbiddenError extends AppError {
+  constructor(message: string) {
+    super('forbidden', message, { httpStatus: 403 });
+  }
+}
+
 /** Too many requests of one kind from one source: try again after `retryAfterS` (the Retry-After header). */
 export class TooManyRequestsError extends AppError {
   readonly retryAfterS: number;

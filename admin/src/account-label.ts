@@ -17,3 +17,7 @@ export function accountLabel(accounts: readonly Account[], appId: string): HTMLE
   const repeated = accounts.some((a) => a.appId !== appId && a.name?.trim() === name);
   return repeated ? [line(name), detail(appId)] : [line(name)];
 }
+
+/** An account's name as plain text: its name, or its app id when it has none or is gone. */
+export const accountName = (accounts: readonly Account[], appId: string): string =>
+  accounts.find((a) => a.appId === appId)?.name?.trim() || appId;

@@ -1,4 +1,4 @@
-import { accountLabel } from './account-label.js';
+import { accountLabel, accountName } from './account-label.js';
 import { seg } from './api.js';
 import { h, type Child } from './dom.js';
 import { hasKey, t, type Catalog } from './i18n/index.js';
@@ -35,6 +35,8 @@ const FIELD_NAMES: Record<keyof AccountPatch, (words: Catalog) => string> = {
 // An entry's details are `Record<string, unknown>` (their shape depends on the action): read, not trusted.
 const numberIn = (value: unknown): number | null => (typeof value === 'number' ? value : null);
 const stringIn = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+const stringsIn = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 
 /**
  * A sequence by name: a link to its page while it exists; a deleted one's name as plain text (its id, as
@@ -56,6 +58,8 @@ function fieldName(field: string): Child {
 /** What an entry changed: the sequence's or the account's name (the account's from the account list). */
 export function auditTarget(entry: AuditEntry, known: AuditKnown): Child {
   if (entry.target.type === 'account') return accountLabel(known.accounts, entry.target.id);
+  if (entry.target.type === 'key')
+    return h('span', { 'data-key': entry.target.id }, stringIn(entry.details.name) ?? entry.target.id);
   return sequenceRef(entry.target.id, stringIn(entry.details.name), known);
 }
 
@@ -90,6 +94,14 @@ export function auditDetails(entry: AuditEntry, known: AuditKnown): Child {
     }
     case 'account.deleted':
       return T.accountDeleted(numberIn(d.cancelled) ?? 0, numberIn(d.archivedSequences) ?? 0);
+    case 'key.created': {
+      const { keys } = t();
+      const accounts = stringsIn(d.accounts).map((appId) => accountName(known.accounts, appId));
+      const operations = stringsIn(d.operations).map((op) =>
+        hasKey(keys.operationNames, op) ? keys.operationNames[op] : op,
+      );
+      return T.keyScope(accounts.join(T.fieldJoiner), operations.join(T.fieldJoiner));
+    }
     default:
       return null;
   }

@@ -12,6 +12,7 @@ import {
 import { accountFormPage } from './pages/account-form.js';
 import { accountListPage } from './pages/account-list.js';
 import { auditLogPage } from './pages/audit-log.js';
+import { keysPage } from './pages/keys.js';
 import { followerPage } from './pages/follower.js';
 import { sequenceEditorPage } from './pages/sequence-editor.js';
 import { sequenceListPage } from './pages/sequence-list.js';
@@ -45,6 +46,7 @@ const ROUTES: readonly Route[] = [
   { pattern: 'accounts/:appId/edit', page: accountFormPage },
   { pattern: 'accounts/:appId', page: accountListPage },
   { pattern: 'audit', page: auditLogPage },
+  { pattern: 'keys', page: keysPage },
 ];
 
 const NAV: readonly [string, keyof Catalog['app']['nav']][] = [
@@ -52,6 +54,7 @@ const NAV: readonly [string, keyof Catalog['app']['nav']][] = [
   ['followers', 'followers'],
   ['test-send', 'testSend'],
   ['accounts', 'accounts'],
+  ['keys', 'keys'],
   ['audit', 'audit'],
 ];
 

@@ -1,6 +1,7 @@
 import { isTransientDbError } from '../db/errors';
 import type { Pool } from '../db/pool';
 import { createNotificationListener, type NotificationListener } from '../db/notification-listener';
+import { startRereadTimer } from '../db/reread-timer';
 import type { Logger } from '../logger';
 import { listAccounts } from '../store/accounts';
 import { type Account, openAccount } from './account';
@@ -136,18 +137,10 @@ export async function startAccountRegistry(opts: RegistryOptions): Promise<Accou
   );
   // A change made between the first read and the LISTEN would otherwise wait for the timer.
   if (loaded) await refresh();
-  let timer: NodeJS.Timeout | null = null;
-  let stopped = false;
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(tick, loaded ? opts.refreshMs : Math.min(NOT_LOADED_RETRY_MS, opts.refreshMs));
-    timer.unref();
-  };
-  const tick = () => {
-    refreshQuietly();
-    schedule();
-  };
-  schedule();
+  const rereads = startRereadTimer(
+    () => (loaded ? opts.refreshMs : Math.min(NOT_LOADED_RETRY_MS, opts.refreshMs)),
+    refreshQuietly,
+  );
 
   return {
     get: (appId) => accounts.get(appId),
@@ -155,8 +148,7 @@ export async function startAccountRegistry(opts: RegistryOptions): Promise<Accou
     refresh,
     isLoaded: () => loaded,
     async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
+      rereads.stop();
       await listener.stop();
       await running?.catch(() => undefined);
     },

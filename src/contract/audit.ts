@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { appIdSchema } from './accounts';
 
-/** What an audit entry records: a change of a sequence or an account made through the API. */
+/** What an audit entry records: a change of a sequence, an account or an API key made through the API. */
 export const AUDIT_ACTIONS = [
   'sequence.created',
   'sequence.updated',
@@ -14,6 +14,8 @@ export const AUDIT_ACTIONS = [
   'account.created',
   'account.updated',
   'account.deleted',
+  'key.created',
+  'key.revoked',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -31,12 +33,18 @@ export interface AuditDetails {
   /** The names of the fields the request set. */
   'account.updated': { fields: string[] };
   'account.deleted': { name: string | null; cancelled: number; archivedSequences: number };
+  'key.created': { name: string; accounts: string[]; operations: string[] };
+  'key.revoked': { name: string };
 }
 
 /** An action with its details, each action's own (a field misplaced or missing does not compile). */
 export type AuditChange = {
   [A in AuditAction]: { readonly action: A; readonly details: AuditDetails[A] };
 }[AuditAction];
+
+/** What an entry is about. */
+export const AUDIT_TARGETS = ['sequence', 'account', 'key'] as const;
+export type AuditTarget = (typeof AUDIT_TARGETS)[number];
 
 /** Most entries one page of `GET /v1/audit` gives, and how many without `limit`. */
 export const AUDIT_PAGE_MAX = 200;
@@ -67,7 +75,7 @@ export const auditEntrySchema = z.object({
   /** The request's id (X-Request-Id), which finds it in the service's log. */
   requestId: z.string().nullable(),
   action: z.enum(AUDIT_ACTIONS),
-  target: z.object({ type: z.enum(['sequence', 'account']), id: z.string() }),
+  target: z.object({ type: z.enum(AUDIT_TARGETS), id: z.string() }),
   appId: z.string().nullable(),
   /** What changed: field names, a name, counts — never a secret's value. */
   details: z.record(z.string(), z.unknown()),

@@ -10,6 +10,7 @@ export * from './cancellations';
 export * from './errors';
 export * from './followers';
 export * from './journeys';
+export * from './keys';
 export * from './messages';
 export * from './results';
 export * from './sequences';

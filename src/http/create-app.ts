@@ -1,7 +1,8 @@
 import express, { type Express } from 'express';
 import type { Logger } from '../logger';
 import { ADMIN_PATH, createAdminRouter } from './admin-routes';
-import { createAuthFailures, createBearerCheck, requireBearer } from './auth';
+import { createAuthenticate, createAuthFailures, requireBearer } from './auth';
+import { limitKeys } from './key-access';
 import { answerFirst } from './answer-first';
 import { requestId } from './request-id';
 import { errorMiddleware, notFound } from './error-middleware';
@@ -63,8 +64,10 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestId);
   app.use(strictPaths);
   const failures = createAuthFailures();
-  const bearer = requireBearer(deps.config.adminToken, failures);
-  const context = createScheduleContext(deps);
+  const authenticate = createAuthenticate(deps.config.adminToken, deps.keys);
+  // Every guarded route: the admin token, or an API key on the routes and accounts it may use.
+  const bearer = [requireBearer(authenticate, failures), limitKeys];
+  const contextFor = createScheduleContext(deps);
   // The request producers send most, routed ahead of the routers below (none of which takes it) with what
   // /v1 and its router give it — the token, the JSON body, the input guard — and nothing else. Most of
   // these requests do not reach express at all: see the quick route at the end.
@@ -73,7 +76,7 @@ export function createApp(deps: AppDeps): Express {
     bearer,
     jsonBodies(deps.config.httpBodyLimitBytes, () => true),
     guardBodyAndQuery,
-    postMessage(deps, context),
+    postMessage(deps, contextFor),
   );
 
   // Liveness and a bare readiness only: metrics and the readiness detail are on the ops listener.
@@ -117,9 +120,9 @@ export function createApp(deps: AppDeps): Express {
   const quickPostMessage = createQuickPostMessage({
     deps,
     logger: deps.logger,
-    context,
+    contextFor,
     failures,
-    acceptsToken: createBearerCheck(deps.config.adminToken),
+    authenticate,
     bodyLimitBytes: deps.config.httpBodyLimitBytes,
   });
   return answerFirst(app, quickPostMessage);

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import { type Request, Router } from 'express';
 import { NotFoundError, ValidationError } from '../errors';
 import { followerEventRequestSchema, OPENID_PATTERN } from '../contract';
 import { postFollowerEvent } from '../sequences/post-follower-event';
@@ -7,24 +7,25 @@ import { parseInput } from '../validation';
 import { guardPathParams } from './input-guard';
 import { jsonBody } from './json-body';
 import type { V1Deps } from './v1-deps';
+import { usesAccount } from './key-access';
 
 /** `/v1/followers/:appId/:openid…`: what is stored about a follower, and events other systems post. */
 export function createFollowerRouter(deps: V1Deps): Router {
   const router = Router();
   guardPathParams(router, ['appId', 'openid']);
-  const accountOf = (raw: unknown): string => {
-    const appId = String(raw);
-    if (!deps.accounts.get(appId)) throw new NotFoundError(`account ${appId}`);
+  const accountOf = (req: Request): string => {
+    const appId = String(req.params.appId);
+    if (!deps.accounts.get(appId) || !usesAccount(req, appId)) throw new NotFoundError(`account ${appId}`);
     return appId;
   };
 
   router.get('/:appId/:openid', async (req, res) => {
-    const appId = accountOf(req.params.appId);
+    const appId = accountOf(req);
     res.json(await followerTimeline(deps.pool, appId, String(req.params.openid)));
   });
 
   router.post('/:appId/:openid/events', async (req, res) => {
-    const appId = accountOf(req.params.appId);
+    const appId = accountOf(req);
     const openid = String(req.params.openid);
     if (!OPENID_PATTERN.test(openid)) {
       throw new ValidationError('invalid event', [

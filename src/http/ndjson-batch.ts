@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import type { BatchAcceptedLine } from '../contract';
-import { parseScheduleRequest, type ScheduleContext } from '../scheduling/schedule-request';
+import { parseScheduleRequest } from '../scheduling/schedule-request';
+import type { ContextFor } from './post-message';
 import { scheduleMessages } from '../scheduling/schedule-messages';
 import type { NewMessage } from '../store/message-store';
 import { streamNdjsonBatch } from './ndjson-stream';
@@ -16,7 +17,7 @@ const MAX_CHUNKS_PUBLISHING = 4;
  */
 export async function handleNdjsonBatch(
   deps: V1Deps,
-  context: () => ScheduleContext,
+  contextFor: ContextFor,
   req: Request,
   res: Response,
 ): Promise<void> {
@@ -28,7 +29,10 @@ export async function handleNdjsonBatch(
   };
   await streamNdjsonBatch<NewMessage>(
     {
-      parse: (input) => ({ ...parseScheduleRequest(input, context()), requestId: req.requestId }),
+      parse: (input) => ({
+        ...parseScheduleRequest(input, contextFor(req.principal)),
+        requestId: req.requestId,
+      }),
       async accept(messages) {
         const outcomes = await scheduleMessages({ ...deps, track: trackDispatch }, messages);
         while (dispatching.size >= MAX_CHUNKS_PUBLISHING) await Promise.race(dispatching);

@@ -5,11 +5,26 @@ import { scheduleMessages } from '../scheduling/schedule-messages';
 import { jsonBody } from './json-body';
 import { messageView } from './message-view';
 import type { V1Deps } from './v1-deps';
+import { mayUseAccount, type Principal } from '../access/principal';
 
-/** What a message request is checked against when it arrives: the accounts, the horizon, the time. */
-export function createScheduleContext(deps: V1Deps): () => ScheduleContext {
-  const appIds = { has: (appId: string) => deps.accounts.get(appId) !== undefined };
-  return () => ({ appIds, maxAheadMs: deps.config.maxScheduleAheadDays * 86_400_000, now: new Date() });
+/** The schedule context of one request, for the credential it carries. */
+export type ContextFor = (principal: Principal) => ScheduleContext;
+
+/**
+ * What a message request is checked against when it arrives: the accounts the credential may use (to an
+ * API key, an account outside its own reads as one that is not configured), the horizon, the time.
+ */
+export function createScheduleContext(deps: V1Deps): ContextFor {
+  const all = { has: (appId: string) => deps.accounts.get(appId) !== undefined };
+  const maxAheadMs = deps.config.maxScheduleAheadDays * 86_400_000;
+  return (principal) => ({
+    appIds:
+      principal.kind === 'admin_token'
+        ? all
+        : { has: (appId: string) => mayUseAccount(principal, appId) && all.has(appId) },
+    maxAheadMs,
+    now: new Date(),
+  });
 }
 
 /**
@@ -18,20 +33,25 @@ export function createScheduleContext(deps: V1Deps): () => ScheduleContext {
  */
 export async function scheduleOneMessage(
   deps: V1Deps,
-  context: () => ScheduleContext,
+  context: ScheduleContext,
   body: unknown,
   requestId: string,
 ): Promise<{ readonly status: 200 | 201; readonly view: MessageView }> {
-  const input = { ...parseScheduleRequest(jsonBody(body), context()), requestId };
+  const input = { ...parseScheduleRequest(jsonBody(body), context), requestId };
   const [result] = await scheduleMessages(deps, [input]);
   if (!result.ok) throw result.error;
   return { status: result.created ? 201 : 200, view: messageView(result.message) };
 }
 
 /** `POST /v1/messages` through express (what `quickPostMessage` leaves to it). */
-export function postMessage(deps: V1Deps, context: () => ScheduleContext): RequestHandler {
+export function postMessage(deps: V1Deps, contextFor: ContextFor): RequestHandler {
   return async (req, res) => {
-    const { status, view } = await scheduleOneMessage(deps, context, req.body, req.requestId);
+    const { status, view } = await scheduleOneMessage(
+      deps,
+      contextFor(req.principal),
+      req.body,
+      req.requestId,
+    );
     res.status(status).json(view);
   };
 }

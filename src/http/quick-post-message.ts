@@ -5,10 +5,12 @@ import type { QuickRoute } from './answer-first';
 import { answeredError, errorBody, errorHeaders } from './error-middleware';
 import { unstorableInputError } from './input-guard';
 import { setNoSniff } from './no-sniff';
-import { scheduleOneMessage } from './post-message';
+import { type ContextFor, scheduleOneMessage } from './post-message';
 import type { RateLimiter } from './rate-limit';
 import { giveRequestId } from './request-id';
-import type { ScheduleContext } from '../scheduling/schedule-request';
+import type { Principal } from '../access/principal';
+import type { Authenticate } from './auth';
+import { keyRefusal } from './key-access';
 import type { V1Deps } from './v1-deps';
 
 const PATH = '/v1/messages';
@@ -22,10 +24,10 @@ const FIRST_CHARACTER = /^[\x20\x09\x0a\x0d]*([^\x20\x09\x0a\x0d]|$)/;
 export interface QuickPostMessageDeps {
   readonly deps: V1Deps;
   readonly logger: Logger;
-  readonly context: () => ScheduleContext;
+  readonly contextFor: ContextFor;
   /** The failed bearer tokens per address: the same limiter as express's `requireBearer`. */
   readonly failures: RateLimiter;
-  readonly acceptsToken: (header: string | undefined) => boolean;
+  readonly authenticate: Authenticate;
   readonly bodyLimitBytes: number;
 }
 
@@ -74,36 +76,42 @@ function sendJson(
 /**
  * `POST /v1/messages` answered without express, for the requests producers send: that exact path, no
  * query, a JSON content type, a declared length within the limit, no content or transfer encoding, an
- * accepted token from an address not blocked. Any other request is left untouched (false) for express,
+ * accepted credential that may schedule, from an address not blocked. Any other request is left untouched (false) for express,
  * whose route (`postMessage`) answers it. Express's own work per request (req and res given its
  * prototypes, its router, body-parser's stream machinery) cost a request more than the rest of the api
  * did. What is answered here is what express answers: the same headers in the same order (nosniff, the
  * request id, JSON), body-parser's strict JSON parse, the input guard, the same handler and error answers.
  */
 export function createQuickPostMessage(q: QuickPostMessageDeps): QuickRoute {
-  const takes = (req: IncomingMessage): boolean => {
-    if (req.method !== 'POST' || req.url !== PATH) return false;
+  /** The request's principal when it is taken here, else null. */
+  const takes = (req: IncomingMessage): Principal | null => {
+    if (req.method !== 'POST' || req.url !== PATH) return null;
     const { headers } = req;
     const type = headers['content-type'];
-    if (type === undefined || !JSON_TYPES.has(type)) return false;
-    if (headers['content-encoding'] !== undefined || headers['transfer-encoding'] !== undefined) return false;
+    if (type === undefined || !JSON_TYPES.has(type)) return null;
+    if (headers['content-encoding'] !== undefined || headers['transfer-encoding'] !== undefined) return null;
     const length = headers['content-length'];
-    if (length === undefined || !DIGITS.test(length) || Number(length) > q.bodyLimitBytes) return false;
-    // A refused or blocked token goes to express, which counts it and answers 401 or 429.
-    return (
-      q.failures.blocked(req.socket.remoteAddress ?? 'unknown') === null &&
-      q.acceptsToken(headers.authorization)
-    );
+    if (length === undefined || !DIGITS.test(length) || Number(length) > q.bodyLimitBytes) return null;
+    // A refused or blocked token, a key that may not schedule, keys not read yet: express answers them
+    // (401, 429, 403, 503) and counts the refused.
+    if (q.failures.blocked(req.socket.remoteAddress ?? 'unknown') !== null) return null;
+    let principal: Principal | null;
+    try {
+      principal = q.authenticate(headers.authorization);
+    } catch {
+      return null;
+    }
+    return principal !== null && keyRefusal(principal, 'POST', PATH) === null ? principal : null;
   };
 
-  const answer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  const answer = async (req: IncomingMessage, res: ServerResponse, principal: Principal): Promise<void> => {
     setNoSniff(res);
     const requestId = giveRequestId(req, res);
     try {
       const body = parseJsonBody(await readBody(req));
       const unstorable = unstorableInputError({ body });
       if (unstorable) throw unstorable;
-      const { status, view } = await scheduleOneMessage(q.deps, q.context, body, requestId);
+      const { status, view } = await scheduleOneMessage(q.deps, q.contextFor(principal), body, requestId);
       sendJson(res, status, view);
     } catch (err) {
       if (res.headersSent) {
@@ -116,8 +124,9 @@ export function createQuickPostMessage(q: QuickPostMessageDeps): QuickRoute {
   };
 
   return (req, res) => {
-    if (!takes(req)) return false;
-    void answer(req, res);
+    const principal = takes(req);
+    if (principal === null) return false;
+    void answer(req, res, principal);
     return true;
   };
 }

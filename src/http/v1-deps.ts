@@ -1,4 +1,5 @@
 import type { AccountRegistry } from '../accounts/registry';
+import type { KeyRegistry } from '../access/key-registry';
 import type { SecretBox } from '../accounts/secret-box';
 import type { Config } from '../config';
 import type { ScheduleDeps } from '../scheduling/schedule-messages';
@@ -11,6 +12,8 @@ export interface V1Deps extends ScheduleDeps {
   readonly config: Config;
   /** The accounts as this process sees them (re-read after its own changes). */
   readonly accounts: AccountRegistry;
+  /** The usable API keys as this process sees them (re-read after its own changes). */
+  readonly keys: KeyRegistry;
   /** Seals the secrets the account routes write. */
   readonly box: SecretBox;
   /** The api answers once rows commit; their publishes run in the background, visible to shutdown. */

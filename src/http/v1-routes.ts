@@ -22,11 +22,14 @@ import { messageDetailView, messageView } from './message-view';
 import { createSequenceRouter } from './sequence-routes';
 import { createFollowerRouter } from './follower-routes';
 import { createAuditRouter } from './audit-routes';
+import { createKeyRouter } from './key-routes';
 import { jsonBody } from './json-body';
 import { handleNdjsonBatch } from './ndjson-batch';
 import { createScheduleContext } from './post-message';
 import { uuidParam } from './uuid-param';
 import { guardBodyAndQuery, guardPathEncoding, guardPathParams } from './input-guard';
+import { usesAccount, visibleAccounts } from './key-access';
+import { accountsOfMessages } from '../store/cancel-by-ids';
 import type { V1Deps } from './v1-deps';
 
 /**
@@ -51,16 +54,17 @@ export function createV1Router(deps: V1Deps): Router {
   const appIds = { has: (appId: string) => deps.accounts.get(appId) !== undefined };
   const cancelMessage = createCancelBatcher(deps.pool);
   const oneAtATime = createPerAccountQueue();
-  const context = createScheduleContext(deps);
+  const contextFor = createScheduleContext(deps);
 
   router.use(guardPathEncoding, guardBodyAndQuery);
   guardPathParams(router, ['appId', 'cancelKey', 'id']);
   router.use('/sequences', createSequenceRouter(deps));
-  router.post('/messages/batch', (req, res) => handleNdjsonBatch(deps, context, req, res));
+  router.post('/messages/batch', (req, res) => handleNdjsonBatch(deps, contextFor, req, res));
 
   router.use('/accounts', createAccountRouter(deps));
   router.use('/followers', createFollowerRouter(deps));
   router.use('/audit', createAuditRouter(deps));
+  router.use('/keys', createKeyRouter(deps));
 
   // Move a reminder: by id (the replacement inherits what the body does not say) or by cancel key.
   router.put('/messages/by-key/:appId/:cancelKey', async (req, res) => {
@@ -68,7 +72,7 @@ export function createV1Router(deps: V1Deps): Router {
     const input = {
       ...parseScheduleRequest(
         { ...body, appId: req.params.appId, cancelKey: req.params.cancelKey },
-        context(),
+        contextFor(req.principal),
       ),
       requestId: req.requestId,
     };
@@ -83,7 +87,7 @@ export function createV1Router(deps: V1Deps): Router {
   router.put('/messages/:id', async (req, res) => {
     const id = messageId(req.params.id);
     const old = await findMessage(deps.pool, id);
-    if (!old) throw new NotFoundError(`message ${id}`);
+    if (!old || !usesAccount(req, old.appId)) throw new NotFoundError(`message ${id}`);
     const body = rescheduleBody(req.body);
     const input = parseScheduleRequest(
       {
@@ -95,7 +99,7 @@ export function createV1Router(deps: V1Deps): Router {
         ...(old.maxLatenessMs ? { maxLatenessMs: old.maxLatenessMs } : {}),
         ...body,
       },
-      context(),
+      contextFor(req.principal),
     );
     const { message, replaces } = await rescheduleMessage(
       deps,
@@ -109,14 +113,20 @@ export function createV1Router(deps: V1Deps): Router {
   router.get('/messages/:id', async (req, res) => {
     const id = messageId(req.params.id);
     const message = await findMessage(deps.pool, id);
-    if (!message) throw new NotFoundError(`message ${id}`);
+    if (!message || !usesAccount(req, message.appId)) throw new NotFoundError(`message ${id}`);
     res.json(messageDetailView(message, await listAttempts(deps.pool, id)));
   });
 
   router.delete('/messages/:id', async (req, res) => {
     const query = parseInput(cancelQuerySchema, req.query, 'invalid cancellation', { prefix: 'query' });
     const reason = query.reason || 'cancelled via api';
-    const message = await cancelMessage({ id: messageId(req.params.id), reason, actor: API_ACTOR });
+    const id = messageId(req.params.id);
+    // A key's: the message must be of one of its accounts (its account never changes, so a read first holds).
+    if (req.principal.kind === 'key') {
+      const owner = (await accountsOfMessages(deps.pool, [id])).get(id);
+      if (owner === undefined || !usesAccount(req, owner)) throw new NotFoundError(`message ${id}`);
+    }
+    const message = await cancelMessage({ id, reason, actor: API_ACTOR });
     deps.metrics.cancelled.inc({ scope: 'message' });
     res.json(messageView(message));
   });
@@ -124,11 +134,11 @@ export function createV1Router(deps: V1Deps): Router {
   router.post('/cancellations', async (req, res) => {
     const body = jsonBody(req.body);
     if (typeof body === 'object' && body !== null && 'ids' in body) {
-      res.json(await cancelByIds(deps, body, API_ACTOR));
+      res.json(await cancelByIds(deps, body, API_ACTOR, visibleAccounts(req)));
       return;
     }
     const c = parseInput(cancellationSchema, body, 'invalid cancellation');
-    if (!appIds.has(c.appId)) {
+    if (!appIds.has(c.appId) || !usesAccount(req, c.appId)) {
       throw new ValidationError('invalid cancellation', [
         { path: 'appId', message: `no account ${c.appId} is configured` },
       ]);

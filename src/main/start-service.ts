@@ -5,6 +5,7 @@ import type { ConnectDeps } from '../accounts/connect-account';
 import { exchangePushedCode } from '../accounts/exchange-pushed-code';
 import { createServiceTokens } from '../accounts/service-tokens';
 import { type AccountRegistry, startAccountRegistry } from '../accounts/registry';
+import { startKeyRegistry } from '../access/key-registry';
 import { createSecretBox, type SecretBox } from '../accounts/secret-box';
 import { chooseTransport } from '../broker/choose-transport';
 import { createBrokerConnection } from '../broker/connection';
@@ -83,6 +84,16 @@ export async function startService(
     await pool.end();
     throw err;
   }
+  // The api's: the API keys its guard accepts beside the admin token.
+  const keys = runsApi
+    ? await startKeyRegistry({
+        pool,
+        logger,
+        connectionString: config.databaseUrl,
+        searchPath: opts.searchPath,
+        refreshMs: config.accountsRefreshMs,
+      })
+    : null;
   const { transport, names, reason } = await chooseTransport(config, logger);
   logger.info(
     { transport: transport.mode, reason, maxDelayMs: transport.maxDelayMs },
@@ -142,6 +153,7 @@ export async function startService(
     }
     checks.rabbitmq = connection.isConnected() ? { ok: true } : { ok: false, detail: 'not connected' };
     checks.accounts = accounts.isLoaded() ? { ok: true } : { ok: false, detail: 'not read yet' };
+    if (keys) checks.apiKeys = keys.isLoaded() ? { ok: true } : { ok: false, detail: 'not read yet' };
     checks.transport = { ok: true, detail: `${transport.mode} (${reason})` };
     return { ready: Object.values(checks).every((c) => c.ok), checks };
   }
@@ -152,7 +164,7 @@ export async function startService(
     // First, so that health, readiness and metrics answer while the rest starts.
     ops = await listen(createOpsApp({ readiness, metrics, logger }), config.opsHost, config.opsPort, config);
     logger.info({ url: ops.url }, 'ops listener (healthz, readyz, metrics) listening');
-    if (runsApi) {
+    if (keys) {
       const processPush = createPushProcessor({ accounts, pool, publisher, logger, metrics });
       const processPushLater = (pushId: number) =>
         track(
@@ -182,6 +194,7 @@ export async function startService(
         },
         config,
         accounts,
+        keys,
         box,
         pool,
         publisher,
@@ -201,6 +214,7 @@ export async function startService(
     await keeper.stop();
     await publisher.close();
     await connection.close();
+    await keys?.stop();
     await accounts.stop();
     await pool.end();
     throw err;
@@ -232,6 +246,7 @@ export async function startService(
       await Promise.allSettled([...background]);
       await publisher.close();
       await connection.close();
+      await keys?.stop();
       await accounts.stop();
       await pool.end();
       // Last: health and metrics stay answerable while the rest drains.

@@ -1,6 +1,11 @@
 import { type Pool, type PoolClient, withTransaction } from '../db/pool';
 import type { CancelResult } from '../contract';
-import { type CancelById, cancelOpenMessagesById, findStatuses } from '../store/cancel-by-ids';
+import {
+  accountsOfMessages,
+  type CancelById,
+  cancelOpenMessagesById,
+  findStatuses,
+} from '../store/cancel-by-ids';
 import { countCancellable } from '../store/count-cancellable';
 import { appendCancellation, type Cancellation, holdClaims, holdClaimsOfMessages } from '../store/ledger';
 import { MESSAGE_STATUS, type MessageStatus } from '../store/message-status';
@@ -44,16 +49,34 @@ export function cancelById(pool: Pool, items: readonly CancelById[]): Promise<Ma
 /**
  * `POST /v1/cancellations {ids}`: `cancelById` with one reason for all, one result per id, in order. A
  * message already `cancelled` answers `already_cancelled`; one being sent or finished `not_cancellable`.
+ * With `mayUseAccount` (an API key's accounts), a message of another account is left alone and answered
+ * `not_found`, as one that does not exist.
  */
 export async function cancelMessages(
   pool: Pool,
-  input: { ids: readonly string[]; reason: string; actor: string },
+  input: {
+    ids: readonly string[];
+    reason: string;
+    actor: string;
+    mayUseAccount?: (appId: string) => boolean;
+  },
 ): Promise<CancelResult[]> {
-  const { reason, actor } = input;
-  const answers = await cancelById(
-    pool,
-    input.ids.map((id) => ({ id, reason, actor })),
-  );
+  const { reason, actor, mayUseAccount } = input;
+  let ids = input.ids;
+  if (mayUseAccount) {
+    const owners = await accountsOfMessages(pool, ids);
+    ids = ids.filter((id) => {
+      const appId = owners.get(id);
+      return appId !== undefined && mayUseAccount(appId);
+    });
+  }
+  const answers =
+    ids.length === 0
+      ? new Map<string, CancelledById>()
+      : await cancelById(
+          pool,
+          ids.map((id) => ({ id, reason, actor })),
+        );
   return input.ids.map((id): CancelResult => {
     const answer = answers.get(id);
     if (answer === undefined) return { id, outcome: 'not_found' };

@@ -195,3 +195,14 @@ export async function deleteAccount(db: Pool | PoolClient, appId: string): Promi
   const { rowCount } = await db.query(`DELETE FROM accounts WHERE app_id = $1`, [appId]);
   return (rowCount ?? 0) > 0;
 }
+
+/**
+ * Params: app ids.
+ * Returns: those of them an account has.
+ */
+export async function existingAppIds(db: Pool | PoolClient, appIds: readonly string[]): Promise<Set<string>> {
+  const { rows } = await db.query<{ app_id: string }>('SELECT app_id FROM accounts WHERE app_id = ANY($1)', [
+    appIds,
+  ]);
+  return new Set(rows.map((r) => r.app_id));
+}

@@ -1,4 +1,4 @@
-import type { AuditAction, AuditActor, AuditChange, AuditEntry } from '../contract';
+import type { AuditAction, AuditActor, AuditChange, AuditEntry, AuditTarget } from '../contract';
 import type { Pool, PoolClient } from '../db/pool';
 
 /** Who is making a change, and from where: what every change through the API carries down to its store. */
@@ -11,7 +11,7 @@ export interface Actor {
 
 /** One change, as the use case that makes it describes it: its action and details, on what. */
 export type Change = AuditChange & {
-  readonly target: { readonly type: 'sequence' | 'account'; readonly id: string };
+  readonly target: { readonly type: AuditTarget; readonly id: string };
   readonly appId: string | null;
 };
 
@@ -40,7 +40,7 @@ interface AuditRow {
   source: string;
   request_id: string | null;
   action: AuditAction;
-  target_type: 'sequence' | 'account';
+  target_type: AuditTarget;
   target_id: string;
   app_id: string | null;
   details: Record<string, unknown>;

@@ -75,3 +75,20 @@ export async function findStatuses(
   );
   return new Map(rows.map((r) => [r.id, r.status]));
 }
+
+const accountsOfStatement = byIdStatement(
+  'accounts_of_messages',
+  `SELECT m.id, m.app_id FROM scheduled_messages m WHERE m.id = ANY($1::uuid[]) AND ${inPartitionsOf('m')}`,
+);
+
+/** The account of each of `ids` that exists (one statement, any number of ids). */
+export async function accountsOfMessages(
+  db: Pool | PoolClient,
+  ids: readonly string[],
+): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await db.query<{ id: string; app_id: string }>(
+    accountsOfStatement([ids], partitionSlotsOf(ids, { awaitingPump: true })),
+  );
+  return new Map(rows.map((r) => [r.id, r.app_id]));
+}

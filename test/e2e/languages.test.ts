@@ -15,6 +15,7 @@ const FOLLOWER = 'o-e2e-languages';
 /** Never wrote to the account: a test send to it finds the contact window closed. */
 const STRANGER = 'o-e2e-languages-stranger';
 const DRAFT_NAME = '秋季课程草稿';
+const KEY_NAME = '课程提醒系统';
 const JOURNEY_NAME = '报名确认旅程';
 const JOURNEY_TEXTS = ['回复“是”确认名额', '名额已确认', '名额保留到今晚'];
 // A path's name is marketing's too (letters, digits, _ or -, so Latin on both pages).
@@ -24,6 +25,7 @@ const CONTENT = [
   SEQUENCE_NAME,
   WELCOME,
   DRAFT_NAME,
+  KEY_NAME,
   JOURNEY_NAME,
   ...JOURNEY_TEXTS,
   PATHS.yes,
@@ -93,6 +95,12 @@ beforeAll(async () => {
   });
   expect(journey.status).toBe(201);
   journeyId = ((await journey.json()) as { id: string }).id;
+  const key = await api('/v1/keys', 'POST', {
+    name: KEY_NAME,
+    accounts: [APP_ID],
+    operations: ['schedule', 'read'],
+  });
+  expect(key.status).toBe(201);
   await h.simulator.push('follow', FOLLOWER, { appId: APP_ID });
   expect((await api(`/v1/sequences/${journeyId}/enrollments`, 'POST', { openid: FOLLOWER })).status).toBe(
     201,
@@ -278,6 +286,17 @@ describe.each(['zh-CN', 'en'] as const)('the admin page in %s', (language) => {
       language === 'en' ? /WeChat issued an access token/ : /微信已签发 access_token/,
     );
     await review('accounts');
+  });
+
+  it('lists the API keys, and explains a key request it refuses', async () => {
+    await page.click('[data-nav="keys"]');
+    await expectText(
+      page.locator('#keys tbody tr td').nth(3),
+      language === 'en' ? 'schedule, read' : '安排发送、查看',
+    );
+    await page.click('[data-action="create-key"]');
+    await page.waitForSelector('.key-form .field-error');
+    await review('keys');
   });
 
   it('lists the changes made through the API in words, the times in the account’s zone', async () => {

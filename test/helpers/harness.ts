@@ -132,6 +132,23 @@ export async function waitFor(
   return check();
 }
 
+/** Ms until `check` holds, polled every 10 ms; fails the test after 5 s (a registry seeing a change). */
+export async function msUntil(check: () => boolean): Promise<number> {
+  const started = Date.now();
+  expect(await waitFor(check, 5000, 10)).toBe(true);
+  return Date.now() - started;
+}
+
+/** The checks of an api (or all-in-one) process's detailed /readyz, in order. */
+export const API_READINESS_CHECKS = [
+  'postgres',
+  'migrations',
+  'rabbitmq',
+  'accounts',
+  'apiKeys',
+  'transport',
+];
+
 /** Row counts of the tables a bad request must not write to. */
 export async function writtenRows(
   db: TestDb,

@@ -6,7 +6,7 @@ import { createPool } from '../../src/db/pool';
 import { insertAccount, updateAccount } from '../../src/store/accounts';
 import { aStoredAccount } from '../helpers/builders';
 import { createTestDb, TEST_DATABASE_URL, type TestDb } from '../helpers/db';
-import { waitFor } from '../helpers/harness';
+import { msUntil, waitFor } from '../helpers/harness';
 import { silentLogger } from '../helpers/logger';
 
 let db: TestDb;
@@ -33,13 +33,6 @@ async function registry(refreshMs = 3_600_000, key: Buffer | null = KEY): Promis
   });
   registries.push(r);
   return r;
-}
-
-/** Ms until `check` holds, polled every 10 ms; fails the test after 5 s. */
-async function msUntil(check: () => boolean): Promise<number> {
-  const started = Date.now();
-  expect(await waitFor(check, 5000, 10)).toBe(true);
-  return Date.now() - started;
 }
 
 describe('the account registry', () => {

@@ -1,6 +1,13 @@
 import type { Service } from '../../src/main/start-service';
 import { countOwedWakeUps } from '../../src/store/wake-up-outbox';
-import { APP_ID, createHarness, type Harness, waitFor, writtenRows } from '../helpers/harness';
+import {
+  API_READINESS_CHECKS,
+  APP_ID,
+  createHarness,
+  type Harness,
+  waitFor,
+  writtenRows,
+} from '../helpers/harness';
 import { aMessageRequest, aTextMessage } from '../helpers/builders';
 
 let h: Harness;
@@ -260,14 +267,14 @@ describe('POST /v1/cancellations', () => {
 });
 
 describe('health', () => {
-  it('answers /healthz, and on the ops listener /readyz with Postgres, migrations, RabbitMQ, the accounts and the transport', async () => {
+  it('answers /healthz, and on the ops listener /readyz with Postgres, migrations, RabbitMQ, the accounts, the API keys and the transport', async () => {
     expect((await fetch(`${api.url}/healthz`)).status).toBe(200);
     const ready = await waitFor(async () => (await fetch(`${api.opsUrl}/readyz`)).status === 200, 5000);
     expect(ready).toBe(true);
     const body = (await (await fetch(`${api.opsUrl}/readyz`)).json()) as {
       checks: Record<string, { ok: boolean; detail?: string }>;
     };
-    expect(Object.keys(body.checks)).toEqual(['postgres', 'migrations', 'rabbitmq', 'accounts', 'transport']);
+    expect(Object.keys(body.checks)).toEqual(API_READINESS_CHECKS);
     expect(body.checks.transport.detail).toMatch(/^levels/);
   });
 });

@@ -3,7 +3,7 @@
  * faces the internet for the webhook, says only whether the process is ready.
  */
 import type { Service } from '../../src/main/start-service';
-import { createHarness, freePort, type Harness, waitFor } from '../helpers/harness';
+import { API_READINESS_CHECKS, createHarness, freePort, type Harness, waitFor } from '../helpers/harness';
 
 let h: Harness;
 let api: Service;
@@ -58,12 +58,12 @@ describe('the public port', () => {
 });
 
 describe('the ops listener', () => {
-  it('answers the detailed /readyz: Postgres, migrations, RabbitMQ, the accounts and the transport', async () => {
+  it('answers the detailed /readyz: Postgres, migrations, RabbitMQ, the accounts, the API keys and the transport', async () => {
     const res = await fetch(`${api.opsUrl}/readyz`);
     expect(res.status).toBe(200);
     const body = (await res.json()) as { ready: boolean; checks: Record<string, { detail?: string }> };
     expect(body.ready).toBe(true);
-    expect(Object.keys(body.checks)).toEqual(['postgres', 'migrations', 'rabbitmq', 'accounts', 'transport']);
+    expect(Object.keys(body.checks)).toEqual(API_READINESS_CHECKS);
     expect(body.checks.transport.detail).toMatch(/^levels/);
   });
 

@@ -7,6 +7,8 @@ import { listen, type Listening } from '../../src/http/listen';
 import type { ScheduleWriter } from '../../src/scheduling/schedule-writer';
 import type { Message, NewMessage } from '../../src/store/message-store';
 import { silentLogger } from '../helpers/logger';
+import type { ApiKey } from '../../src/access/principal';
+import type { KeyOperation } from '../../src/contract';
 
 // POST /v1/messages is answered before express for the requests producers send (quick-post-message.ts).
 // The same requests go to the service as it listens and to the same app served by express alone: every
@@ -15,6 +17,20 @@ const RUNS = Number(process.env.QUICK_POST_RUNS ?? 300);
 const APP_ID = 'wx0000000000000001';
 const TOKEN = 'a-very-long-admin-token';
 const CREATED_AT = new Date('2026-01-01T00:00:00Z');
+/** An account API keys below may not use: to them it is not there (docs/api.md "API keys"). */
+const OTHER_APP = 'wx0000000000000002';
+const SCHEDULER_KEY = `wdk_${'s'.repeat(43)}`;
+const READER_KEY = `wdk_${'r'.repeat(43)}`;
+const aKey = (id: string, operations: KeyOperation[]): ApiKey => ({
+  id,
+  name: id,
+  appIds: new Set([APP_ID]),
+  operations: new Set(operations),
+});
+const KEYS = new Map([
+  [SCHEDULER_KEY, aKey('scheduler', ['schedule'])],
+  [READER_KEY, aKey('reader', ['read'])],
+]);
 
 /** A writer that stores nothing: it answers as the database would, and fails on the openids that ask it. */
 const aWriter = (): ScheduleWriter => {
@@ -64,7 +80,8 @@ function anApp() {
     config,
     logger: silentLogger,
     connect: null,
-    accounts: { get: (appId: string) => (appId === APP_ID ? {} : undefined) },
+    accounts: { get: (appId: string) => (appId === APP_ID || appId === OTHER_APP ? {} : undefined) },
+    keys: { find: (token: string) => KEYS.get(token), isLoaded: () => true },
     box: unused,
     pool: unused,
     publisher: { horizonMs: 0 },
@@ -139,6 +156,7 @@ const bodies = fc.oneof(
     { ...valid, openid: 'o-boom' },
     { ...valid, openid: 'o-db-down' },
     { ...valid, appId: 'wx-unknown' },
+    { ...valid, appId: OTHER_APP },
     { ...valid, message: { msgtype: 'text', text: { content: 'x\u0000y' } } },
     { ...valid, message: JSON.parse('{"__proto__": {"x": 1}}') as unknown },
     { ...valid, cancelKey: '\ud800' },
@@ -184,6 +202,7 @@ const headerSets = fc.record(
     // Refused tokens are rare: twenty a minute block the address (a test of its own below).
     authorization: fc.oneof(
       { weight: 150, arbitrary: fc.constantFrom(`Bearer ${TOKEN}`, `bearer  ${TOKEN}`) },
+      { weight: 50, arbitrary: fc.constantFrom(`Bearer ${SCHEDULER_KEY}`, `Bearer ${READER_KEY}`) },
       { weight: 1, arbitrary: fc.constantFrom('Bearer wrong', 'Basic x') },
     ),
     'content-type': fc.constantFrom(
@@ -273,6 +292,31 @@ describe('POST /v1/messages before express', () => {
     ]);
     expect(JSON.parse(again.body)).toEqual(JSON.parse(first.body));
     expect(reachedExpress).toBe(before);
+  });
+
+  it("takes an API key that may schedule for its own account; another account's is a 400, a key that may not a 403", async () => {
+    const port = Number(new URL(quick.url).port);
+    const post = (key: string, body: object) =>
+      send(port, {
+        path: '/v1/messages',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: Buffer.from(JSON.stringify(body)),
+        chunked: false,
+      });
+    const before = reachedExpress;
+    const mine = await post(SCHEDULER_KEY, valid);
+    expect(mine.status).toBe(201);
+    expect(reachedExpress).toBe(before);
+    const theirs = await post(SCHEDULER_KEY, { ...valid, appId: OTHER_APP });
+    expect(theirs.status).toBe(400);
+    expect(JSON.parse(theirs.body).error.details).toEqual([
+      expect.objectContaining({ path: 'appId', message: `no account ${OTHER_APP} is configured` }),
+    ]);
+    expect((await post(TOKEN, { ...valid, appId: OTHER_APP })).status).toBe(201);
+    const reader = await post(READER_KEY, valid);
+    expect(reader.status).toBe(403);
+    expect(JSON.parse(reader.body).error.code).toBe('forbidden');
+    expect(reachedExpress).toBe(before + 1);
   });
 
   it('answers every request as express alone answers it: status, headers in order, body', async () => {

@@ -65,7 +65,7 @@ const answer = ({ description, schema, mediaType = JSON_TYPE }: Answer) => ({
 });
 
 function operation(op: Operation) {
-  const errors = op.public ? op.errors : [401 as const, 429 as const, ...op.errors];
+  const errors = op.public ? op.errors : [401 as const, 403 as const, 429 as const, ...op.errors];
   return {
     operationId: op.operationId,
     tags: [op.tag],
@@ -103,7 +103,7 @@ export function buildOpenApiDocument(operations: readonly Operation[] = OPERATIO
       title: 'wechat-drip API',
       version: '1',
       description:
-        'Timed follow-up messages for WeChat Official Accounts. Every route but this document needs `Authorization: Bearer <ADMIN_TOKEN>`. Errors are `{ error: { code, message, details?, requestId? } }`, and a refused request writes nothing; a path with a trailing slash is a 404.',
+        'Timed follow-up messages for WeChat Official Accounts. Every route but this document needs `Authorization: Bearer <ADMIN_TOKEN>`, or an API key (`POST /v1/keys`) on the routes of its operations, for its accounts. Errors are `{ error: { code, message, details?, requestId? } }`, and a refused request writes nothing; a path with a trailing slash is a 404.',
     },
     security: [{ bearer: [] }],
     paths,
@@ -114,7 +114,10 @@ export function buildOpenApiDocument(operations: readonly Operation[] = OPERATIO
       },
       responses: {
         ...Object.fromEntries(Object.entries(ERROR_STATUSES).map(([s, d]) => [s, errorResponse(d)])),
-        401: errorResponse('The bearer token is missing or wrong.'),
+        401: errorResponse('The bearer token is missing or wrong (an API key: or revoked).'),
+        403: errorResponse(
+          'An API key on a route that takes the admin token, or without the operation the route needs (`forbidden`).',
+        ),
         429: errorResponse(
           'This address sent too many wrong bearer tokens: every request from it waits `Retry-After` seconds.',
         ),
@@ -123,7 +126,11 @@ export function buildOpenApiDocument(operations: readonly Operation[] = OPERATIO
         ),
       },
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'The `ADMIN_TOKEN` the service runs with.' },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'The `ADMIN_TOKEN` the service runs with, or an API key (`wdk_…`).',
+        },
       },
     },
   };

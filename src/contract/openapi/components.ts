@@ -28,6 +28,10 @@ import {
   messageDetailSchema,
   messageRequestSchema,
   messageViewSchema,
+  createKeyRequestSchema,
+  keyListSchema,
+  keyViewSchema,
+  createdKeySchema,
   platformViewSchema,
   quietHoursSchema,
   rescheduledByKeySchema,
@@ -66,6 +70,7 @@ export const REQUEST_SCHEMAS = {
   EnrollmentRequest: enrollmentRequestSchema,
   FollowerEventRequest: followerEventRequestSchema,
   AuthorizationStartRequest: authorizationStartSchema,
+  KeyCreateRequest: createKeyRequestSchema,
 } as const;
 
 /** The answers, by name, described as the service writes them. */
@@ -87,6 +92,9 @@ export const ANSWER_SCHEMAS = {
   UploadedMedia: uploadedMediaSchema,
   AccountDeleted: accountDeletedSchema,
   AuditList: auditListSchema,
+  KeyList: keyListSchema,
+  Key: keyViewSchema,
+  CreatedKey: createdKeySchema,
   SequenceList: sequenceListSchema,
   Sequence: sequenceViewSchema,
   SequenceValid: sequenceValidSchema,

@@ -44,6 +44,7 @@ function anApp() {
     logger: silentLogger,
     connect: untouched('connect'),
     accounts: untouched('accounts'),
+    keys: untouched('keys'),
     box: untouched('box'),
     pool: untouched('pool'),
     publisher: untouched('publisher'),
