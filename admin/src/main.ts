@@ -136,6 +136,9 @@ function start(): void {
   function switchTo(language: Language): void {
     if (language === currentLanguage()) return;
     chooseLanguage(language);
+    // A notice shown before is in the other language: it goes with the page it was about.
+    clearTimeout(noticeTimer);
+    notice.hidden = true;
     render();
   }
 

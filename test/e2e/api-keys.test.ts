@@ -1,5 +1,5 @@
-import { APP_ID } from '../helpers/harness';
-import { expectText, useSignedInBrowser } from './browser';
+import { ADMIN_TOKEN, APP_ID } from '../helpers/harness';
+import { adminUrl, expectText, useSignedInBrowser } from './browser';
 
 // The API keys page (接口密钥) in Chinese, then once in English: a key is made for one account and some
 // operations, shown once to copy, works through the API as far as it was given, and is revoked from the page.
@@ -95,6 +95,20 @@ describe('the API keys page', () => {
     expect(await statusWith(key, '/v1/accounts')).toBe(403);
   });
 
+  it('does not sign in to the admin page, and says to use the admin token', async () => {
+    await page().goto(adminUrl(started.service, 'sign-in'));
+    await page().fill('input[name="token"]', key);
+    await page().click('button[type="submit"]');
+    await expectText(page().locator('p.error[role="alert"]'), '这是接口密钥');
+    await browser().screenshot('keys-sign-in-refused');
+    // Signed out by the visit to sign-in: the admin token signs in again.
+    await page().fill('input[name="token"]', ADMIN_TOKEN);
+    await page().click('button[type="submit"]');
+    await page().waitForSelector('#sequences');
+    await page().click('[data-nav="keys"]');
+    await rowOf(KEY_NAME).waitFor();
+  });
+
   it('revokes the key after asking, and the API refuses it from then on', async () => {
     await rowOf(KEY_NAME).locator('[data-action="revoke"]').click();
     await expectText(page().locator('dialog.confirm h2'), `吊销密钥“${KEY_NAME}”？`);
@@ -103,6 +117,13 @@ describe('the API keys page', () => {
     await expectText(rowOf(KEY_NAME).locator('td.status'), '吊销');
     expect(await rowOf(KEY_NAME).locator('[data-action="revoke"]').count()).toBe(0);
     expect(await statusWith(key, '/v1/messages', aMessage(APP_ID))).toBe(401);
+    // The notice says so in Chinese; switched to English, the page does not keep a Chinese sentence.
+    await expectText(page().locator('#notice'), `密钥“${KEY_NAME}”已吊销`);
+    await page().click('[data-lang="en"]');
+    await expectText(page().locator('h1'), 'API keys');
+    expect(await page().locator('#notice').isHidden()).toBe(true);
+    await page().click('[data-lang="zh-CN"]');
+    await expectText(page().locator('h1'), '接口密钥');
   });
 
   it('shows the key in the audit log, made and revoked, in words', async () => {

@@ -182,6 +182,8 @@ describe('The journey editor in the admin page', () => {
     expect(await waitFor(entered, 20_000)).toBe(true);
 
     await page.goto(adminUrl(started.service, `sequences/${id}`));
+    // Its steps are the main path's and both paths': three in all.
+    await expectText(page.locator('[data-test="sequence-meta"]'), '共 3 步');
     const cells = (path: string) => page.locator(`tr[data-path="1:${path}"] td`);
     await expectText(cells('main').nth(1), '主路径');
     await expectText(cells('main').nth(2), '2');

@@ -624,7 +624,12 @@ describeFaults(`fault suite: ${N} messages per scenario, none lost, none sent tw
               .slice(i, i + 16)
               .map((o) => h!.simulator.push('follow', o, { appId: APP_ID, repeat: 3, concurrent: true })),
           );
-          answers.push(...outcomes.flatMap((o) => o.pushes.map((p) => `${p.status} ${p.body}`)));
+          // A failed delivery says why (status 0: no answer within 5 s, or the connection failed).
+          answers.push(
+            ...outcomes.flatMap((o) =>
+              o.pushes.map((p) => `${p.status} ${p.body}${p.error ? ` ${p.error}` : ''}`),
+            ),
+          );
         }
         // Every delivery, first or repeat, on either process, was answered in time.
         expect(answers.filter((x) => x !== '200 success')).toEqual([]);

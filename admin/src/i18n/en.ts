@@ -67,6 +67,8 @@ export const en: Catalog = {
     tokenHint: 'Kept in this tab only; closing the tab signs you out.',
     submit: 'Sign in',
     refused: 'That token was not accepted.',
+    keyRefused:
+      'This is an API key, for an integration’s calls; sign in to the admin page with the admin token (ADMIN_TOKEN in .env).',
   },
   sequenceStatus: { draft: 'draft', active: 'active', paused: 'paused', archived: 'archived' },
   sequences: {

@@ -167,6 +167,7 @@ const CODES: Record<string, string> = {
   body_too_large: '提交的内容过大',
   not_found: '未找到：它可能已被删除',
   unauthorized: '登录已失效，请重新登录',
+  forbidden: '接口密钥不能做这件事：它只能调用为它勾选的操作',
   too_many_requests: '请求过于频繁，请稍后再试',
   overloaded: '服务繁忙，请稍后再试',
   database_unavailable: '数据库暂时不可用，请稍后再试',

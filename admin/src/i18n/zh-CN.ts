@@ -67,6 +67,7 @@ export const zhCN = {
     tokenHint: '仅保存在当前标签页，关闭标签页即退出登录。',
     submit: '登录',
     refused: '令牌不正确，未通过验证。',
+    keyRefused: '这是接口密钥，只供对接系统调用接口；登录管理页面请使用管理令牌（.env 中的 ADMIN_TOKEN）。',
   },
   sequenceStatus: { draft: '草稿', active: '进行中', paused: '已暂停', archived: '已归档' },
   sequences: {

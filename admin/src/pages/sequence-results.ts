@@ -156,7 +156,7 @@ export const sequenceResultsPage: PageFactory = (ctx, params) => {
   const id = params.id;
   const { results: words, common } = t();
   const head = h('div', { class: 'page-head' }, h('h1', {}, words.heading));
-  const meta = h('p', { class: 'muted' });
+  const meta = h('p', { class: 'muted', 'data-test': 'sequence-meta' });
   const tiles = h('div', { class: 'tiles' });
   const exits = h('div', { id: 'exits' });
   const chart = h('div', {});
@@ -190,7 +190,8 @@ export const sequenceResultsPage: PageFactory = (ctx, params) => {
         describeTrigger(sequence.trigger),
         sequence.appId,
         sequence.version,
-        sequence.steps.length,
+        // A journey's steps are its main path's and each path's.
+        Object.values(sequence.paths).reduce((n, path) => n + path.steps.length, sequence.steps.length),
         when(sequence.updatedAt, zone),
       ),
     );

@@ -57,9 +57,11 @@ export const signInPage: PageFactory = (ctx, _params, query) => {
         error.textContent =
           err instanceof ApiError && err.status === 401
             ? words.refused
-            : err instanceof Error
-              ? err.message
-              : String(err);
+            : err instanceof ApiError && err.status === 403
+              ? words.keyRefused
+              : err instanceof Error
+                ? err.message
+                : String(err);
         error.hidden = false;
         button.disabled = false;
         input.select();
