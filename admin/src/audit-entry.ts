@@ -94,6 +94,10 @@ export function auditDetails(entry: AuditEntry, known: AuditKnown): Child {
     }
     case 'account.deleted':
       return T.accountDeleted(numberIn(d.cancelled) ?? 0, numberIn(d.archivedSequences) ?? 0);
+    case 'account.authorized':
+      return T.authorized(d.outcome === 'updated', Array.isArray(d.permissions) ? d.permissions.length : 0);
+    case 'account.unauthorized':
+      return T.unauthorized(d.cause === 'token_refused', numberIn(d.cancelled) ?? 0);
     case 'key.created': {
       const { keys } = t();
       const accounts = stringsIn(d.accounts).map((appId) => accountName(known.accounts, appId));

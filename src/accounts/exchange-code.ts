@@ -1,4 +1,5 @@
 import { withTransaction } from '../db/pool';
+import { recordChange, WECHAT_ACTOR } from '../store/audit-log';
 import { AppError, ConflictError, ValidationError } from '../errors';
 import { saveToken } from '../store/access-tokens';
 import {
@@ -96,6 +97,12 @@ async function exchangeOnce(deps: ConnectDeps, authCode: string, codeSha256: str
     if (outcome !== null) {
       const sealed = deps.box.seal(info.accessToken, accessTokenContext(info.appId));
       await saveToken(client, info.appId, sealed, info.expiresInS * 1000);
+      await recordChange(client, WECHAT_ACTOR, {
+        action: 'account.authorized',
+        target: { type: 'account', id: info.appId },
+        appId: info.appId,
+        details: { outcome, permissions: [...info.permissions] },
+      });
     }
     const exchange: CodeExchange = {
       codeSha256,

@@ -32,8 +32,6 @@ export interface PlatformTokens {
 /** Where a sealed authorizer_refresh_token belongs. */
 export const refreshTokenContext = (appId: string) => `authorizer ${appId} refresh token`;
 
-const REVOKED_ACTOR = 'wechat:token_refused';
-
 function tokenOf(json: Record<string, unknown>, field: string, sentAt: number) {
   const token = json[field];
   const expiresIn = json.expires_in;
@@ -111,7 +109,7 @@ export function createPlatformTokens(deps: PlatformTokenDeps): PlatformTokens {
           ((err as AppError).details as { errcode?: number | null } | undefined)?.errcode ?? null;
         if (isRevoked(errcode)) {
           const cancelled = await withTransaction(pool, (client) =>
-            revokeAuthorization(client, appId, REVOKED_ACTOR),
+            revokeAuthorization(client, appId, 'token_refused'),
           );
           logger.warn({ appId, errcode, cancelled }, 'the platform is no longer authorized by this account');
           deps.onRevoked?.(appId);

@@ -8,6 +8,7 @@ import {
   saveAuthorization,
   saveComponentTicket,
 } from '../store/platform';
+import { recordChange, WECHAT_ACTOR } from '../store/audit-log';
 import { cancelAccountMessages } from './cancel-account-messages';
 import type { PlatformEvent } from './platform-event';
 import type { AccountRegistry } from './registry';
@@ -25,9 +26,8 @@ export interface PlatformEventDeps {
   readonly maxSkewS: number;
 }
 
-/** The ledger reason and actor of the cancellation an unauthorized account leaves. */
+/** The ledger reason of the cancellation an unauthorized account leaves. */
 export const ACCOUNT_UNAUTHORIZED = 'account_unauthorized';
-const ACTOR = 'wechat:unauthorized';
 
 /** Where a sealed platform credential belongs: a copy moved to another place does not open. */
 export const ticketContext = (componentAppId: string) => `component ${componentAppId} verify ticket`;
@@ -114,20 +114,31 @@ async function unauthorize(
   });
   // An older revocation arriving after a newer authorization changes nothing.
   if (!kept) return { kept, cancelled: null };
-  return { kept, cancelled: await revokeAuthorization(client, appId, ACTOR) };
+  return { kept, cancelled: await revokeAuthorization(client, appId, 'revoked') };
 }
+
+/** The ledger's actor of the cancellation a lost authorization makes, by why it was lost. */
+const LEDGER_ACTORS = { revoked: 'wechat:unauthorized', token_refused: 'wechat:token_refused' } as const;
 
 /**
  * Disables a platform account whose authorization is gone (once: false when it was already, or is no
  * platform account — an own account with the same app id is not the platform's to disable) and cancels
- * its open messages with one ledger row, in the caller's transaction. Returns how many it stopped, or
+ * its open messages with one ledger row, in the caller's transaction, with its audit entry. `cause`: the
+ * account revoked it (WeChat's push), or WeChat refused its refresh token. Returns how many it stopped, or
  * null when nothing changed.
  */
 export async function revokeAuthorization(
   client: PoolClient,
   appId: string,
-  actor: string,
+  cause: keyof typeof LEDGER_ACTORS,
 ): Promise<number | null> {
   if (!(await markAccountUnauthorized(client, appId))) return null;
-  return cancelAccountMessages(client, appId, ACCOUNT_UNAUTHORIZED, actor);
+  const cancelled = await cancelAccountMessages(client, appId, ACCOUNT_UNAUTHORIZED, LEDGER_ACTORS[cause]);
+  await recordChange(client, WECHAT_ACTOR, {
+    action: 'account.unauthorized',
+    target: { type: 'account', id: appId },
+    appId,
+    details: { cause, cancelled },
+  });
+  return cancelled;
 }

@@ -14,6 +14,8 @@ export const AUDIT_ACTIONS = [
   'account.created',
   'account.updated',
   'account.deleted',
+  'account.authorized',
+  'account.unauthorized',
   'key.created',
   'key.revoked',
 ] as const;
@@ -33,6 +35,13 @@ export interface AuditDetails {
   /** The names of the fields the request set. */
   'account.updated': { fields: string[] };
   'account.deleted': { name: string | null; cancelled: number; archivedSequences: number };
+  /** Through the third-party platform: a new account (`created`) or one authorizing again (`updated`). */
+  'account.authorized': { outcome: 'created' | 'updated'; permissions: number[] };
+  /**
+   * The platform's authorization is gone: the account revoked it (`revoked`, WeChat's push) or WeChat
+   * refused its refresh token (`token_refused`); its open messages were cancelled.
+   */
+  'account.unauthorized': { cause: 'revoked' | 'token_refused'; cancelled: number };
   'key.created': { name: string; accounts: string[]; operations: string[] };
   'key.revoked': { name: string };
 }
@@ -62,8 +71,11 @@ export const auditQuerySchema = z
   })
   .strict();
 
-/** Who made a change: today the admin token (ADMIN_TOKEN) is the only credential. */
-export const auditActorSchema = z.object({ kind: z.literal('admin_token') });
+/**
+ * Who made a change: the admin token (ADMIN_TOKEN, the only credential that changes sequences, accounts and
+ * keys), or WeChat (an account's admin authorizing or revoking the third-party platform there).
+ */
+export const auditActorSchema = z.object({ kind: z.enum(['admin_token', 'wechat']) });
 export type AuditActor = z.infer<typeof auditActorSchema>;
 
 export const auditEntrySchema = z.object({

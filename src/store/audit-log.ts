@@ -9,6 +9,13 @@ export interface Actor {
   readonly requestId: string | null;
 }
 
+/** What WeChat does on its own: an account's admin authorizes or revokes the platform in WeChat's pages. */
+export const WECHAT_ACTOR: Actor = Object.freeze({
+  actor: { kind: 'wechat' as const },
+  source: 'wechat',
+  requestId: null,
+});
+
 /** One change, as the use case that makes it describes it: its action and details, on what. */
 export type Change = AuditChange & {
   readonly target: { readonly type: AuditTarget; readonly id: string };

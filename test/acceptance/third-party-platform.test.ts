@@ -137,6 +137,19 @@ describe('Accounts through the third-party platform', () => {
       enabled: false,
       status: 'unauthorized',
     });
+    // Both were WeChat's doing, and the audit log says so (docs/api.md "The audit log").
+    const audit = await world.api(`/v1/audit?appId=${appId}`);
+    expect(
+      audit.body.entries.map((e: { action: string; actor: unknown; source: string; details: unknown }) => [
+        e.action,
+        e.actor,
+        e.source,
+        e.details,
+      ]),
+    ).toEqual([
+      ['account.unauthorized', { kind: 'wechat' }, 'wechat', { cause: 'revoked', cancelled: 1 }],
+      ['account.authorized', { kind: 'wechat' }, 'wechat', { outcome: 'created', permissions: [1, 7] }],
+    ]);
   });
 
   it('refuses a push captured at one connected account’s URL at another’s, within the skew window: 401, no contact window opened there', async () => {

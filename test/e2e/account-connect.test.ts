@@ -79,6 +79,23 @@ describe('"Connect an official account" on the Accounts page', () => {
     });
   });
 
+  it('shows the connection in the activity log as WeChat’s doing, and the revocation after it', async () => {
+    await world.h.simulator.openPlatform!.authorize(CONNECTED, 'unauthorize');
+    await page().click('[data-nav="audit"]');
+    const revoked = page().locator('#audit tr[data-audit-action="account.unauthorized"]');
+    await revoked.waitFor();
+    expect((await revoked.locator('td').allTextContents()).slice(1, 4)).toEqual([
+      '微信',
+      'wechat',
+      '取消了公众号的授权',
+    ]);
+    await expectText(revoked.locator('td.details'), '公众号管理员在微信中取消授权，取消了 0 条待发送消息');
+    const authorized = page().locator('#audit tr[data-audit-action="account.authorized"]');
+    expect(await authorized.locator('td.what').textContent()).toBe('授权接入了公众号');
+    expect(await authorized.locator('td.details').textContent()).toBe('首次接入，权限集 1 个');
+    await world.browser.screenshot('account-connect-audit');
+  });
+
   it('a link the service did not make, or an expired code, lands on the Accounts page with the error in words, writing nothing', async () => {
     const before = await accountCount();
     await page().goto(

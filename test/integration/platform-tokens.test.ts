@@ -127,8 +127,19 @@ describe('the platform’s token chain', () => {
     expect(await (await h.api(service, `/v1/messages/${id}`)).json()).toMatchObject({ status: 'cancelled' });
     await errcodeOf(aTokenStore().getToken(appId));
     expect(
-      (await h.db.pool.query('SELECT reason FROM cancellations WHERE app_id = $1', [appId])).rows,
-    ).toEqual([{ reason: 'account_unauthorized' }]);
+      (await h.db.pool.query('SELECT reason, actor FROM cancellations WHERE app_id = $1', [appId])).rows,
+    ).toEqual([{ reason: 'account_unauthorized', actor: 'wechat:token_refused' }]);
+    // Once in the audit log, by WeChat, with what it cancelled.
+    expect(
+      (
+        await h.db.pool.query(
+          `SELECT actor, source, details FROM audit_log WHERE app_id = $1 AND action = 'account.unauthorized'`,
+          [appId],
+        )
+      ).rows,
+    ).toEqual([
+      { actor: { kind: 'wechat' }, source: 'wechat', details: { cause: 'token_refused', cancelled: 1 } },
+    ]);
   });
 
   it('an account that revoked the authorization in WeChat (61003) is marked unauthorized too', async () => {

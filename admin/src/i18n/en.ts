@@ -758,7 +758,7 @@ export const en: Catalog = {
     empty: 'No changes recorded yet.',
     more: 'Load older entries',
     loadFailed: (why) => `Could not load the activity: ${why}`,
-    actors: { admin_token: 'admin token' },
+    actors: { admin_token: 'admin token', wechat: 'WeChat' },
     actions: {
       'sequence.created': 'created the sequence',
       'sequence.updated': 'edited the sequence',
@@ -771,6 +771,8 @@ export const en: Catalog = {
       'account.created': 'added the account',
       'account.updated': 'changed the account',
       'account.deleted': 'deleted the account',
+      'account.authorized': 'authorized the platform for the account',
+      'account.unauthorized': 'revoked the platform’s authorization',
       'key.created': 'created the API key',
       'key.revoked': 'revoked the API key',
     },
@@ -783,6 +785,10 @@ export const en: Catalog = {
     fieldsChanged: 'fields changed: ',
     fieldJoiner: ', ',
     keyScope: (accounts, operations) => `accounts: ${accounts}; may ${operations}`,
+    authorized: (again, permissions) =>
+      `${again ? 'authorized again' : 'connected'}, ${plural(permissions, 'permission set')}`,
+    unauthorized: (byToken, cancelled) =>
+      `${byToken ? 'WeChat refused its refresh token' : 'revoked by the account’s admin in WeChat'}; cancelled ${plural(cancelled, 'pending message')}`,
     fields: {
       frequencyCapPerDay: 'Frequency cap',
       quietHours: 'Default quiet hours',

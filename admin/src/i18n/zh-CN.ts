@@ -732,7 +732,7 @@ export const zhCN = {
     empty: '还没有操作记录。',
     more: '加载更早的记录',
     loadFailed: (why: string) => `无法加载操作记录：${why}`,
-    actors: { admin_token: '管理令牌' },
+    actors: { admin_token: '管理令牌', wechat: '微信' },
     actions: {
       'sequence.created': '新建了序列',
       'sequence.updated': '修改了序列',
@@ -745,6 +745,8 @@ export const zhCN = {
       'account.created': '添加了公众号',
       'account.updated': '修改了公众号',
       'account.deleted': '删除了公众号',
+      'account.authorized': '授权接入了公众号',
+      'account.unauthorized': '取消了公众号的授权',
       'key.created': '创建了接口密钥',
       'key.revoked': '吊销了接口密钥',
     },
@@ -757,6 +759,10 @@ export const zhCN = {
     fieldsChanged: '修改的字段：',
     fieldJoiner: '、',
     keyScope: (accounts: string, operations: string) => `公众号：${accounts}；权限：${operations}`,
+    authorized: (again: boolean, permissions: number) =>
+      `${again ? '重新授权' : '首次接入'}，权限集 ${permissions} 个`,
+    unauthorized: (byToken: boolean, cancelled: number) =>
+      `${byToken ? '微信拒绝了刷新令牌' : '公众号管理员在微信中取消授权'}，取消了 ${cancelled} 条待发送消息`,
     /** The account fields whose form label is a sentence: a short name for the list. */
     fields: {
       frequencyCapPerDay: '频次上限',
