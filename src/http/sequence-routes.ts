@@ -14,7 +14,7 @@ import { removeSequence } from '../sequences/delete-sequence';
 import { quietHoursWarnings } from '../sequences/quiet-hours-warnings';
 import { templateRuleWarnings, unknownTemplateWarnings } from '../sequences/template-warnings';
 import { missingPermissions } from '../accounts/permissions';
-import { findSequence, listSequences, type Sequence } from '../store/sequence-store';
+import { definitionOf, findSequence, listSequences, type Sequence } from '../store/sequence-store';
 import { parseSequenceCursor, sequenceCursor } from './sequence-cursor';
 import { resultsOf } from '../sequences/journey-results';
 import { scheduleMessages } from '../scheduling/schedule-messages';
@@ -44,19 +44,11 @@ import type { V1Deps } from './v1-deps';
 
 const sequenceId = (raw: string | string[] | undefined): string => uuidParam(raw, 'sequence');
 
-/** A stored sequence's current version as `PUT /v1/sequences/:id` takes it (a null wait, goal or quiet hours left out). */
-const definitionOf = (s: Sequence): Record<string, unknown> => ({
-  appId: s.appId,
-  name: s.name,
-  trigger: s.trigger,
-  steps: s.steps,
-  ...(s.wait === null ? {} : { wait: s.wait }),
-  paths: s.paths,
-  ...(s.goal === null ? {} : { goal: s.goal }),
-  oncePerFollower: s.oncePerFollower,
-  exits: s.exits,
-  ...(s.quietHours === null ? {} : { quietHours: s.quietHours }),
-});
+/** A stored sequence's current version as `PUT /v1/sequences/:id` takes it (a null wait or goal left out). */
+function requestOf(s: Sequence): Record<string, unknown> {
+  const { wait, goal, ...rest } = definitionOf(s);
+  return { ...rest, ...(wait === null ? {} : { wait }), ...(goal === null ? {} : { goal }) };
+}
 
 /** `/v1/sequences…`: marketing's drip sequences (the admin page calls these too). */
 export function createSequenceRouter(deps: V1Deps): Router {
@@ -218,7 +210,7 @@ export function createSequenceRouter(deps: V1Deps): Router {
     // since, a permission the platform account took back), as a save would, and refuses it the same way.
     if (action === 'activate' || action === 'resume') {
       const current = await findSequence(deps.pool, sequenceId(req.params.id));
-      if (current) parse(definitionOf(current));
+      if (current) parse(requestOf(current));
     }
     if (action === 'pause' || action === 'archive') deps.metrics.cancelled.inc({ scope: 'sequence' });
     const { sequence, cancelledSteps } = await changeSequenceStatus(

@@ -1,6 +1,12 @@
 import { type Pool, withTransaction } from '../db/pool';
 import { ConflictError, NotFoundError } from '../errors';
-import { findSequence, insertSequence, type Sequence, type StoredDefinition } from '../store/sequence-store';
+import {
+  definitionOf,
+  findSequence,
+  insertSequence,
+  type Sequence,
+  type StoredDefinition,
+} from '../store/sequence-store';
 import { type Actor, recordChange } from '../store/audit-log';
 
 /**
@@ -25,18 +31,7 @@ export async function duplicateSequence(
         { appId: original.appId },
       );
     }
-    const copy: StoredDefinition = {
-      appId: original.appId,
-      name: opts.name ?? original.name,
-      trigger: original.trigger,
-      steps: original.steps,
-      wait: original.wait,
-      paths: original.paths,
-      goal: original.goal,
-      oncePerFollower: original.oncePerFollower,
-      exits: original.exits,
-      ...(original.quietHours === null ? {} : { quietHours: original.quietHours }),
-    };
+    const copy: StoredDefinition = { ...definitionOf(original), name: opts.name ?? original.name };
     const copyId = await insertSequence(client, copy, 'draft');
     await recordChange(client, by, {
       action: 'sequence.duplicated',

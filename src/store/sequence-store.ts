@@ -37,6 +37,20 @@ export interface StoredPath {
   readonly wait?: Wait;
 }
 
+/** The definition a sequence's current version holds: what a copy is made of, what a start checks again. */
+export const definitionOf = (s: Sequence): StoredDefinition => ({
+  appId: s.appId,
+  name: s.name,
+  trigger: s.trigger,
+  steps: s.steps,
+  wait: s.wait,
+  paths: s.paths,
+  goal: s.goal,
+  oncePerFollower: s.oncePerFollower,
+  exits: s.exits,
+  ...(s.quietHours === null ? {} : { quietHours: s.quietHours }),
+});
+
 /** The status whose sequences enroll followers. */
 const ACTIVE: SequenceStatus = 'active';
 

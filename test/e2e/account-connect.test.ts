@@ -2,6 +2,7 @@ import type { Page } from 'playwright-core';
 import type { Service } from '../../src/main/start-service';
 import { anAppId } from '../helpers/builders';
 import { ADMIN_TOKEN, createHarness, freePort, type Harness } from '../helpers/harness';
+import { foreignWords } from '../helpers/language-scan';
 import { aPlatform } from '../helpers/platform';
 import { adminUrl, apiJsonOf, expectText, launchBrowser, type TestBrowser } from './browser';
 
@@ -154,6 +155,8 @@ describe('"Connect an official account" on the Accounts page', () => {
     await page().click('[data-nav="accounts"]');
     await expectText(page().locator('[data-connect="unavailable"]'), 'WECHAT_COMPONENT_*');
     expect(await page().locator('[data-action="connect"]').count()).toBe(0);
+    // Chinese throughout: the setting names are the only Latin (identifiers).
+    expect(foreignWords(await page().locator('#main').innerText(), 'zh-CN')).toEqual([]);
     await world.browser.screenshot('account-connect-unavailable');
   });
 
