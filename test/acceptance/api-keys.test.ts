@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { anOpenid, aMessageRequest, aSequence, aStep, aTextMessage } from './support/builders';
 import { untilReceived } from './support/expectations';
-import type { Call } from './support/http';
+import { call, type Call } from './support/http';
 import { anAccount, APP_ID, startWorld, type World } from './support/world';
 
 // docs/api.md "API keys": an integration's key schedules, cancels or reads — what it was given — for its
@@ -232,6 +232,85 @@ describe('API keys', () => {
     const entries = audit.body.entries.filter((e: { target: { id: string } }) => e.target.id === created.id);
     expect(entries.map((e: { action: string }) => e.action)).toEqual(['key.revoked', 'key.created']);
     expect((await world.api(`/v1/keys/${randomUUID()}`, { method: 'DELETE' })).status).toBe(404);
+  });
+
+  it('finds nothing of another account on any documented route: a probe of every operation with a key of one account', async () => {
+    const api = withKey(
+      (await createKey({ name: 'prober', accounts: [APP_ID], operations: ['schedule', 'cancel', 'read'] }))
+        .key,
+    );
+    // The other account's things, each with a word that must not come back to the key.
+    const SECRET = 'other-account-secret-words';
+    const openid = anOpenid('o-other');
+    const message = await world.api.schedule(
+      aMessageRequest({
+        appId: OTHER_APP,
+        openid,
+        delayMs: 3_600_000,
+        cancelKey: 'order-b',
+        message: aTextMessage(SECRET),
+      }),
+    );
+    const sequence = await world.api.createSequence(
+      aSequence({
+        appId: OTHER_APP,
+        name: SECRET,
+        trigger: { type: 'api' },
+        steps: [aStep({ message: aTextMessage(SECRET) })],
+      }),
+    );
+    const keyId = (await world.api('/v1/keys')).body.keys[0].id as string;
+    const params: Record<string, string> = {
+      appId: OTHER_APP,
+      openid,
+      cancelKey: 'order-b',
+      action: 'pause',
+    };
+    const idFor = (path: string) =>
+      path.startsWith('/v1/messages') ? message.id : path.startsWith('/v1/keys') ? keyId : sequence.id;
+    const body = {
+      appId: OTHER_APP,
+      openid,
+      message: aTextMessage('probe'),
+      ids: [message.id],
+      reason: 'probe',
+      name: 'probe',
+      sendAt: new Date(Date.now() + 7_200_000).toISOString(),
+    };
+    const document = (await call(`${world.api.url}/v1/openapi.json`)).body as {
+      paths: Record<string, Record<string, { security?: unknown[] }>>;
+    };
+    let probed = 0;
+    for (const [template, operations] of Object.entries(document.paths)) {
+      const path = template.replace(/\{(\w+)\}/g, (_, name: string) =>
+        encodeURIComponent(name === 'id' ? idFor(template) : params[name]),
+      );
+      for (const [method, operation] of Object.entries(operations)) {
+        // The contract document and its page are public: nothing of an account is in them.
+        if (operation.security?.length === 0) continue;
+        const answer = await api(path, {
+          method: method.toUpperCase(),
+          ...(method === 'get' || method === 'delete' ? {} : { json: body }),
+        });
+        probed++;
+        // A batch answers 200 with a verdict per line: refused, every line of it.
+        const refused =
+          answer.status >= 300 || (template.endsWith('/batch') && !answer.text.includes('"ok":true'));
+        expect([method, template, refused ? 'refused' : answer.status]).toEqual([
+          method,
+          template,
+          'refused',
+        ]);
+        expect([method, template, answer.text.includes(SECRET)]).toEqual([method, template, false]);
+      }
+    }
+    expect(probed).toBeGreaterThan(30);
+    // And nothing of it changed.
+    expect((await world.api.message(message.id)).status).toBe('queued');
+    expect((await world.api(`/v1/sequences/${sequence.id}`)).body).toMatchObject({
+      status: 'active',
+      version: 1,
+    });
   });
 
   it('refuses a bad key request with a 400 naming the field, and writes nothing', async () => {
