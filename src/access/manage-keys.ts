@@ -12,7 +12,7 @@ export interface KeyDeps {
   readonly refreshKeys: () => Promise<void>;
 }
 
-export const keyView = (k: StoredKey): KeyView => ({
+const keyView = (k: StoredKey): KeyView => ({
   id: k.id,
   name: k.name,
   hint: k.hint,
